@@ -1,0 +1,146 @@
+// The call snapshot: an untrusted tool call becomes an isolated, deeply frozen copy made of
+// own data properties read exactly once, or a ToolContractError(INVALID_TOOL_CALL).
+import { COURSE_TOOL_INVALID_TOOL_CALL, COURSE_TOOL_MAX_ARGUMENT_DEPTH } from "./constants.js";
+import { ToolContractError } from "./errors.js";
+import {
+  ArrayIsArray,
+  ArrayPrototype,
+  NumberIsFinite,
+  ObjectDefineProperty,
+  ObjectFreeze,
+  ObjectGetOwnPropertyDescriptor,
+  ObjectGetPrototypeOf,
+  ObjectHasOwn,
+  ObjectOwnKeys,
+  ObjectPrototype,
+  WeakSetPrototypeAdd,
+  WeakSetPrototypeHas,
+  isProxy,
+} from "./primordials.js";
+
+/** A JSON value: what a model can put in a tool call's arguments. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** A normalized tool call, as the model layer hands it over. */
+export interface CourseToolCall {
+  type: "toolCall";
+  /** Provider-assigned id; every result and event of this call carries it. */
+  id: string;
+  /** The registered tool's name. */
+  name: string;
+  arguments: Record<string, JsonValue>;
+}
+
+// Snapshots this module made: already isolated and frozen, so taking one again is free.
+const snapshots = new WeakSet<object>();
+
+/**
+ * Takes the isolated, deeply frozen snapshot of an untrusted call. Throws
+ * ToolContractError(INVALID_TOOL_CALL) for anything that is not a well-formed call:
+ * wrong shape, accessors, Proxies, non-JSON arguments, an empty id or name.
+ */
+export function snapshotToolCall(call: unknown): Readonly<CourseToolCall> {
+  if (typeof call === "object" && call !== null && WeakSetPrototypeHas(snapshots, call)) {
+    return call as CourseToolCall;
+  }
+  if (!isPlainRecord(call)) invalid("the call must be a plain object (not a Proxy, array or class instance)");
+  const type = readOwnData(call, "type");
+  if (type !== "toolCall") invalid('call.type must be "toolCall"');
+  const id = readOwnData(call, "id");
+  if (typeof id !== "string" || id.length === 0) invalid("call.id must be a non-empty string");
+  const name = readOwnData(call, "name");
+  if (typeof name !== "string" || name.length === 0) invalid("call.name must be a non-empty string");
+  const args = readOwnData(call, "arguments");
+  if (!isPlainRecord(args)) invalid("call.arguments must be a plain JSON object");
+  const snapshot: CourseToolCall = ObjectFreeze({
+    type: "toolCall",
+    id,
+    name,
+    arguments: snapshotJson(args, 0, [], "arguments") as Record<string, JsonValue>,
+  });
+  WeakSetPrototypeAdd(snapshots, snapshot);
+  return snapshot;
+}
+
+function invalid(message: string): never {
+  throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_CALL, message);
+}
+
+function isPlainRecord(value: unknown): value is object {
+  if (typeof value !== "object" || value === null || isProxy(value) || ArrayIsArray(value)) return false;
+  const prototype: unknown = ObjectGetPrototypeOf(value);
+  return prototype === ObjectPrototype || prototype === null;
+}
+
+/** Reads an own data property once; an accessor or a missing property is a malformed call. */
+function readOwnData(record: object, key: string): unknown {
+  const descriptor = ObjectGetOwnPropertyDescriptor(record, key);
+  if (descriptor === undefined) invalid(`call.${key} is missing (it must be an own property)`);
+  if (!ObjectHasOwn(descriptor, "value")) invalid(`call.${key} is an accessor; only data properties are read`);
+  return descriptor.value;
+}
+
+/** Deep copy of a JSON value into fresh frozen objects; anything else is refused. */
+function snapshotJson(value: unknown, depth: number, ancestors: object[], path: string): unknown {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value;
+    case "number":
+      if (!NumberIsFinite(value)) invalid(`${path} is not a finite number`);
+      return value;
+    case "object":
+      if (value === null) return value;
+      break;
+    default:
+      invalid(`${path} is a ${typeof value}, which is not JSON`);
+  }
+  if (isProxy(value)) invalid(`${path} is a Proxy`);
+  if (depth >= COURSE_TOOL_MAX_ARGUMENT_DEPTH) invalid(`${path} nests deeper than ${COURSE_TOOL_MAX_ARGUMENT_DEPTH} levels`);
+  for (let index = 0; index < depth; index += 1) {
+    if (ancestors[index] === value) invalid(`${path} is circular`);
+  }
+  ancestors[depth] = value;
+  const prototype: unknown = ObjectGetPrototypeOf(value);
+  if (ArrayIsArray(value)) {
+    if (prototype !== ArrayPrototype) invalid(`${path} is an array with an unusual prototype`);
+    return snapshotArray(value, depth, ancestors, path);
+  }
+  if (prototype !== ObjectPrototype && prototype !== null) invalid(`${path} is not a plain object`);
+  return snapshotObject(value, depth, ancestors, path);
+}
+
+function snapshotArray(array: unknown[], depth: number, ancestors: object[], path: string): readonly unknown[] {
+  const length = array.length;
+  const keys = ObjectOwnKeys(array);
+  if (keys.length !== length + 1) invalid(`${path} is sparse or has non-index properties`);
+  const copy: unknown[] = [];
+  for (let index = 0; index < length; index += 1) {
+    const descriptor = ObjectGetOwnPropertyDescriptor(array, index);
+    if (descriptor === undefined || !ObjectHasOwn(descriptor, "value")) invalid(`${path}[${index}] is a hole or an accessor`);
+    copy[index] = snapshotJson(descriptor.value, depth + 1, ancestors, `${path}[${index}]`);
+  }
+  return ObjectFreeze(copy);
+}
+
+function snapshotObject(record: object, depth: number, ancestors: object[], path: string): Readonly<Record<string, unknown>> {
+  const keys = ObjectOwnKeys(record);
+  const copy: Record<string, unknown> = {};
+  for (let index = 0; index < keys.length; index += 1) {
+    const key = keys[index];
+    if (typeof key !== "string") invalid(`${path} has a symbol key`);
+    const descriptor = ObjectGetOwnPropertyDescriptor(record, key);
+    const member = `${path}.${key}`;
+    if (descriptor === undefined || !ObjectHasOwn(descriptor, "value")) invalid(`${member} is an accessor`);
+    if (descriptor.enumerable !== true) invalid(`${member} is not enumerable`);
+    // defineProperty, not assignment: a "__proto__" key stays a key, and no setter inherited
+    // from Object.prototype can observe the copy.
+    ObjectDefineProperty(copy, key, {
+      value: snapshotJson(descriptor.value, depth + 1, ancestors, member),
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  }
+  return ObjectFreeze(copy);
+}

@@ -1,0 +1,62 @@
+// The fixed limits, the truncation marker and every error code of the contract.
+
+/** Maximum length of a result's `content`, in Unicode code points, marker included. */
+export const COURSE_TOOL_MAX_CONTENT_CODE_POINTS = 4096;
+/** Appended (once) to `content` whenever anything was cut. */
+export const COURSE_TOOL_TRUNCATION_MARKER = "\n[Tool output truncated]";
+/** Rendered in place of a value that refers back to one of its own ancestors. */
+export const COURSE_TOOL_CIRCULAR_MARKER = "[Circular]";
+
+/** Serializer budget: containers (objects, arrays, Maps, Sets) nested at most this deep. */
+export const COURSE_TOOL_MAX_DEPTH = 32;
+/** Serializer budget: values rendered (containers and primitives alike). */
+export const COURSE_TOOL_MAX_NODES = 128;
+/** Serializer budget: members examined in objects, arrays, Maps and Sets, omitted ones included. */
+export const COURSE_TOOL_MAX_COLLECTION_VISITS = 256;
+/** Serializer budget: code points kept of any one string or key. */
+export const COURSE_TOOL_MAX_STRING_CODE_POINTS = 4096;
+/** Serializer budget: magnitude of a BigInt, in bits. */
+export const COURSE_TOOL_MAX_BIGINT_BITS = 4096;
+
+/** Nesting limit of a call's `arguments` (a snapshot, not the serializer). */
+export const COURSE_TOOL_MAX_ARGUMENT_DEPTH = 64;
+/** Code points kept of a validator's or tool's error message inside error content. */
+export const COURSE_TOOL_MAX_ERROR_MESSAGE_CODE_POINTS = 1024;
+/** How many registered tool names a TOOL_NOT_FOUND message lists. */
+export const COURSE_TOOL_MAX_LISTED_TOOL_NAMES = 32;
+
+/** Recoverable error codes: they appear in an `isError: true` result's content. */
+export const COURSE_TOOL_NOT_FOUND = "TOOL_NOT_FOUND";
+export const COURSE_TOOL_ARGUMENTS_INVALID = "TOOL_ARGUMENTS_INVALID";
+export const COURSE_TOOL_VALIDATION_FAILED = "TOOL_VALIDATION_FAILED";
+export const COURSE_TOOL_EXECUTION_FAILED = "TOOL_EXECUTION_FAILED";
+export const COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED = "TOOL_OUTPUT_SERIALIZATION_FAILED";
+/** Worker executor only: the call outlived `timeoutMs`. */
+export const COURSE_TOOL_EXECUTION_TIMEOUT = "TOOL_EXECUTION_TIMEOUT";
+
+export type RecoverableToolErrorCode =
+  | typeof COURSE_TOOL_NOT_FOUND
+  | typeof COURSE_TOOL_ARGUMENTS_INVALID
+  | typeof COURSE_TOOL_VALIDATION_FAILED
+  | typeof COURSE_TOOL_EXECUTION_FAILED
+  | typeof COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED
+  | typeof COURSE_TOOL_EXECUTION_TIMEOUT;
+
+/** `ToolContractError` codes: the caller broke the contract; the promise rejects. */
+export const COURSE_TOOL_INVALID_TOOL_CALL = "INVALID_TOOL_CALL";
+export const COURSE_TOOL_INVALID_TOOL_DEFINITION = "INVALID_TOOL_DEFINITION";
+export const COURSE_TOOL_DUPLICATE_TOOL_NAME = "DUPLICATE_TOOL_NAME";
+/** A registry, signal or option that is not what the API takes. */
+export const COURSE_TOOL_INVALID_ARGUMENT = "INVALID_ARGUMENT";
+/** A tool module could not be loaded or does not export a list of definitions. */
+export const COURSE_TOOL_INVALID_TOOL_MODULE = "INVALID_TOOL_MODULE";
+/** The worker executor was used after `close()`. */
+export const COURSE_TOOL_EXECUTOR_CLOSED = "EXECUTOR_CLOSED";
+
+export type ToolContractErrorCode =
+  | typeof COURSE_TOOL_INVALID_TOOL_CALL
+  | typeof COURSE_TOOL_INVALID_TOOL_DEFINITION
+  | typeof COURSE_TOOL_DUPLICATE_TOOL_NAME
+  | typeof COURSE_TOOL_INVALID_ARGUMENT
+  | typeof COURSE_TOOL_INVALID_TOOL_MODULE
+  | typeof COURSE_TOOL_EXECUTOR_CLOSED;

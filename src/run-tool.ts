@@ -1,0 +1,98 @@
+// Running a validated call's tool and serializing its output: the part of a call that
+// both executors share (in-process, and inside a worker thread).
+import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED } from "./constants.js";
+import type { CourseTool, ToolContext } from "./definition.js";
+import { isNonRecoverableToolError } from "./errors.js";
+import { describeFailure, readDataProperty } from "./failure.js";
+import {
+  EventTargetPrototypeAddEventListener,
+  EventTargetPrototypeRemoveEventListener,
+  PromisePrototypeThen,
+  ReflectApply,
+  SafePromise,
+  isPromise,
+  isProxy,
+} from "./primordials.js";
+import { errorContent } from "./results.js";
+import { serializeToolOutput } from "./serialize.js";
+import { abortReason, isAborted, throwIfAborted } from "./signal.js";
+
+/** A finished call before it is linked: bounded content, and whether it is an error. */
+export interface ToolOutcome {
+  readonly content: string;
+  readonly isError: boolean;
+}
+
+// Null-prototype records: resolving a promise with one never looks up an inherited `then`.
+type Settlement = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
+
+/**
+ * Executes the tool and serializes what it returns. Resolves to the outcome; rejects with
+ * the signal's reason as soon as the signal aborts (without waiting for the tool), and
+ * with a NonRecoverableToolError the tool threw. Any other failure is an error outcome.
+ */
+export async function runTool(tool: CourseTool, args: unknown, context: ToolContext): Promise<ToolOutcome> {
+  const settlement = await settleExecution(tool, args, context);
+  throwIfAborted(context.signal); // the tool settled, but abort may have come first
+  if (!settlement.ok) {
+    if (isNonRecoverableToolError(settlement.error)) throw settlement.error;
+    return outcome(errorContent(COURSE_TOOL_EXECUTION_FAILED, describeFailure(settlement.error)), true);
+  }
+  const serialized = serializeToolOutput(settlement.value);
+  if (serialized.ok) return outcome(serialized.content, false);
+  return outcome(errorContent(COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED, { text: serialized.message, cut: false }), true);
+}
+
+function outcome(content: string, isError: boolean): ToolOutcome {
+  return { __proto__: null, content, isError } as ToolOutcome;
+}
+
+function settleExecution(tool: CourseTool, args: unknown, context: ToolContext): Settlement | Promise<Settlement> {
+  let returned: unknown;
+  try {
+    returned = tool.execute(args, context);
+  } catch (error) {
+    return settled(false, error);
+  }
+  const pending = asPromise(returned);
+  return pending === undefined ? settled(true, returned) : raceAbort(pending, context.signal);
+}
+
+/**
+ * A native promise as it is; a thenable (a callable `then` data property) adopted; anything
+ * else, including an object whose `then` is a getter, is the output itself (not awaited).
+ */
+function asPromise(value: unknown): Promise<unknown> | undefined {
+  if ((typeof value !== "object" && typeof value !== "function") || value === null || isProxy(value)) return undefined;
+  if (isPromise(value)) return value as Promise<unknown>;
+  const then = readDataProperty(value, "then");
+  if (typeof then !== "function") return undefined;
+  return new SafePromise((resolve, reject) => ReflectApply(then, value, [resolve, reject]));
+}
+
+/** Settles with the tool's promise, or rejects with the abort reason the moment the signal aborts. */
+function raceAbort(pending: Promise<unknown>, signal: AbortSignal): Promise<Settlement> {
+  return new SafePromise((resolve, reject) => {
+    const onAbort = (): void => reject(abortReason(signal));
+    const finish = (settlement: Settlement): void => {
+      EventTargetPrototypeRemoveEventListener(signal, "abort", onAbort);
+      resolve(settlement);
+    };
+    PromisePrototypeThen(
+      pending,
+      (value) => finish(settled(true, value)),
+      (error) => finish(settled(false, error)),
+    );
+    if (isAborted(signal)) {
+      reject(abortReason(signal)); // aborted while execute was running synchronously
+    } else {
+      EventTargetPrototypeAddEventListener(signal, "abort", onAbort, { once: true });
+    }
+  });
+}
+
+function settled(ok: true, value: unknown): Settlement;
+function settled(ok: false, error: unknown): Settlement;
+function settled(ok: boolean, payload: unknown): Settlement {
+  return (ok ? { __proto__: null, ok, value: payload } : { __proto__: null, ok, error: payload }) as unknown as Settlement;
+}
