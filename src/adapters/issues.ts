@@ -1,0 +1,55 @@
+// Shared by the schema adapters: turning a schema library's issues into the bounded,
+// readable text a model reads in TOOL_ARGUMENTS_INVALID. Paths come from the model's own
+// arguments (a key can be arbitrarily long), so every piece is cut to a budget.
+import { COURSE_TOOL_INVALID_ARGUMENT } from "../constants.js";
+import { cutToCodePoints } from "../content.js";
+import { ToolContractError } from "../errors.js";
+import { ArrayPrototypeJoin } from "../primordials.js";
+
+/** One problem with the arguments: where (a JSON-pointer-like path) and what. */
+export interface ArgumentIssue {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** How many issues an error lists when the caller does not say. */
+export const DEFAULT_MAX_LISTED_ISSUES = 8;
+/** Upper bound for the `maxIssues` option: the message must stay short whatever is asked. */
+export const MAX_LISTED_ISSUES_LIMIT = 64;
+
+const MAX_PATH_CODE_POINTS = 128;
+const MAX_ISSUE_MESSAGE_CODE_POINTS = 256;
+
+/** Reads and checks a `maxIssues` option (a ToolContractError for anything but 1..64). */
+export function readMaxIssues(value: number | undefined, api: string): number {
+  if (value === undefined) return DEFAULT_MAX_LISTED_ISSUES;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > MAX_LISTED_ISSUES_LIMIT) {
+    throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, `${api}: maxIssues must be an integer from 1 to ${MAX_LISTED_ISSUES_LIMIT}`);
+  }
+  return value;
+}
+
+/**
+ * "Invalid arguments (N issues):" followed by at most `listed.length` lines
+ * "  - /path: message", and "  - … and K more" when `total` exceeds what is listed.
+ * Pi's own validation message has the same shape, so a model used to one reads the other.
+ * With `exact: false`, `total` is only a lower bound (the library stopped counting) and the
+ * text says so.
+ */
+export function describeIssues(listed: readonly ArgumentIssue[], total: number, exact = true): string {
+  const count = `${exact ? "" : "at least "}${total} ${total === 1 ? "issue" : "issues"}`;
+  const lines: string[] = [`Invalid arguments (${count}):`];
+  for (let index = 0; index < listed.length; index += 1) {
+    const issue = listed[index] as ArgumentIssue;
+    const path = issue.path.length === 0 ? "(root)" : bounded(issue.path, MAX_PATH_CODE_POINTS);
+    lines[lines.length] = `  - ${path}: ${bounded(issue.message, MAX_ISSUE_MESSAGE_CODE_POINTS)}`;
+  }
+  if (total > listed.length) lines[lines.length] = `  - … and ${exact ? "" : "at least "}${total - listed.length} more`;
+  else if (!exact) lines[lines.length] = "  - … and possibly more";
+  return ArrayPrototypeJoin(lines, "\n");
+}
+
+function bounded(text: string, maxCodePoints: number): string {
+  const cut = cutToCodePoints(text, maxCodePoints);
+  return cut.cut ? cut.text + "…" : cut.text;
+}
