@@ -2,7 +2,15 @@
 // Never throws and never runs code supplied by the value: no getters, toString, toJSON or traps.
 import { COURSE_TOOL_MAX_STRING_CODE_POINTS } from "./constants.js";
 import { cutToCodePoints } from "./content.js";
-import { ObjectGetOwnPropertyDescriptor, ObjectGetPrototypeOf, ObjectHasOwn, isNativeError, isProxy } from "./primordials.js";
+import {
+  DOMExceptionPrototypeGetMessage,
+  DOMExceptionPrototypeGetName,
+  ObjectGetOwnPropertyDescriptor,
+  ObjectGetPrototypeOf,
+  ObjectHasOwn,
+  isNativeError,
+  isProxy,
+} from "./primordials.js";
 import { renderValue } from "./serialize.js";
 
 /** A failure's message, and whether it was cut to the string budget. */
@@ -21,7 +29,8 @@ export function describeFailure(value: unknown): FailureText {
     case "object":
       if (value === null) return { text: "null", cut: false };
       if (isProxy(value)) return { text: "a Proxy was thrown", cut: false };
-      return isNativeError(value) ? describeError(value) : describeObject(value);
+      if (isNativeError(value)) return describeError(value);
+      return describeDOMException(value) ?? describeObject(value);
     case "function":
       return { text: "a function was thrown", cut: false };
     case "symbol":
@@ -40,6 +49,23 @@ function describeError(error: object): FailureText {
     return text.length > 0 ? cutToCodePoints(text, COURSE_TOOL_MAX_STRING_CODE_POINTS) : { text: "Error", cut: false };
   }
   return cutToCodePoints(text.length > 0 ? name + ": " + text : name, COURSE_TOOL_MAX_STRING_CODE_POINTS);
+}
+
+/**
+ * A genuine DOMException (AbortError, TimeoutError, DataCloneError, ...): its name and
+ * message are intrinsic getters that brand-check the receiver, so calling them runs no
+ * code of the value's. Anything else makes the brand check throw: undefined.
+ */
+function describeDOMException(value: object): FailureText | undefined {
+  let name: string;
+  let message: string;
+  try {
+    name = DOMExceptionPrototypeGetName(value as DOMException);
+    message = DOMExceptionPrototypeGetMessage(value as DOMException);
+  } catch {
+    return undefined;
+  }
+  return cutToCodePoints(message.length > 0 ? name + ": " + message : name, COURSE_TOOL_MAX_STRING_CODE_POINTS);
 }
 
 /** Anything else (a look-alike error, a validator's details object) is shown as its safe JSON. */

@@ -13,3 +13,6 @@ export { executeToolCall } from "./execute.js";
 export { ToolRegistry, type ToolLike } from "./registry.js";
 export { type CourseToolResultMessage } from "./results.js";
 export { type SerializationOutcome, serializeToolOutput } from "./serialize.js";
+export { type BatchOptions, executeToolCalls } from "./batch.js";
+export { type ToolModuleSpecifier } from "./tool-modules.js";
+export { WorkerToolExecutor, type WorkerToolExecutorOptions } from "./worker-executor.js";

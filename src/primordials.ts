@@ -112,6 +112,10 @@ export const PromisePrototypeThen = <T>(
 ): Promise<unknown> => ReflectApply(then, self, [onFulfilled, onRejected]);
 export const SafePromise = Promise;
 
+const abort = AbortController.prototype.abort;
+export const AbortControllerPrototypeAbort = (self: AbortController, reason: unknown): void => ReflectApply(abort, self, [reason]);
+export const DOMExceptionPrototypeGetName = getterOf<DOMException, string>(DOMException.prototype, "name");
+export const DOMExceptionPrototypeGetMessage = getterOf<DOMException, string>(DOMException.prototype, "message");
 export const AbortSignalPrototypeGetAborted = getterOf<AbortSignal, boolean>(AbortSignal.prototype, "aborted");
 export const AbortSignalPrototypeGetReason = getterOf<AbortSignal, unknown>(AbortSignal.prototype, "reason");
 const addEventListener = EventTarget.prototype.addEventListener;

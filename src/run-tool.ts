@@ -32,6 +32,7 @@ type Settlement = { readonly ok: true; readonly value: unknown } | { readonly ok
  * with a NonRecoverableToolError the tool threw. Any other failure is an error outcome.
  */
 export async function runTool(tool: CourseTool, args: unknown, context: ToolContext): Promise<ToolOutcome> {
+  throwIfAborted(context.signal); // in a worker, the abort can arrive while the module loads
   const settlement = await settleExecution(tool, args, context);
   throwIfAborted(context.signal); // the tool settled, but abort may have come first
   if (!settlement.ok) {
