@@ -171,35 +171,39 @@ export function describePiAgentLoopSuite(label: string, setup: () => PiE2EHarnes
     });
 
     it("parallel calls: results come back in source order, each linked to its own call", async () => {
-      const ends: string[] = [];
-      const run = await runPiAgentLoop(
-        harness.executor,
-        [
-          toolUse(
-            fauxToolCall("echo_after", { ms: 400, tag: "slow" }, { id: "p1" }),
-            fauxToolCall("echo_after", { ms: 1, tag: "fast" }, { id: "p2" }),
-            fauxToolCall("add", { left: 40, right: 2 }, { id: "p3" }),
-            fauxToolCall("add", { left: "x", right: 2 }, { id: "p4" }),
-          ),
-          fauxAssistantMessage("done"),
-        ],
-        { onEvent: (event) => event.type === "tool_execution_end" && ends.push(event.toolCallId) },
-      );
-      const results = toolResults(run.messages);
-      expect(results.map((result) => [result.toolCallId, result.toolName, result.isError])).toEqual([
-        ["p1", "echo_after", false],
-        ["p2", "echo_after", false],
-        ["p3", "add", false],
-        ["p4", "add", true],
-      ]);
-      expect(resultText(results[0] as ToolResultMessage)).toBe("slow (from p1)");
-      expect(resultText(results[1] as ToolResultMessage)).toBe("fast (from p2)");
-      expect(resultText(results[2] as ToolResultMessage)).toBe("42");
-      // The calls overlapped: the fast one finished first, yet the transcript keeps source order.
-      expect(ends.indexOf("p2")).toBeLessThan(ends.indexOf("p1"));
-      expect(results.slice(0, 3).map((result) => result.details)).toEqual(
-        ["p1", "p2", "p3"].map((id, index) => ({ toolCallId: id, toolName: index < 2 ? "echo_after" : "add", resultId: `tool-result-${id}` })),
-      );
+      const batch = (): FauxResponseStep[] => [
+        toolUse(
+          fauxToolCall("echo_after", { ms: 400, tag: "slow" }, { id: "p1" }),
+          fauxToolCall("echo_after", { ms: 1, tag: "fast" }, { id: "p2" }),
+          fauxToolCall("add", { left: 40, right: 2 }, { id: "p3" }),
+          fauxToolCall("add", { left: "x", right: 2 }, { id: "p4" }),
+        ),
+        fauxAssistantMessage("done"),
+      ];
+      // Twice: the first batch also warms up whatever the executor starts lazily (a worker
+      // thread importing the tool module), so the second shows the calls' own timing.
+      for (const round of [1, 2]) {
+        const ends: string[] = [];
+        const run = await runPiAgentLoop(harness.executor, batch(), {
+          onEvent: (event) => event.type === "tool_execution_end" && ends.push(event.toolCallId),
+        });
+        const results = toolResults(run.messages);
+        expect(results.map((result) => [result.toolCallId, result.toolName, result.isError])).toEqual([
+          ["p1", "echo_after", false],
+          ["p2", "echo_after", false],
+          ["p3", "add", false],
+          ["p4", "add", true],
+        ]);
+        expect(resultText(results[0] as ToolResultMessage)).toBe("slow (from p1)");
+        expect(resultText(results[1] as ToolResultMessage)).toBe("fast (from p2)");
+        expect(resultText(results[2] as ToolResultMessage)).toBe("42");
+        expect(JSON.parse(resultText(results[3] as ToolResultMessage))).toMatchObject({ error: { code: "TOOL_ARGUMENTS_INVALID" } });
+        expect(results.slice(0, 3).map((result) => result.details)).toEqual(
+          ["p1", "p2", "p3"].map((id, index) => ({ toolCallId: id, toolName: index < 2 ? "echo_after" : "add", resultId: `tool-result-${id}` })),
+        );
+        // The calls overlapped: the fast one finished first, yet the transcript keeps source order.
+        if (round === 2) expect(ends.indexOf("p2")).toBeLessThan(ends.indexOf("p1"));
+      }
     });
 
     it("abort mid-tool: the run ends as aborted at once, without a (misleading) success result", async () => {
@@ -207,8 +211,8 @@ export function describePiAgentLoopSuite(label: string, setup: () => PiE2EHarnes
       const run = await runPiAgentLoop(
         harness.executor,
         [
-          // `stall` ignores its signal: left to itself it would report success after 1.5 s.
-          toolUse(fauxToolCall("stall", { ms: 1500 }, { id: "call-stall" })),
+          // `stall` ignores its signal: left to itself it would report success after 3 s.
+          toolUse(fauxToolCall("stall", { ms: 3000 }, { id: "call-stall" })),
           fauxAssistantMessage("carrying on as if nothing happened"),
         ],
         {
@@ -218,7 +222,7 @@ export function describePiAgentLoopSuite(label: string, setup: () => PiE2EHarnes
           },
         },
       );
-      expect(run.elapsedMs).toBeLessThan(1200);
+      expect(run.elapsedMs).toBeLessThan(2000);
       const results = toolResults(run.messages);
       expect(results).toHaveLength(1);
       expect(results[0]).toMatchObject({ toolCallId: "call-stall", isError: true });
