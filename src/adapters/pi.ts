@@ -10,7 +10,7 @@ import Type, { type Static, type TSchema } from "typebox";
 import { snapshotToolCall } from "../call.js";
 import { COURSE_TOOL_INVALID_ARGUMENT } from "../constants.js";
 import { type CourseTool, type ToolContext, defineTool, originalValidator } from "../definition.js";
-import { ToolContractError, isNonRecoverableToolError } from "../errors.js";
+import { type NonRecoverableToolError, ToolContractError, isNonRecoverableToolError } from "../errors.js";
 import { executeToolCall } from "../execute.js";
 import { readDataProperty } from "../failure.js";
 import { ArrayPrototypeJoin, ReflectApply } from "../primordials.js";
@@ -52,7 +52,7 @@ export interface ToPiAgentToolOptions {
    * `agent.abort()`) to keep toolgate's rule that such errors end the agent run. The error
    * is rethrown to Pi afterwards either way. A throw from this hook is ignored.
    */
-  readonly onNonRecoverableError?: (error: Error, toolCallId: string) => void;
+  readonly onNonRecoverableError?: (error: NonRecoverableToolError, toolCallId: string) => void;
 }
 
 /** The Pi tool `toPiAgentTool` makes. */
