@@ -20,8 +20,6 @@ export const COURSE_TOOL_MAX_BIGINT_BITS = 4096;
 
 /** Nesting limit of a call's `arguments` (a snapshot, not the serializer). */
 export const COURSE_TOOL_MAX_ARGUMENT_DEPTH = 64;
-/** Code points kept of a validator's or tool's error message inside error content. */
-export const COURSE_TOOL_MAX_ERROR_MESSAGE_CODE_POINTS = 1024;
 /** How many registered tool names a TOOL_NOT_FOUND message lists. */
 export const COURSE_TOOL_MAX_LISTED_TOOL_NAMES = 32;
 

@@ -30,7 +30,7 @@ export const ArrayIsArray = Array.isArray;
 export const ArrayPrototype = Array.prototype;
 // Fixed-arity wrappers (no rest parameters): they sit on hot paths.
 const sort = Array.prototype.sort;
-export const ArrayPrototypeSort = <T>(self: T[], compare: (a: T, b: T) => number): T[] => ReflectApply(sort, self, [compare]);
+export const ArrayPrototypeSort = (self: string[]): string[] => ReflectApply(sort, self, []);
 const join = Array.prototype.join;
 export const ArrayPrototypeJoin = (self: readonly string[], separator: string): string => ReflectApply(join, self, [separator]);
 
