@@ -101,13 +101,13 @@ describe("a running pool", () => {
   });
 
   test("a timeout is a linked, frozen TOOL_EXECUTION_TIMEOUT result, and a spinning tool is terminated", async () => {
-    const short = await WorkerToolExecutor.create({ modules: [WORKER_TOOLS, CONTRACT_TOOLS], maxThreads: 1, timeoutMs: 500, abortGraceMs: 50 });
+    const short = await WorkerToolExecutor.create({ modules: [WORKER_TOOLS, CONTRACT_TOOLS], maxThreads: 1, timeoutMs: 1000, abortGraceMs: 50 });
     try {
       const first = Number((await short.executeToolCall(call("threadId"), neverAborted())).content);
       const result = await short.executeToolCall(call("spin", { ms: 60_000 }, "call-slow"), neverAborted());
       expect(result).toMatchObject({ id: "tool-result-call-slow", toolCallId: "call-slow", toolName: "spin", isError: true });
       expect(Object.isFrozen(result)).toBe(true);
-      expect(errorOf(result)).toEqual({ code: "TOOL_EXECUTION_TIMEOUT", message: "the tool did not finish within 500 ms" });
+      expect(errorOf(result)).toEqual({ code: "TOOL_EXECUTION_TIMEOUT", message: "the tool did not finish within 1000 ms" });
       const second = Number((await short.executeToolCall(call("threadId"), neverAborted())).content);
       expect(second).not.toBe(first);
       // A cooperative tool sees a TimeoutError on its own signal and keeps its thread.
@@ -253,13 +253,17 @@ describe("lifecycle", () => {
     try {
       const histogram = monitorEventLoopDelay({ resolution: 5 });
       histogram.enable();
-      const calls = Array.from({ length: 8 }, (_, n) => call("primes", { limit: 300_000 }, `cpu-${n}`));
+      // Each call computes for about 200 ms: in-process, every one of them
+      // would block the event loop for that long (see bench/ for the side-by-side numbers).
+      const calls = Array.from({ length: 4 }, (_, n) => call("primes", { limit: 1_300_000 }, `cpu-${n}`));
       const results = await executor.executeBatch(calls, neverAborted());
       histogram.disable();
-      expect(results.every((result) => !result.isError && JSON.parse(result.content).primes === 25_997)).toBe(true);
-      expect(histogram.percentile(99) / 1e6).toBeLessThan(50); // generous; in-process it would be the tool's duration
+      expect(results.every((result) => !result.isError && JSON.parse(result.content).primes === 100_021)).toBe(true);
+      // Generous: well above scheduler noise on a loaded 2-core machine, well below one call.
+      expect(histogram.percentile(99) / 1e6).toBeLessThan(100);
     } finally {
       await executor.close();
     }
   });
+
 });

@@ -59,6 +59,10 @@ function toolsOf(module: number): Promise<Map<string, CourseTool>> {
   return tools;
 }
 
+// Import every tool module before this thread reports ready (Piscina awaits the entry
+// module), so no call pays for module loading. A failure is kept for the calls to report.
+await Promise.allSettled(moduleUrls.map((_url, index) => toolsOf(index)));
+
 export default async function runToolTask(task: WorkerTask | WorkerWarmup): Promise<WorkerOutcome> {
   if (task.kind === "warmup") return { kind: "warm" };
   const controller = new AbortController();
