@@ -30,7 +30,7 @@ export interface BatchOptions {
 }
 
 /** Runs one already-snapshotted call under the batch's signal. */
-export type RunOneCall = (call: Readonly<CourseToolCall>, signal: AbortSignal) => Promise<CourseToolResultMessage>;
+type RunOneCall = (call: Readonly<CourseToolCall>, signal: AbortSignal) => Promise<CourseToolResultMessage>;
 
 /**
  * In-process batch: every call is snapshotted before any tool runs (a malformed call

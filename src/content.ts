@@ -9,7 +9,7 @@ const SURROGATE = /[\uD800-\uDFFF]/;
  * The UTF-16 index just past the first `maxCodePoints` code points of `text`,
  * or `text.length` when it has no more than that. Work is O(maxCodePoints).
  */
-export function codePointBoundary(text: string, maxCodePoints: number): number {
+function codePointBoundary(text: string, maxCodePoints: number): number {
   const length = text.length;
   if (length <= maxCodePoints) return length;
   // Fast path: with no surrogate among the first maxCodePoints units, units are code points.

@@ -47,7 +47,7 @@ const definedTools = new WeakSet<object>();
 const validators = new WeakMap<CourseTool, (args: unknown) => unknown>();
 
 /** True for tool snapshots made by `defineTool`. */
-export function isCourseTool(value: unknown): value is CourseTool {
+function isCourseTool(value: unknown): value is CourseTool {
   return typeof value === "object" && value !== null && WeakSetPrototypeHas(definedTools, value);
 }
 

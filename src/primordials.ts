@@ -15,12 +15,10 @@ function getterOf<T, R>(proto: object, name: PropertyKey): (self: T) => R {
   return (self) => ReflectApply(get, self, []) as R;
 }
 
-export const ObjectCreate = Object.create;
 export const ObjectDefineProperty = Object.defineProperty;
 export const ObjectFreeze = Object.freeze;
 export const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
 export const ObjectGetPrototypeOf = Object.getPrototypeOf;
-export const ObjectIsFrozen = Object.isFrozen;
 export const ObjectKeys = Object.keys;
 export const ObjectPrototype = Object.prototype;
 export const ObjectHasOwn = Object.hasOwn;
@@ -61,8 +59,6 @@ const mapSet = Map.prototype.set;
 export const MapPrototypeSet = <K, V>(self: Map<K, V>, key: K, value: V): Map<K, V> => ReflectApply(mapSet, self, [key, value]);
 const mapHas = Map.prototype.has;
 export const MapPrototypeHas = <K, V>(self: Map<K, V>, key: K): boolean => ReflectApply(mapHas, self, [key]);
-const mapDelete = Map.prototype.delete;
-export const MapPrototypeDelete = <K, V>(self: Map<K, V>, key: K): boolean => ReflectApply(mapDelete, self, [key]);
 export const MapPrototypeGetSize = getterOf<Map<unknown, unknown>, number>(Map.prototype, "size");
 const MapPrototypeEntriesMethod = Map.prototype.entries;
 const MapPrototypeKeysMethod = Map.prototype.keys;
@@ -103,7 +99,6 @@ export const WeakSetPrototypeAdd = <T extends object>(self: WeakSet<T>, value: T
 const weakSetHas = WeakSet.prototype.has;
 export const WeakSetPrototypeHas = <T extends object>(self: WeakSet<T>, value: T): boolean => ReflectApply(weakSetHas, self, [value]);
 
-export const PromiseResolve = Promise.resolve.bind(Promise) as <T>(value: T | PromiseLike<T>) => Promise<T>;
 const then = Promise.prototype.then;
 export const PromisePrototypeThen = <T>(
   self: Promise<T>,

@@ -21,7 +21,7 @@ export interface LoadedToolModules {
 }
 
 /** The import URL of a specifier; relative paths resolve against the current directory. */
-export function toolModuleUrl(specifier: ToolModuleSpecifier): string {
+function toolModuleUrl(specifier: ToolModuleSpecifier): string {
   if (specifier instanceof URL) return specifier.href;
   if (typeof specifier !== "string" || specifier.length === 0) {
     throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_MODULE, "a tool module must be a URL, a file URL string or a path");
