@@ -157,7 +157,7 @@ export class WorkerToolExecutor {
   }
 
   /** Many calls, results in call order (the batch semantics of `executeToolCalls`). */
-  executeBatch(calls: readonly unknown[], signal: AbortSignal, options?: BatchOptions): Promise<CourseToolResultMessage[]> {
+  async executeBatch(calls: readonly unknown[], signal: AbortSignal, options?: BatchOptions): Promise<CourseToolResultMessage[]> {
     this.#assertOpen();
     return runBatch(calls, signal, options, (call, batchSignal) => this.executeToolCall(call, batchSignal));
   }

@@ -172,6 +172,9 @@ describe("lifecycle", () => {
     await closing;
     const error = await contractError(executor.executeToolCall(call("echo"), neverAborted()));
     expect(error.code).toBe("EXECUTOR_CLOSED");
+    // A batch is refused the same way: as a rejection, never a synchronous throw.
+    const batch = executor.executeBatch([call("echo")], neverAborted());
+    expect((await contractError(batch)).code).toBe("EXECUTOR_CLOSED");
   });
 
   test("a call aborted while queued never reaches a worker", async () => {
