@@ -3,7 +3,8 @@
 // replacing workers); every failure of a call is encoded as that call's outcome.
 import { threadId, workerData } from "node:worker_threads";
 import { expose } from "comlink";
-import { COURSE_TOOL_EXECUTION_FAILED } from "../src/constants.js";
+import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_MAX_STRING_CODE_POINTS } from "../src/constants.js";
+import { cutToCodePoints } from "../src/content.js";
 import { addressedEndpoint, openControlChannel } from "../src/control-channel.js";
 import type { CourseTool } from "../src/definition.js";
 import { isNonRecoverableToolError } from "../src/errors.js";
@@ -79,7 +80,8 @@ export default async function runToolTask(task: WorkerTask | WorkerWarmup): Prom
     if (controller.signal.aborted) return { kind: "aborted" };
     if (isNonRecoverableToolError(error)) {
       const message = readDataProperty(error, "message");
-      return { kind: "fatal", message: typeof message === "string" ? message : "" };
+      const text = typeof message === "string" ? message : "";
+      return { kind: "fatal", message: cutToCodePoints(text, COURSE_TOOL_MAX_STRING_CODE_POINTS).text };
     }
     return failed(describeFailure(error).text);
   } finally {
