@@ -1,6 +1,7 @@
 // Batches of calls, shared by both executors: snapshot every call first, run them with a
 // concurrency bound, return results in call order. Any rejection (abort, a
 // NonRecoverableToolError) rejects the batch and aborts the calls still running.
+import { watchAbort } from "./abort-watch.js";
 import { type CourseToolCall, snapshotToolCall } from "./call.js";
 import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_INVALID_TOOL_CALL } from "./constants.js";
 import { ToolContractError } from "./errors.js";
@@ -10,8 +11,6 @@ import {
   ArrayIsArray,
   MapPrototypeHas,
   MapPrototypeSet,
-  EventTargetPrototypeAddEventListener,
-  EventTargetPrototypeRemoveEventListener,
   ObjectGetOwnPropertyDescriptor,
   ObjectHasOwn,
   PromisePrototypeThen,
@@ -63,8 +62,7 @@ export async function runBatch(
 
   // The batch's own controller: the caller's abort and a sibling's fatal error both stop it.
   const batch = new AbortController();
-  const forwardAbort = (): void => AbortControllerPrototypeAbort(batch, abortReason(signal));
-  EventTargetPrototypeAddEventListener(signal, "abort", forwardAbort, { once: true });
+  const unwatch = watchAbort(signal, () => AbortControllerPrototypeAbort(batch, abortReason(signal)));
   try {
     await new SafePromise<void>((resolve, reject) => {
       let next = 0;
@@ -95,12 +93,11 @@ export async function runBatch(
           );
         }
       };
-      const stopOnAbort = (): void => fail(abortReason(batch.signal));
-      EventTargetPrototypeAddEventListener(batch.signal, "abort", stopOnAbort, { once: true });
+      watchAbort(batch.signal, () => fail(abortReason(batch.signal)));
       launch();
     });
   } finally {
-    EventTargetPrototypeRemoveEventListener(signal, "abort", forwardAbort);
+    unwatch();
   }
   return results;
 }

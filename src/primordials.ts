@@ -64,6 +64,10 @@ const MapPrototypeEntriesMethod = Map.prototype.entries;
 const MapPrototypeKeysMethod = Map.prototype.keys;
 const MapIteratorNext = ObjectGetPrototypeOf(new Map().entries()).next as () => IteratorResult<unknown>;
 export const SetPrototype = Set.prototype;
+const setAdd = Set.prototype.add;
+export const SetPrototypeAdd = <T>(self: Set<T>, value: T): Set<T> => ReflectApply(setAdd, self, [value]);
+const setDelete = Set.prototype.delete;
+export const SetPrototypeDelete = <T>(self: Set<T>, value: T): boolean => ReflectApply(setDelete, self, [value]);
 export const SetPrototypeGetSize = getterOf<Set<unknown>, number>(Set.prototype, "size");
 const SetPrototypeValuesMethod = Set.prototype.values;
 const SetIteratorNext = ObjectGetPrototypeOf(new Set().values()).next as () => IteratorResult<unknown>;
@@ -103,7 +107,7 @@ const then = Promise.prototype.then;
 export const PromisePrototypeThen = <T>(
   self: Promise<T>,
   onFulfilled: ((value: T) => unknown) | undefined,
-  onRejected: (reason: unknown) => unknown,
+  onRejected?: (reason: unknown) => unknown,
 ): Promise<unknown> => ReflectApply(then, self, [onFulfilled, onRejected]);
 export const SafePromise = Promise;
 
@@ -120,9 +124,6 @@ export const EventTargetPrototypeAddEventListener = (
   listener: () => void,
   options: { once: boolean },
 ): void => ReflectApply(addEventListener, self, [type, listener, options]);
-const removeEventListener = EventTarget.prototype.removeEventListener;
-export const EventTargetPrototypeRemoveEventListener = (self: EventTarget, type: string, listener: () => void): void =>
-  ReflectApply(removeEventListener, self, [type, listener]);
 
 export const isProxy = types.isProxy;
 export const isArrayBufferView = types.isArrayBufferView;

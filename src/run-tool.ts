@@ -4,9 +4,8 @@ import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED }
 import type { CourseTool, ToolContext } from "./definition.js";
 import { isNonRecoverableToolError } from "./errors.js";
 import { describeFailure, readDataProperty } from "./failure.js";
+import { watchAbort } from "./abort-watch.js";
 import {
-  EventTargetPrototypeAddEventListener,
-  EventTargetPrototypeRemoveEventListener,
   PromisePrototypeThen,
   ReflectApply,
   SafePromise,
@@ -27,14 +26,21 @@ export interface ToolOutcome {
 type Settlement = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
 
 /**
- * Executes the tool and serializes what it returns. Resolves to the outcome; rejects with
- * the signal's reason as soon as the signal aborts (without waiting for the tool), and
- * with a NonRecoverableToolError the tool threw. Any other failure is an error outcome.
+ * Executes the tool and serializes what it returns. Gives the outcome (synchronously when
+ * the tool returned a plain value); throws or rejects with the signal's reason as soon as
+ * the signal aborts (without waiting for the tool), and with a NonRecoverableToolError the
+ * tool threw. Any other failure is an error outcome.
  */
-export async function runTool(tool: CourseTool, args: unknown, context: ToolContext): Promise<ToolOutcome> {
-  throwIfAborted(context.signal); // in a worker, the abort can arrive while the module loads
-  const settlement = await settleExecution(tool, args, context);
-  throwIfAborted(context.signal); // the tool settled, but abort may have come first
+export function runTool(tool: CourseTool, args: unknown, context: ToolContext): ToolOutcome | Promise<ToolOutcome> {
+  throwIfAborted(context.signal); // in a worker, the abort can arrive while the call is queued
+  const settlement = settleExecution(tool, args, context);
+  if (!isPromise(settlement)) return finish(settlement as Settlement, context.signal);
+  return PromisePrototypeThen(settlement as Promise<Settlement>, (settled) => finish(settled, context.signal)) as Promise<ToolOutcome>;
+}
+
+/** After the tool settled: the abort check, then failure normalization or serialization. */
+function finish(settlement: Settlement, signal: AbortSignal): ToolOutcome {
+  throwIfAborted(signal); // the tool settled, but abort may have come first
   if (!settlement.ok) {
     if (isNonRecoverableToolError(settlement.error)) throw settlement.error;
     return outcome(errorContent(COURSE_TOOL_EXECUTION_FAILED, describeFailure(settlement.error)), true);
@@ -74,23 +80,27 @@ function asPromise(value: unknown): Promise<unknown> | undefined {
 /** Settles with the tool's promise, or rejects with the abort reason the moment the signal aborts. */
 function raceAbort(pending: Promise<unknown>, signal: AbortSignal): Promise<Settlement> {
   return new SafePromise((resolve, reject) => {
-    const onAbort = (): void => reject(abortReason(signal));
-    const finish = (settlement: Settlement): void => {
-      EventTargetPrototypeRemoveEventListener(signal, "abort", onAbort);
-      resolve(settlement);
-    };
-    PromisePrototypeThen(
-      pending,
-      (value) => finish(settled(true, value)),
-      (error) => finish(settled(false, error)),
-    );
     if (isAborted(signal)) {
       reject(abortReason(signal)); // aborted while execute was running synchronously
-    } else {
-      EventTargetPrototypeAddEventListener(signal, "abort", onAbort, { once: true });
+      PromisePrototypeThen(pending, undefined, ignore); // its rejection is still observed
+      return;
     }
+    const unwatch = watchAbort(signal, () => reject(abortReason(signal)));
+    PromisePrototypeThen(
+      pending,
+      (value) => {
+        unwatch();
+        resolve(settled(true, value));
+      },
+      (error) => {
+        unwatch();
+        resolve(settled(false, error));
+      },
+    );
   });
 }
+
+function ignore(): void {}
 
 function settled(ok: true, value: unknown): Settlement;
 function settled(ok: false, error: unknown): Settlement;

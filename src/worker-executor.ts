@@ -16,14 +16,14 @@ import {
 import { NonRecoverableToolError, ToolContractError } from "./errors.js";
 import { type PreparedCall, prepareToolCall } from "./execute.js";
 import { describeFailure } from "./failure.js";
+import { watchAbort } from "./abort-watch.js";
 import {
-  EventTargetPrototypeAddEventListener,
-  EventTargetPrototypeRemoveEventListener,
   MapPrototypeGet,
   ObjectFreeze,
   SafePromise,
 } from "./primordials.js";
 import { PoolControl } from "./pool-control.js";
+import { TaskBoard } from "./task-board.js";
 import type { CourseTool } from "./definition.js";
 import { type ToolRegistry, registeredTools } from "./registry.js";
 import { type CourseToolResultMessage, errorContent, toolResultMessage } from "./results.js";
@@ -61,9 +61,9 @@ interface ResolvedOptions {
 
 type ReadyCall = Extract<PreparedCall, { kind: "ready" }>;
 
-/** A call waiting for a free thread; `cancelled` skips it when its turn comes. */
+/** A call waiting for a free slot; `cancelled` skips it when its turn comes. */
 interface QueuedCall {
-  readonly start: () => void;
+  readonly start: (slot: number) => void;
   cancelled: boolean;
 }
 
@@ -80,7 +80,9 @@ export class WorkerToolExecutor {
   // still waiting here can be cancelled before any worker sees it.
   readonly #queue: QueuedCall[] = [];
   #queueHead = 0;
-  #running = 0;
+  /** Slots on the task board not carrying a call: maxThreads of them when idle. */
+  readonly #freeSlots: number[];
+  readonly #board: TaskBoard;
   #nextTaskId = 0;
   #closing: Promise<void> | undefined;
   readonly #idleWaiters: (() => void)[] = [];
@@ -92,13 +94,15 @@ export class WorkerToolExecutor {
     this.#options = options;
     const controlChannel = `toolgate-control-${randomUUID()}`;
     this.#control = new PoolControl(controlChannel);
+    this.#board = TaskBoard.create(options.maxThreads);
+    this.#freeSlots = Array.from({ length: options.maxThreads }, (_, slot) => options.maxThreads - 1 - slot);
     this.#pool = new Piscina({
       filename: WORKER_ENTRY,
       minThreads: options.minThreads,
       maxThreads: options.maxThreads,
       idleTimeout: options.idleTimeout,
       concurrentTasksPerWorker: 1,
-      workerData: { controlChannel, modules: urls } satisfies ToolWorkerData,
+      workerData: { controlChannel, modules: urls, board: this.#board.buffer } satisfies ToolWorkerData,
       ...(options.resourceLimits === undefined ? {} : { resourceLimits: options.resourceLimits }),
     });
   }
@@ -182,15 +186,15 @@ export class WorkerToolExecutor {
   #dispatch(prepared: ReadyCall, signal: AbortSignal): Promise<ToolOutcome> {
     return new SafePromise<ToolOutcome>((resolve, reject) => {
       let settled = false;
-      let taskId = 0;
       let timer: NodeJS.Timeout | undefined;
       let stopTask: ((reason: StopReason) => void) | undefined;
-      const entry: QueuedCall = { start: () => start(), cancelled: false };
+      const entry: QueuedCall = { start: (slot) => start(slot), cancelled: false };
 
+      let unwatch: (() => void) | undefined;
       const finish = (): boolean => {
         if (settled) return false;
         settled = true;
-        EventTargetPrototypeRemoveEventListener(signal, "abort", onAbort);
+        unwatch?.();
         if (timer !== undefined) clearTimeout(timer);
         return true;
       };
@@ -205,13 +209,14 @@ export class WorkerToolExecutor {
         stopTask?.("timeout");
         resolve(failure(COURSE_TOOL_EXECUTION_TIMEOUT, `the tool did not finish within ${this.#options.timeoutMs} ms`));
       };
-      const start = (): void => {
-        taskId = this.#nextTaskId += 1;
-        const kill = new AbortController();
+      const start = (slot: number): void => {
+        const taskId = (this.#nextTaskId += 1);
+        this.#board.reset(slot);
         let graceTimer: NodeJS.Timeout | undefined;
         stopTask = (reason) => {
-          this.#control.stop(this.#threadIds(), taskId, reason);
-          graceTimer = setTimeout(() => kill.abort(), this.#options.abortGraceMs);
+          this.#board.stop(slot); // a worker that has not taken the task yet will not run it
+          this.#control.stop(this.#threadIds(), taskId, reason); // one that has sees its signal abort
+          graceTimer = setTimeout(() => this.#terminate(slot), this.#options.abortGraceMs);
           graceTimer.unref();
         };
         if (this.#options.timeoutMs !== undefined) {
@@ -221,51 +226,70 @@ export class WorkerToolExecutor {
         const task: WorkerTask = {
           kind: "run",
           taskId,
+          slot,
           module: MapPrototypeGet(this.#moduleOf, prepared.call.name) as number,
           toolName: prepared.call.name,
           toolCallId: prepared.call.id,
           args: prepared.args,
         };
-        runInPool(this.#pool, task, kill.signal).then(
-          (outcome) => {
-            if (finish()) settleWith(outcome, resolve, reject);
-          },
-          (error: unknown) => {
-            if (finish()) resolve(poolFailure(error));
-          },
-        ).finally(() => {
-          // The thread is free only now, even if the caller moved on at abort or timeout.
-          if (graceTimer !== undefined) clearTimeout(graceTimer);
-          this.#running -= 1;
-          this.#pump();
-        });
+        runInPool(this.#pool, task)
+          .then(
+            (outcome) => {
+              if (finish()) settleWith(outcome, resolve, reject);
+            },
+            (error: unknown) => {
+              if (finish()) resolve(poolFailure(error));
+            },
+          )
+          .finally(() => {
+            // The slot is free only now, even if the caller moved on at abort or timeout.
+            if (graceTimer !== undefined) clearTimeout(graceTimer);
+            this.#freeSlots.push(slot);
+            this.#pump();
+          });
       };
 
-      EventTargetPrototypeAddEventListener(signal, "abort", onAbort, { once: true });
+      unwatch = watchAbort(signal, onAbort); // prepareToolCall has checked it is not aborted yet
       this.#queue.push(entry);
       this.#pump();
     });
   }
 
-  /** Hands queued calls to Piscina while threads are free. */
+  /** Hands queued calls to Piscina while slots are free. */
   #pump(): void {
-    while (this.#running < this.#options.maxThreads && this.#queueHead < this.#queue.length) {
+    while (this.#freeSlots.length > 0 && this.#queueHead < this.#queue.length) {
       const entry = this.#queue[this.#queueHead] as QueuedCall;
       this.#queueHead += 1;
-      if (entry.cancelled) continue;
-      this.#running += 1;
-      entry.start();
+      if (!entry.cancelled) entry.start(this.#freeSlots.pop() as number);
     }
     if (this.#queueHead === this.#queue.length) {
       this.#queue.length = 0;
       this.#queueHead = 0;
-      if (this.#running === 0) this.#idleWaiters.splice(0).forEach((wake) => wake());
+      if (this.#isIdle()) this.#idleWaiters.splice(0).forEach((wake) => wake());
     }
   }
 
+  #isIdle(): boolean {
+    return this.#freeSlots.length === this.#board.slots && this.#queueHead === this.#queue.length;
+  }
+
   #drained(): Promise<void> {
-    if (this.#running === 0 && this.#queueHead === this.#queue.length) return Promise.resolve();
+    if (this.#isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  /**
+   * The grace period is over and the slot's task still holds its slot: terminate the thread
+   * running it. Piscina sees the exit, fails that task (already settled for the caller) and
+   * starts a replacement. A task no thread has taken yet needs nothing: its stop mark keeps
+   * any worker from running it.
+   */
+  #terminate(slot: number): void {
+    const threadId = this.#board.threadOf(slot);
+    if (threadId === 0) return;
+    for (const thread of this.#pool.threads) {
+      if (thread.threadId === threadId) void thread.terminate();
+    }
   }
 
   #threadIds(): number[] {
@@ -274,9 +298,9 @@ export class WorkerToolExecutor {
 }
 
 /** `piscina.run`, with a synchronous throw (e.g. DataCloneError) turned into a rejection. */
-function runInPool(pool: Piscina, task: WorkerTask, kill: AbortSignal): Promise<WorkerOutcome> {
+function runInPool(pool: Piscina, task: WorkerTask): Promise<WorkerOutcome> {
   try {
-    return pool.run(task, { signal: kill }) as Promise<WorkerOutcome>;
+    return pool.run(task) as Promise<WorkerOutcome>;
   } catch (error) {
     return Promise.reject(error);
   }

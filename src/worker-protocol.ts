@@ -5,6 +5,8 @@
 export interface WorkerTask {
   readonly kind: "run";
   readonly taskId: number;
+  /** The task's cells on the task board. */
+  readonly slot: number;
   /** Index into `ToolWorkerData.modules` (a number clones faster than the URL). */
   readonly module: number;
   readonly toolName: string;
@@ -43,6 +45,8 @@ export interface ToolWorkerData {
   readonly controlChannel: string;
   /** URLs of the tool modules, in `create()` order. */
   readonly modules: readonly string[];
+  /** The task board's memory (see task-board.ts). */
+  readonly board: SharedArrayBuffer;
 }
 
 /** Addresses on the control channel. */

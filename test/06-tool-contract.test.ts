@@ -672,16 +672,24 @@ describe("rule 8: abort is checked at every boundary and never becomes a result"
     expect(outcomes.slice(0, firstResult).every((outcome) => outcome === "aborted")).toBe(true);
   });
 
-  test("the abort listener is removed when the tool settles (no growth on a long-lived run signal)", async () => {
-    const signal = never();
-    const add = vi.spyOn(signal, "addEventListener");
+  test("a long-lived run signal gets one shared listener, not one per call", async () => {
+    const controller = new AbortController();
+    const add = vi.spyOn(controller.signal, "addEventListener");
     const registry = new ToolRegistry([echoTool()]);
-    for (let index = 0; index < 50; index += 1) await executeToolCall(registry, call("echo", { index }), signal);
+    for (let index = 0; index < 50; index += 1) await executeToolCall(registry, call("echo", { index }), controller.signal);
     // The boundary uses the captured intrinsic, not the instance's method...
     expect(add).not.toHaveBeenCalled();
-    // ...and leaves no listener behind: aborting now reaches no stale handler.
-    expect(getEventListeners(signal, "abort")).toHaveLength(0);
+    // ...and 50 calls later the signal carries a single listener: no growth per call.
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
+    // That one listener still serves: a call in flight rejects at once on abort.
+    const hanging = new ToolRegistry([
+      defineTool({ name: "hang", description: "d", validate: () => ({ ok: true, value: null }), execute: () => new Promise(() => {}) }),
+    ]);
+    const pending = executeToolCall(hanging, call("hang", {}), controller.signal);
+    controller.abort("stop");
+    await expect(pending).rejects.toBe("stop");
   });
+
 });
 
 describe("rule 9: ordinary failures are recoverable; genuine NonRecoverableToolErrors escape", () => {
