@@ -5,7 +5,7 @@ import { watchAbort } from "./abort-watch.js";
 import { type CourseToolCall, snapshotToolCall } from "./call.js";
 import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_INVALID_TOOL_CALL } from "./constants.js";
 import { ToolContractError } from "./errors.js";
-import { executeToolCall } from "./execute.js";
+import { completeCall } from "./execute.js";
 import {
   AbortControllerPrototypeAbort,
   ArrayIsArray,
@@ -18,7 +18,7 @@ import {
   JSONStringify,
   isProxy,
 } from "./primordials.js";
-import type { ToolRegistry } from "./registry.js";
+import { type ToolRegistry, registeredTools } from "./registry.js";
 import type { CourseToolResultMessage } from "./results.js";
 import { abortReason, assertAbortSignal, isAborted, throwIfAborted } from "./signal.js";
 
@@ -37,13 +37,14 @@ type RunOneCall = (call: Readonly<CourseToolCall>, signal: AbortSignal) => Promi
  * time. Results come back in call order, each linked to its own call. Abort rejects with
  * `signal.reason`; a NonRecoverableToolError rejects the batch and aborts its siblings.
  */
-export function executeToolCalls(
+export async function executeToolCalls(
   registry: ToolRegistry,
   calls: readonly unknown[],
   signal: AbortSignal,
   options?: BatchOptions,
 ): Promise<CourseToolResultMessage[]> {
-  return runBatch(calls, signal, options, (call, batchSignal) => executeToolCall(registry, call, batchSignal));
+  const tools = registeredTools(registry);
+  return runBatch(calls, signal, options, (call, batchSignal) => completeCall(tools, call, batchSignal));
 }
 
 /** The batch engine behind `executeToolCalls` and `WorkerToolExecutor.executeBatch`. */

@@ -30,6 +30,20 @@ export type PreparedCall =
 export async function executeToolCall(registry: ToolRegistry, call: unknown, signal: AbortSignal): Promise<CourseToolResultMessage> {
   const tools = registeredTools(registry);
   assertAbortSignal(signal);
+  throwIfAborted(signal); // the signal first, then the snapshot
+  return completeCall(tools, snapshotToolCall(call), signal);
+}
+
+/**
+ * A snapshotted call from there on: lookup, validation, execution, publication, with the
+ * signal checked at each boundary. Batches enter here with the snapshots they took up front.
+ */
+export async function completeCall(
+  tools: Map<string, CourseTool>,
+  call: Readonly<CourseToolCall>,
+  signal: AbortSignal,
+): Promise<CourseToolResultMessage> {
+  throwIfAborted(signal);
   const prepared = prepareToolCall(tools, call, signal);
   if (prepared.kind === "answered") return prepared.result;
   const context = ObjectFreeze({ signal, toolCallId: prepared.call.id });
@@ -38,13 +52,8 @@ export async function executeToolCall(registry: ToolRegistry, call: unknown, sig
   return toolResultMessage(prepared.call, outcome.content, outcome.isError);
 }
 
-/**
- * Signal check, snapshot, lookup and validation, with the signal checked before and after
- * validation. Synchronous; nothing here runs the tool.
- */
-export function prepareToolCall(tools: Map<string, CourseTool>, call: unknown, signal: AbortSignal): PreparedCall {
-  throwIfAborted(signal);
-  const snapshot = snapshotToolCall(call);
+/** Lookup and validation, then the signal again. Synchronous; nothing here runs the tool. */
+export function prepareToolCall(tools: Map<string, CourseTool>, snapshot: Readonly<CourseToolCall>, signal: AbortSignal): PreparedCall {
   const tool = MapPrototypeGet(tools, snapshot.name);
   if (tool === undefined) return answered(snapshot, COURSE_TOOL_NOT_FOUND, notFound(snapshot.name, tools));
   const validation = validateArguments(tool, snapshot.arguments);

@@ -22,8 +22,26 @@ export interface ToolOutcome {
   readonly isError: boolean;
 }
 
-// Null-prototype records: resolving a promise with one never looks up an inherited `then`.
-type Settlement = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
+// Internal records resolve promises, which look up `then`: an own `then` (undefined) means a
+// `then` patched onto Object.prototype is never consulted. Classes keep them fast to create
+// (a null-prototype literal is a slow dictionary object).
+
+/** How the tool's execute settled: `ok` with its value, or not, with what it threw. */
+class Settlement {
+  readonly then = undefined;
+  constructor(
+    readonly ok: boolean,
+    readonly payload: unknown,
+  ) {}
+}
+
+class Outcome implements ToolOutcome {
+  readonly then = undefined;
+  constructor(
+    readonly content: string,
+    readonly isError: boolean,
+  ) {}
+}
 
 /**
  * Executes the tool and serializes what it returns. Gives the outcome (synchronously when
@@ -42,16 +60,12 @@ export function runTool(tool: CourseTool, args: unknown, context: ToolContext): 
 function finish(settlement: Settlement, signal: AbortSignal): ToolOutcome {
   throwIfAborted(signal); // the tool settled, but abort may have come first
   if (!settlement.ok) {
-    if (isNonRecoverableToolError(settlement.error)) throw settlement.error;
-    return outcome(errorContent(COURSE_TOOL_EXECUTION_FAILED, describeFailure(settlement.error)), true);
+    if (isNonRecoverableToolError(settlement.payload)) throw settlement.payload;
+    return new Outcome(errorContent(COURSE_TOOL_EXECUTION_FAILED, describeFailure(settlement.payload)), true);
   }
-  const serialized = serializeToolOutput(settlement.value);
-  if (serialized.ok) return outcome(serialized.content, false);
-  return outcome(errorContent(COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED, { text: serialized.message, cut: false }), true);
-}
-
-function outcome(content: string, isError: boolean): ToolOutcome {
-  return { __proto__: null, content, isError } as ToolOutcome;
+  const serialized = serializeToolOutput(settlement.payload);
+  if (serialized.ok) return new Outcome(serialized.content, false);
+  return new Outcome(errorContent(COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED, { text: serialized.message, cut: false }), true);
 }
 
 function settleExecution(tool: CourseTool, args: unknown, context: ToolContext): Settlement | Promise<Settlement> {
@@ -59,10 +73,10 @@ function settleExecution(tool: CourseTool, args: unknown, context: ToolContext):
   try {
     returned = tool.execute(args, context);
   } catch (error) {
-    return settled(false, error);
+    return new Settlement(false, error);
   }
   const pending = asPromise(returned);
-  return pending === undefined ? settled(true, returned) : raceAbort(pending, context.signal);
+  return pending === undefined ? new Settlement(true, returned) : raceAbort(pending, context.signal);
 }
 
 /**
@@ -90,11 +104,11 @@ function raceAbort(pending: Promise<unknown>, signal: AbortSignal): Promise<Sett
       pending,
       (value) => {
         unwatch();
-        resolve(settled(true, value));
+        resolve(new Settlement(true, value));
       },
       (error) => {
         unwatch();
-        resolve(settled(false, error));
+        resolve(new Settlement(false, error));
       },
     );
   });
@@ -102,8 +116,3 @@ function raceAbort(pending: Promise<unknown>, signal: AbortSignal): Promise<Sett
 
 function ignore(): void {}
 
-function settled(ok: true, value: unknown): Settlement;
-function settled(ok: false, error: unknown): Settlement;
-function settled(ok: boolean, payload: unknown): Settlement {
-  return (ok ? { __proto__: null, ok, value: payload } : { __proto__: null, ok, error: payload }) as unknown as Settlement;
-}

@@ -6,6 +6,7 @@ import { availableParallelism } from "node:os";
 import type { ResourceLimits } from "node:worker_threads";
 import { Piscina } from "piscina";
 import { type BatchOptions, runBatch } from "./batch.js";
+import { type CourseToolCall, snapshotToolCall } from "./call.js";
 import {
   COURSE_TOOL_EXECUTION_FAILED,
   COURSE_TOOL_EXECUTION_TIMEOUT,
@@ -153,17 +154,24 @@ export class WorkerToolExecutor {
   async executeToolCall(call: unknown, signal: AbortSignal): Promise<CourseToolResultMessage> {
     this.#assertOpen();
     assertAbortSignal(signal);
-    const prepared = prepareToolCall(this.#tools, call, signal);
-    if (prepared.kind === "answered") return prepared.result;
-    const outcome = await this.#dispatch(prepared, signal);
-    throwIfAborted(signal); // the last check: just before the result is published
-    return toolResultMessage(prepared.call, outcome.content, outcome.isError);
+    throwIfAborted(signal); // the signal first, then the snapshot
+    return this.#complete(snapshotToolCall(call), signal);
   }
 
   /** Many calls, results in call order (the batch semantics of `executeToolCalls`). */
   async executeBatch(calls: readonly unknown[], signal: AbortSignal, options?: BatchOptions): Promise<CourseToolResultMessage[]> {
     this.#assertOpen();
-    return runBatch(calls, signal, options, (call, batchSignal) => this.executeToolCall(call, batchSignal));
+    return runBatch(calls, signal, options, (call, batchSignal) => this.#complete(call, batchSignal));
+  }
+
+  /** A snapshotted call: validated here, run in the pool, linked and frozen here. */
+  async #complete(call: Readonly<CourseToolCall>, signal: AbortSignal): Promise<CourseToolResultMessage> {
+    throwIfAborted(signal);
+    const prepared = prepareToolCall(this.#tools, call, signal);
+    if (prepared.kind === "answered") return prepared.result;
+    const outcome = await this.#dispatch(prepared, signal);
+    throwIfAborted(signal); // the last check: just before the result is published
+    return toolResultMessage(prepared.call, outcome.content, outcome.isError);
   }
 
   /**
