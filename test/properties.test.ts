@@ -5,7 +5,13 @@
 // each run builds the hostile value from its description, with every piece of user code in
 // it (getters, setters, Proxy traps, toJSON, own Map/Set methods, functions, class methods)
 // wired to one counter. A description also has a reference model: the exact outcome the
-// serializer must produce, written from the contract, not from the implementation.
+// serializer must produce, written from the contract (SPEC rules 10-12, the README's
+// rendering table and budgets); the one implementation choice it mirrors is marked below.
+//
+// Checked by breaking src/ on purpose (in a scratch copy): calling getters, honouring toJSON,
+// using a Map's own entries(), dropping the cap or the key sort, splitting surrogate pairs,
+// off-by-one budgets, unfrozen or mislinked results, shallow or lenient call snapshots and
+// unescaped control characters each make at least one property fail.
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -136,7 +142,7 @@ type Desc =
   | { readonly t: "sparse"; readonly length: number; readonly set: readonly (readonly [number, Desc])[] }
   | { readonly t: "map"; readonly entries: readonly (readonly [Desc, Desc])[]; readonly hostile: boolean }
   | { readonly t: "set"; readonly items: readonly Desc[]; readonly hostile: boolean }
-  | { readonly t: "proxy"; readonly target: Desc }
+  | { readonly t: "proxy"; readonly target: Desc; readonly revoked: boolean }
   | { readonly t: "cls"; readonly props: readonly Prop[] }
   | { readonly t: "cycle"; readonly up: number }
   | { readonly t: "exotic"; readonly kind: ExoticKind };
@@ -190,7 +196,8 @@ interface ArbOptions {
 function charArbitrary(lone: boolean): fc.Arbitrary<string> {
   const units: fc.WeightedArbitrary<string>[] = [
     { weight: 8, arbitrary: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)) },
-    { weight: 2, arbitrary: fc.constantFrom("\n", "\u0000", '"', "\\", "\u2028", "é", "中", "\uFEFF", "\uFFFD") },
+    { weight: 2, arbitrary: fc.constantFrom('"', "\\", "/", "\u001f", " ", "\u007f", "\u2028", "é", "中", "\uFEFF", "\uFFFD") },
+    { weight: 2, arbitrary: fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c)) }, // control characters
     // Astral characters whose high surrogate is in D800-DB7F: a split pair leaves a lone one.
     { weight: 3, arbitrary: fc.integer({ min: 0x10000, max: 0xeffff }).map((c) => String.fromCodePoint(c)) },
   ];
@@ -216,8 +223,10 @@ function descArbitraries(options: ArbOptions): { root: fc.Arbitrary<Desc>; objec
     { weight: 1, arbitrary: huge },
   );
   const bits = COURSE_TOOL_MAX_BIGINT_BITS;
+  const limit = 1n << BigInt(bits);
   const bigint = fc.oneof(
     fc.bigInt({ min: -(1n << 80n), max: 1n << 80n }),
+    fc.constantFrom(limit, -limit, limit - 1n, -(limit - 1n)), // exactly on the budget's edge
     fc
       .tuple(fc.integer({ min: bits - 2, max: bits + 2 }), fc.boolean(), fc.bigInt({ min: -2n, max: 2n }))
       .map(([b, negative, offset]) => {
@@ -247,16 +256,10 @@ function descArbitraries(options: ArbOptions): { root: fc.Arbitrary<Desc>; objec
 
   const tree = fc.letrec<{ value: Desc; container: Desc; object: Desc }>((tie) => {
     const value = tie("value");
+    const propKind = h === 0 ? fc.constant<PropKind>("data") : fc.constantFrom<PropKind>("data", "data", "data", "getter", "setter", "hidden");
     const props = fc
       .record({
-        props: fc.uniqueArray(
-          fc.record({
-            key,
-            kind: h === 0 ? fc.constant<PropKind>("data") : fc.constantFrom<PropKind>("data", "data", "data", "getter", "setter", "hidden"),
-            d: value,
-          }),
-          { maxLength: 6, selector: (p) => keyString(p.key) },
-        ),
+        props: fc.uniqueArray(fc.record({ key, kind: propKind, d: value }), { maxLength: 6, selector: (p) => keyString(p.key) }),
         toJSON: h === 0 ? fc.constant(false) : fc.boolean(),
       })
       .map(({ props: list, toJSON }): Prop[] =>
@@ -270,6 +273,13 @@ function descArbitraries(options: ArbOptions): { root: fc.Arbitrary<Desc>; objec
       { weight: h, arbitrary: fc.constant<Item>({ k: "hole" }) },
       { weight: h, arbitrary: fc.constant<Item>({ k: "getter" }) },
     );
+    // Objects with many keys (past the point where a small-object key sort may switch strategy).
+    const wideObject = fc
+      .record({
+        nullProto: fc.boolean(),
+        props: fc.uniqueArray(fc.record({ key, kind: propKind, d: leaf }), { minLength: 12, maxLength: 48, selector: (p) => keyString(p.key) }),
+      })
+      .map((o): Desc => ({ t: "obj", nullProto: o.nullProto, props: o.props, symbolKey: false }));
     const array = fc
       .record({ items: fc.array(item, { maxLength: 6 }), extra: h === 0 ? fc.constant(false) : fc.boolean() })
       .map((a): Desc => ({ t: "arr", ...a }));
@@ -279,7 +289,13 @@ function descArbitraries(options: ArbOptions): { root: fc.Arbitrary<Desc>; objec
       .map((list): Desc => ({ t: "arr", items: list.map((d): Item => ({ k: "v", d })), extra: false }));
     const sparse = fc
       .record({
-        length: fc.oneof(fc.integer({ min: 0, max: 300 }), fc.constantFrom(1_000_000, 2 ** 32 - 1)),
+        // Around the visit budget (256) and the node budget (128), small, and huge (refused in O(1)).
+        length: fc.oneof(
+          fc.integer({ min: 0, max: 8 }),
+          fc.integer({ min: COURSE_TOOL_MAX_NODES - 4, max: COURSE_TOOL_MAX_NODES + 4 }),
+          fc.integer({ min: COURSE_TOOL_MAX_COLLECTION_VISITS - 4, max: COURSE_TOOL_MAX_COLLECTION_VISITS + 4 }),
+          fc.constantFrom(1_000_000, 2 ** 32 - 1),
+        ),
         set: fc.array(fc.tuple(fc.nat(300), value), { maxLength: 3 }),
       })
       .map((s): Desc => ({ t: "sparse", ...s }));
@@ -344,6 +360,7 @@ function descArbitraries(options: ArbOptions): { root: fc.Arbitrary<Desc>; objec
         { weight: 3, arbitrary: array },
         { weight: 1, arbitrary: deepChain },
         { weight: 1, arbitrary: wide },
+        { weight: 1, arbitrary: wideObject },
         { weight: h, arbitrary: sparse },
         { weight: h, arbitrary: map },
         { weight: h, arbitrary: set },
@@ -352,7 +369,7 @@ function descArbitraries(options: ArbOptions): { root: fc.Arbitrary<Desc>; objec
         { weight: h, arbitrary: tie("object").map((o): Desc => ({ t: "cls", props: o.t === "obj" ? o.props : [] })) },
         {
           weight: h,
-          arbitrary: fc.oneof(object, array, map, set).map((target): Desc => ({ t: "proxy", target })),
+          arbitrary: fc.record({ target: fc.oneof(object, array, map, set), revoked: fc.boolean() }).map((p): Desc => ({ t: "proxy", ...p })),
         },
       ),
     };
@@ -579,8 +596,13 @@ function build(d: Desc, ancestors: object[], order: Order = insertionOrder): unk
       if (d.hostile) overrideCollection(set, "set");
       return set;
     }
-    case "proxy":
-      return new Proxy(build(d.target, ancestors, order) as object, countingHandler("proxy"));
+    case "proxy": {
+      const target = build(d.target, ancestors, order) as object;
+      if (!d.revoked) return new Proxy(target, countingHandler("proxy"));
+      const { proxy, revoke } = Proxy.revocable(target, countingHandler("revoked proxy"));
+      revoke(); // every operation on it now throws
+      return proxy;
+    }
     case "cls": {
       const widget = new Widget("w");
       defineProps(widget, d.props, ancestors, order, "widget");
@@ -734,7 +756,8 @@ function modelRender(walk: ModelWalk, d: Desc, depth: number): string | undefine
     case "proxy":
       throw new ModelRefusal();
     case "date":
-      // Implementation choice mirrored here: a Date is checked against the depth budget like a container.
+      // Implementation choice mirrored here: a Date is checked against the depth budget like a
+      // container, so a Date inside 32 containers is refused (a string there is not).
       objectNode(walk, depth);
       return Number.isNaN(d.ms) ? "null" : JSON.stringify(new Date(d.ms).toISOString());
     case "cls":
@@ -891,7 +914,58 @@ function jsonContainerDepth(value: unknown): number {
 const hostile = descArbitraries({ lone: true, deep: { min: 28, max: 40 }, hostility: 2 });
 const hostileWellFormed = descArbitraries({ lone: false, deep: { min: 28, max: 40 }, hostility: 2 });
 const jsonLike = descArbitraries({ lone: true, deep: { min: 28, max: 40 }, hostility: 0 });
-const anyDesc = fc.oneof(hostile.root, hostileWellFormed.root, jsonLike.root);
+
+/** Values exactly at each budget, or one past it (the model says which are refused). */
+const atTheBudgets: fc.Arbitrary<Desc> = (() => {
+  const primitive = fc.oneof(
+    fc.string({ maxLength: 4 }).map((s): Desc => ({ t: "str", s })),
+    fc.integer().map((n): Desc => ({ t: "num", n })),
+    fc.constant<Desc>({ t: "null" }),
+  );
+  const over = fc.constantFrom(0, 1);
+  const omitted = fc.constantFrom<Desc>({ t: "undef" }, { t: "fn" }, { t: "sym" });
+  // 256 collection visits: k omitted members (visited, not rendered) plus a sparse array of holes.
+  const visits = fc
+    .tuple(fc.array(omitted, { maxLength: 40 }), over)
+    .map(([members, extra]): Desc => {
+      const props: Prop[] = members.map((d, index) => ({ key: `m${index}`, kind: "data", d }));
+      const length = COURSE_TOOL_MAX_COLLECTION_VISITS - props.length - 1 + extra;
+      return { t: "obj", nullProto: false, props: [...props, { key: "holes", kind: "data", d: { t: "sparse", length, set: [] } }], symbolKey: false };
+    });
+  // 128 nodes: an array and its rendered members.
+  const nodes = fc
+    .tuple(fc.array(primitive, { minLength: COURSE_TOOL_MAX_NODES + 1, maxLength: COURSE_TOOL_MAX_NODES + 1 }), over)
+    .map(([members, extra]): Desc => ({
+      t: "arr",
+      items: members.slice(0, COURSE_TOOL_MAX_NODES - 1 + extra).map((d): Item => ({ k: "v", d })),
+      extra: false,
+    }));
+  // 32 nested containers of any kind.
+  const depth = fc
+    .tuple(fc.array(fc.constantFrom("arr", "obj", "map", "set"), { minLength: COURSE_TOOL_MAX_DEPTH + 1, maxLength: COURSE_TOOL_MAX_DEPTH + 1 }), over, primitive)
+    .map(([kinds, extra, inner]): Desc =>
+      kinds.slice(0, COURSE_TOOL_MAX_DEPTH + extra).reduce<Desc>((d, kind) => {
+        if (kind === "arr") return { t: "arr", items: [{ k: "v", d }], extra: false };
+        if (kind === "obj") return { t: "obj", nullProto: false, props: [{ key: "k", kind: "data", d }], symbolKey: false };
+        if (kind === "map") return { t: "map", entries: [[{ t: "null" }, d]], hostile: false };
+        return { t: "set", items: [d], hostile: false };
+      }, inner),
+    );
+  const limit = 1n << BigInt(COURSE_TOOL_MAX_BIGINT_BITS);
+  const bigint = fc
+    .tuple(over, fc.boolean())
+    .map(([extra, negative]): Desc => ({ t: "big", v: (negative ? -1n : 1n) * (limit - 1n + BigInt(extra)) }));
+  // 4096 code points in a string (astral characters count once), alone or as a member.
+  const string = fc
+    .tuple(fc.constantFrom("a", "😀", "a😀", "\u0000"), over, fc.boolean())
+    .map(([piece, extra, nested]): Desc => {
+      const d: Desc = { t: "huge", h: { pieces: [piece], cps: COURSE_TOOL_MAX_STRING_CODE_POINTS + extra } };
+      return nested ? { t: "arr", items: [{ k: "v", d }], extra: false } : d;
+    });
+  return fc.oneof(visits, nodes, depth, bigint, string);
+})();
+
+const anyDesc = fc.oneof(hostile.root, hostileWellFormed.root, jsonLike.root, atTheBudgets);
 
 describe("serializeToolOutput on arbitrary hostile values (properties)", () => {
   it("never throws, never runs user code, and keeps content within 4096 code points without splitting a pair", () => {
@@ -924,7 +998,8 @@ describe("serializeToolOutput on arbitrary hostile values (properties)", () => {
         const outcome = serializeToolOutput(buildFresh(d));
         const expected = expectedOutcome(d);
         expect(outcome.ok).toBe(expected.ok);
-        if (outcome.ok && expected.ok) expect(outcome.content).toBe(expected.content);
+        // Compared as JSON string literals, so an unescaped control character shows in the diff.
+        if (outcome.ok && expected.ok) expect(JSON.stringify(outcome.content)).toBe(JSON.stringify(expected.content));
       }),
       { numRuns: RUNS },
     );
@@ -964,100 +1039,6 @@ describe("serializeToolOutput on arbitrary hostile values (properties)", () => {
           expect(outcome.content.endsWith(MARKER)).toBe(true);
           expect(reference.startsWith(outcome.content.slice(0, -MARKER.length))).toBe(true);
         }
-      }),
-      { numRuns: RUNS },
-    );
-  });
-
-  it("never consults patched built-ins (a hostile realm): prototypes, iterators, JSON, Function.prototype", () => {
-    let envHits = 0;
-    const envLog: string[] = [];
-    const apply = Reflect.apply;
-    const defineProperty = Object.defineProperty;
-    const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
-    const targets: [object, PropertyKey][] = [];
-    const methods = (owner: object, names: PropertyKey[]): void => {
-      for (const name of names) targets.push([owner, name]);
-    };
-    methods(Object.prototype, ["toJSON", "toString", "valueOf", "hasOwnProperty"]);
-    methods(Object, ["keys", "getOwnPropertyDescriptor", "getPrototypeOf", "hasOwn", "entries", "values"]);
-    methods(Array.prototype, [Symbol.iterator, "toJSON", "sort", "join", "map", "forEach", "push", "slice", "keys", "values", "entries"]);
-    methods(Array, ["isArray"]);
-    methods(Object.getPrototypeOf([][Symbol.iterator]()) as object, ["next"]);
-    methods(Map.prototype, [Symbol.iterator, "entries", "keys", "values", "forEach", "get", "has", "size"]);
-    methods(Object.getPrototypeOf(new Map().entries()) as object, ["next"]);
-    methods(Set.prototype, [Symbol.iterator, "entries", "keys", "values", "forEach", "has", "size"]);
-    methods(Object.getPrototypeOf(new Set().values()) as object, ["next"]);
-    methods(Date.prototype, ["toJSON", "toISOString", "getTime", "valueOf", "toString"]);
-    methods(BigInt.prototype, ["toString", "valueOf", "toLocaleString"]);
-    methods(Number.prototype, ["toString", "valueOf"]);
-    methods(Number, ["isFinite"]);
-    methods(String.prototype, ["toWellFormed", "slice", "charCodeAt", "codePointAt", Symbol.iterator, "toString", "valueOf"]);
-    methods(Symbol.prototype, ["toString", "valueOf"]);
-    methods(RegExp.prototype, ["exec", "test"]);
-    methods(JSON, ["stringify"]);
-    methods(Function.prototype, ["call", "apply", "bind", "toString"]);
-    const patches = targets.map(([owner, name]) => {
-      const original = getOwnPropertyDescriptor(owner, name);
-      const label = String(name);
-      let patched: PropertyDescriptor;
-      if (original?.get !== undefined) {
-        const get = original.get;
-        patched = {
-          get(this: unknown) {
-            envHits += 1;
-            if (envLog.length < 8) envLog[envLog.length] = `get ${label}`;
-            return apply(get, this, []);
-          },
-          configurable: true,
-        };
-      } else {
-        const inner = original?.value as ((...args: unknown[]) => unknown) | undefined;
-        patched = {
-          value: function patchedBuiltin(this: unknown, ...args: unknown[]) {
-            envHits += 1;
-            if (envLog.length < 8) envLog[envLog.length] = label;
-            return inner === undefined ? undefined : apply(inner, this, args);
-          },
-          writable: true,
-          configurable: true,
-        };
-      }
-      return { owner, name, original, patched };
-    });
-    // Indexed loops only: for-of would itself go through the patched iterators.
-    const patch = (): void => {
-      for (let index = 0; index < patches.length; index += 1) {
-        const p = patches[index] as (typeof patches)[number];
-        defineProperty(p.owner, p.name, p.patched);
-      }
-    };
-    const restore = (): void => {
-      for (let index = 0; index < patches.length; index += 1) {
-        const p = patches[index] as (typeof patches)[number];
-        if (p.original === undefined) delete (p.owner as Record<PropertyKey, unknown>)[p.name];
-        else defineProperty(p.owner, p.name, p.original);
-      }
-    };
-    fc.assert(
-      fc.property(anyDesc, (d) => {
-        const value = buildFresh(d);
-        const expected = serializeToolOutput(value);
-        envHits = 0;
-        envLog.length = 0;
-        let outcome: SerializationOutcome;
-        let counted = -1;
-        patch();
-        try {
-          outcome = serializeToolOutput(value);
-          counted = envHits;
-        } finally {
-          restore();
-        }
-        expect(envLog).toEqual([]);
-        expect(counted).toBe(0);
-        expect(hits).toBe(0);
-        expect(outcome).toStrictEqual(expected);
       }),
       { numRuns: RUNS },
     );
@@ -1302,6 +1283,80 @@ function rawSnapshotable(value: unknown, depth: number): boolean {
   return keys.every((key) => member(key) && rawSnapshotable((value as Record<string, unknown>)[key as string], depth + 1));
 }
 
+/** One thing that makes otherwise JSON arguments malformed (SPEC rule 4). */
+type Defect =
+  | { readonly at: "prop"; readonly kind: Exclude<PropKind, "data"> }
+  | { readonly at: "item"; readonly kind: "hole" | "getter" }
+  | { readonly at: "value"; readonly d: Desc };
+
+const emptyObject: Desc = { t: "obj", nullProto: false, props: [], symbolKey: false };
+const defect: fc.Arbitrary<Defect> = fc.oneof(
+  fc.constantFrom<Exclude<PropKind, "data">>("hidden", "getter", "setter").map((kind): Defect => ({ at: "prop", kind })),
+  fc.constantFrom<"hole" | "getter">("hole", "getter").map((kind): Defect => ({ at: "item", kind })),
+  fc
+    .constantFrom<Desc>(
+      { t: "undef" },
+      { t: "num", n: Number.NaN },
+      { t: "num", n: Infinity },
+      { t: "num", n: -Infinity },
+      { t: "big", v: 1n },
+      { t: "sym" },
+      { t: "fn" },
+      { t: "date", ms: 0, hostile: false },
+      { t: "map", entries: [], hostile: false },
+      { t: "set", items: [], hostile: false },
+      { t: "proxy", target: emptyObject, revoked: false },
+      { t: "proxy", target: emptyObject, revoked: true },
+      { t: "cls", props: [] },
+      { t: "cycle", up: 0 },
+      { t: "cycle", up: 1 },
+      { t: "sparse", length: 3, set: [[1, { t: "null" }]] },
+      { t: "arr", items: [], extra: true },
+      { t: "obj", nullProto: false, props: [], symbolKey: true },
+      { t: "exotic", kind: "nullProtoArray" },
+      { t: "exotic", kind: "arrayProtoObject" },
+      { t: "exotic", kind: "arraySubclass" },
+      { t: "exotic", kind: "typedArray" },
+      { t: "exotic", kind: "boxedString" },
+      { t: "exotic", kind: "arguments" },
+      { t: "exotic", kind: "customProto" },
+    )
+    .map((d): Defect => ({ at: "value", d })),
+);
+
+/** `root` with `flaw` added to its `pick`-th object or array (pre-order, through data members). */
+function withDefect(root: Desc, pick: number, flaw: Defect): Desc {
+  let containers = 0;
+  const count = (d: Desc): void => {
+    if (d.t === "obj") {
+      containers += 1;
+      for (const p of d.props) if (p.kind === "data") count(p.d);
+    } else if (d.t === "arr") {
+      containers += 1;
+      for (const item of d.items) if (item.k === "v") count(item.d);
+    }
+  };
+  count(root);
+  let target = pick % Math.max(containers, 1);
+  const visit = (d: Desc): Desc => {
+    if (d.t !== "obj" && d.t !== "arr") return d;
+    const here = target === 0;
+    target -= 1;
+    if (d.t === "obj") {
+      const props = d.props.map((p): Prop => (p.kind === "data" ? { ...p, d: visit(p.d) } : p));
+      if (!here) return { ...d, props };
+      const prop: Prop =
+        flaw.at === "value" ? { key: "defect", kind: "data", d: flaw.d } : { key: "defect", kind: flaw.kind === "hole" ? "getter" : flaw.kind, d: { t: "null" } };
+      return { ...d, props: [...props, prop] };
+    }
+    const items = d.items.map((item): Item => (item.k === "v" ? { k: "v", d: visit(item.d) } : item));
+    if (!here) return { ...d, items };
+    if (flaw.at === "prop") return { ...d, items, extra: true };
+    return { ...d, items: [...items, flaw.at === "item" ? { k: flaw.kind } : { k: "v", d: flaw.d }] };
+  };
+  return visit(root);
+}
+
 type Settled = { ok: true; result: CourseToolResultMessage } | { ok: false; error: unknown };
 async function settle(promise: Promise<CourseToolResultMessage>): Promise<Settled> {
   try {
@@ -1389,6 +1444,23 @@ describe("executeToolCall on arbitrary call-like inputs (properties)", () => {
           expect(result.isError).toBe(true);
           expect(result.content.startsWith('{"error":{"code":"TOOL_NOT_FOUND"')).toBe(true);
         }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("one defect anywhere in otherwise JSON arguments (accessor, hole, non-enumerable, non-JSON value, cycle...) gives INVALID_TOOL_CALL", async () => {
+    const registry = makeRegistry();
+    await fc.assert(
+      fc.asyncProperty(jsonArgsDescs.object, fc.nat(), defect, fc.constantFrom(...REGISTERED), async (base, pick, flaw, name) => {
+        const args = withDefect(base, pick, flaw);
+        expect(snapshotable(args, 0)).toBe(false); // the generator really made a malformed call
+        const call = { type: "toolCall", id: "call-1", name, arguments: build(args, []) };
+        resetHits();
+        const settled = await settle(executeToolCall(registry, call, new AbortController().signal));
+        expect(hitLog).toEqual([]);
+        expect(settled.ok).toBe(false);
+        if (!settled.ok) expectInvalidCall(settled.error);
       }),
       { numRuns: RUNS },
     );
@@ -1519,6 +1591,107 @@ describe("executeToolCall on arbitrary call-like inputs (properties)", () => {
           if (direct.ok) expect(settled.result.content).toBe(direct.content);
         },
       ),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+// ---------------------------------------------------------------------------------------
+// 4. A hostile realm. Last in the file: patching prototypes over and over slows the engine's
+// later property lookups, and nothing after this should pay for it.
+// ---------------------------------------------------------------------------------------
+
+describe("serializeToolOutput in a realm with patched built-ins (property)", () => {
+  it("never consults patched built-ins (a hostile realm): prototypes, iterators, JSON, Function.prototype", () => {
+    let envHits = 0;
+    const envLog: string[] = [];
+    const apply = Reflect.apply;
+    const defineProperty = Object.defineProperty;
+    const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+    const targets: [object, PropertyKey][] = [];
+    const methods = (owner: object, names: PropertyKey[]): void => {
+      for (const name of names) targets.push([owner, name]);
+    };
+    methods(Object.prototype, ["toJSON", "toString", "valueOf", "hasOwnProperty"]);
+    methods(Object, ["keys", "getOwnPropertyDescriptor", "getPrototypeOf", "hasOwn", "entries", "values"]);
+    methods(Array.prototype, [Symbol.iterator, "toJSON", "sort", "join", "map", "forEach", "push", "slice", "keys", "values", "entries"]);
+    methods(Array, ["isArray"]);
+    methods(Object.getPrototypeOf([][Symbol.iterator]()) as object, ["next"]);
+    methods(Map.prototype, [Symbol.iterator, "entries", "keys", "values", "forEach", "get", "has", "size"]);
+    methods(Object.getPrototypeOf(new Map().entries()) as object, ["next"]);
+    methods(Set.prototype, [Symbol.iterator, "entries", "keys", "values", "forEach", "has", "size"]);
+    methods(Object.getPrototypeOf(new Set().values()) as object, ["next"]);
+    methods(Date.prototype, ["toJSON", "toISOString", "getTime", "valueOf", "toString"]);
+    methods(BigInt.prototype, ["toString", "valueOf", "toLocaleString"]);
+    methods(Number.prototype, ["toString", "valueOf"]);
+    methods(Number, ["isFinite"]);
+    methods(String.prototype, ["toWellFormed", "slice", "charCodeAt", "codePointAt", Symbol.iterator, "toString", "valueOf"]);
+    methods(Symbol.prototype, ["toString", "valueOf"]);
+    methods(RegExp.prototype, ["exec", "test"]);
+    methods(JSON, ["stringify"]);
+    methods(Function.prototype, ["call", "apply", "bind", "toString"]);
+    const patches = targets.map(([owner, name]) => {
+      const original = getOwnPropertyDescriptor(owner, name);
+      const label = String(name);
+      let patched: PropertyDescriptor;
+      if (original?.get !== undefined) {
+        const get = original.get;
+        patched = {
+          get(this: unknown) {
+            envHits += 1;
+            if (envLog.length < 8) envLog[envLog.length] = `get ${label}`;
+            return apply(get, this, []);
+          },
+          configurable: true,
+        };
+      } else {
+        const inner = original?.value as ((...args: unknown[]) => unknown) | undefined;
+        patched = {
+          value: function patchedBuiltin(this: unknown, ...args: unknown[]) {
+            envHits += 1;
+            if (envLog.length < 8) envLog[envLog.length] = label;
+            return inner === undefined ? undefined : apply(inner, this, args);
+          },
+          writable: true,
+          configurable: true,
+        };
+      }
+      return { owner, name, original, patched };
+    });
+    // Indexed loops only: for-of would itself go through the patched iterators.
+    const patch = (): void => {
+      for (let index = 0; index < patches.length; index += 1) {
+        const p = patches[index] as (typeof patches)[number];
+        defineProperty(p.owner, p.name, p.patched);
+      }
+    };
+    const restore = (): void => {
+      for (let index = 0; index < patches.length; index += 1) {
+        const p = patches[index] as (typeof patches)[number];
+        if (p.original === undefined) delete (p.owner as Record<PropertyKey, unknown>)[p.name];
+        else defineProperty(p.owner, p.name, p.original);
+      }
+    };
+    fc.assert(
+      fc.property(anyDesc, (d) => {
+        const value = buildFresh(d);
+        const expected = serializeToolOutput(value);
+        envHits = 0;
+        envLog.length = 0;
+        let outcome: SerializationOutcome;
+        let counted = -1;
+        try {
+          patch();
+          outcome = serializeToolOutput(value);
+          counted = envHits;
+        } finally {
+          restore();
+        }
+        expect(envLog).toEqual([]);
+        expect(counted).toBe(0);
+        expect(hits).toBe(0);
+        expect(outcome).toStrictEqual(expected);
+      }),
       { numRuns: RUNS },
     );
   });
