@@ -1234,8 +1234,11 @@ function snapshotable(d: Desc, depth: number): boolean {
       return container() && present.size === d.length && [...present.values()].every((member) => snapshotable(member, depth + 1));
     }
     case "exotic":
-      // Plain-prototype objects with no own keys at all copy as {} (nothing of theirs is read).
-      return container() && (d.kind === "emptyTypedSwapped" || d.kind === "boxedNumberSwapped");
+      // An object whose prototype is Object.prototype is judged by its own properties, as
+      // JSON.stringify would see it: a typed array swapped onto it has only enumerable index
+      // data properties and copies as {"0":1,...}; a swapped String has a non-enumerable
+      // "length" and is refused. (The serializer, unlike the snapshot, refuses the typed array.)
+      return container() && (d.kind === "emptyTypedSwapped" || d.kind === "boxedNumberSwapped" || d.kind === "typedSwapped");
     default:
       return false; // undefined, BigInt, symbol, function, Date, Map, Set, Proxy, class instance
   }
@@ -1366,6 +1369,18 @@ async function settle(promise: Promise<CourseToolResultMessage>): Promise<Settle
   }
 }
 
+/** Arrays and own enumerable string-keyed members copied into plain objects (for well-formed arguments). */
+function plainCopy(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(plainCopy);
+  if (value === null || typeof value !== "object") return value;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const member = plainCopy((value as Record<string, unknown>)[key]);
+    Object.defineProperty(copy, key, { value: member, writable: true, enumerable: true, configurable: true });
+  }
+  return copy;
+}
+
 function expectLinkedResult(result: CourseToolResultMessage, id: unknown, name: unknown): void {
   expect(Object.isFrozen(result)).toBe(true);
   expect(Object.keys(result).sort()).toEqual(["content", "id", "isError", "role", "toolCallId", "toolName"]);
@@ -1424,7 +1439,7 @@ describe("executeToolCall on arbitrary call-like inputs (properties)", () => {
         const result = settled.result;
         expectLinkedResult(result, c.id.v, c.name.v);
         const name = c.name.v as string;
-        const args = argsValue(c.args); // a fresh copy of the (valid, plain JSON) arguments
+        const args = plainCopy(argsValue(c.args)); // a fresh plain copy of the (valid) arguments
         if (name === "echo") {
           const direct = serializeToolOutput(args);
           expect(result.isError).toBe(!direct.ok);
