@@ -13,6 +13,8 @@ import {
   ObjectHasOwn,
   ObjectOwnKeys,
   ObjectPrototype,
+  isArrayBufferView,
+  isBoxedPrimitive,
   isProxy,
 } from "./primordials.js";
 
@@ -100,7 +102,11 @@ function snapshotJson(value: unknown, depth: number, ancestors: object[], trail:
     if (prototype !== ArrayPrototype) invalidAt(root, trail, depth, "is an array with an unusual prototype");
     return snapshotArray(value, depth, ancestors, trail, root);
   }
-  if (prototype !== ObjectPrototype && prototype !== null) invalidAt(root, trail, depth, "is not a plain object");
+  // A typed array or boxed primitive with a swapped prototype is no JSON object (and a typed
+  // array would be copied index by index).
+  if ((prototype !== ObjectPrototype && prototype !== null) || isArrayBufferView(value) || isBoxedPrimitive(value)) {
+    invalidAt(root, trail, depth, "is not a plain object");
+  }
   return snapshotObject(value, depth, ancestors, trail, root);
 }
 

@@ -135,6 +135,13 @@ function render(walk: Walk, value: unknown, parent: Frame | undefined): string |
 
 function renderObject(walk: Walk, value: object, parent: Frame | undefined): string {
   if (isProxy(value)) refuse(parent, "a Proxy");
+  const prototype: unknown = ObjectGetPrototypeOf(value);
+  if (prototype === DatePrototype && isDate(value)) {
+    // A Date is a value, not a container: it counts as a node, not against the depth.
+    countNode(walk, parent);
+    const time = DatePrototypeGetTime(value as Date);
+    return NumberIsFinite(time) ? JSONStringify(DatePrototypeToISOString(value as Date)) : "null";
+  }
   for (let frame = parent; frame !== undefined; frame = frame.parent) {
     if (frame.container === value) {
       countNode(walk, parent);
@@ -144,7 +151,6 @@ function renderObject(walk: Walk, value: object, parent: Frame | undefined): str
   const depth = parent === undefined ? 0 : parent.depth;
   if (depth >= COURSE_TOOL_MAX_DEPTH) refuse(parent, `nesting deeper than ${COURSE_TOOL_MAX_DEPTH} containers`);
   countNode(walk, parent);
-  const prototype: unknown = ObjectGetPrototypeOf(value);
   if (prototype === ObjectPrototype || prototype === null) {
     // Exotic objects with a swapped prototype would list every index as a key. Only an
     // object with an own "0" can be one of those, which keeps the common case cheap.
@@ -156,10 +162,6 @@ function renderObject(walk: Walk, value: object, parent: Frame | undefined): str
   if (prototype === ArrayPrototype && ArrayIsArray(value)) return renderArray(walk, frameOf(value, parent, depth));
   if (prototype === MapPrototype && isMap(value)) return renderMap(walk, frameOf(value, parent, depth));
   if (prototype === SetPrototype && isSet(value)) return renderSet(walk, frameOf(value, parent, depth));
-  if (prototype === DatePrototype && isDate(value)) {
-    const time = DatePrototypeGetTime(value as Date);
-    return NumberIsFinite(time) ? JSONStringify(DatePrototypeToISOString(value as Date)) : "null";
-  }
   return refuse(parent, "an object with an unsupported prototype (only plain objects, arrays, Map, Set and Date are serialized)");
 }
 

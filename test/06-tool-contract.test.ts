@@ -359,6 +359,7 @@ describe("rule 4: the signal is checked first, then the call is snapshotted", ()
     ["a symbol key in arguments", call("echo", { [Symbol("s")]: 1 } as unknown as Record<string, JsonValue>)],
     ["a non-enumerable argument", call("echo", Object.defineProperty({}, "hidden", { value: 1, enumerable: false }))],
     ["a class-instance call", Object.assign(new Point(), call("echo", {}))],
+    ["a typed array posing as a plain object", call("echo", { t: Object.setPrototypeOf(new Uint8Array(3), Object.prototype) })],
   ])("%s is INVALID_TOOL_CALL", async (_label, malformed) => {
     await expectContractError(executeToolCall(new ToolRegistry([echoTool()]), malformed, never()), "INVALID_TOOL_CALL");
   });
@@ -918,6 +919,9 @@ describe("rule 11: each budget does what the README says", () => {
 
   test("depth: 32 nested containers pass, 33 are refused", async () => {
     expect((await serialized(() => nest(32))).isError).toBe(false);
+    let dated: unknown = new Date(0); // a Date is a value, not a container
+    for (let level = 0; level < 32; level += 1) dated = [dated];
+    expect((await serialized(() => dated)).isError).toBe(false);
     expect(errorOf(await serialized(() => nest(33)))).toMatchObject({
       code: "TOOL_OUTPUT_SERIALIZATION_FAILED",
       message: expect.stringContaining("nesting deeper than 32"),

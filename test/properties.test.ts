@@ -756,9 +756,8 @@ function modelRender(walk: ModelWalk, d: Desc, depth: number): string | undefine
     case "proxy":
       throw new ModelRefusal();
     case "date":
-      // Implementation choice mirrored here: a Date is checked against the depth budget like a
-      // container, so a Date inside 32 containers is refused (a string there is not).
-      objectNode(walk, depth);
+      // A Date is a value, not a container: it counts as a node but not against the depth.
+      node(walk);
       return Number.isNaN(d.ms) ? "null" : JSON.stringify(new Date(d.ms).toISOString());
     case "cls":
       objectNode(walk, depth);
@@ -1234,11 +1233,9 @@ function snapshotable(d: Desc, depth: number): boolean {
       return container() && present.size === d.length && [...present.values()].every((member) => snapshotable(member, depth + 1));
     }
     case "exotic":
-      // An object whose prototype is Object.prototype is judged by its own properties, as
-      // JSON.stringify would see it: a typed array swapped onto it has only enumerable index
-      // data properties and copies as {"0":1,...}; a swapped String has a non-enumerable
-      // "length" and is refused. (The serializer, unlike the snapshot, refuses the typed array.)
-      return container() && (d.kind === "emptyTypedSwapped" || d.kind === "boxedNumberSwapped" || d.kind === "typedSwapped");
+      // Typed arrays and boxed primitives are refused whatever their prototype, as the
+      // serializer refuses them: no JSON value is one.
+      return false;
     default:
       return false; // undefined, BigInt, symbol, function, Date, Map, Set, Proxy, class instance
   }
