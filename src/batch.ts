@@ -44,7 +44,9 @@ export async function executeToolCalls(
   options?: BatchOptions,
 ): Promise<CourseToolResultMessage[]> {
   const tools = registeredTools(registry);
-  return runBatch(calls, signal, options, (call, batchSignal) => completeCall(tools, call, batchSignal));
+  const results = await runBatch(calls, signal, options, (call, batchSignal) => completeCall(tools, call, batchSignal));
+  throwIfAborted(signal); // on the very promise the caller holds
+  return results;
 }
 
 /** The batch engine behind `executeToolCalls` and `WorkerToolExecutor.executeBatch`. */
@@ -100,6 +102,7 @@ export async function runBatch(
   } finally {
     unwatch();
   }
+  throwIfAborted(signal); // the batch's results are published only now
   return results;
 }
 

@@ -31,7 +31,9 @@ export async function executeToolCall(registry: ToolRegistry, call: unknown, sig
   const tools = registeredTools(registry);
   assertAbortSignal(signal);
   throwIfAborted(signal); // the signal first, then the snapshot
-  return completeCall(tools, snapshotToolCall(call), signal);
+  const result = await completeCall(tools, snapshotToolCall(call), signal);
+  throwIfAborted(signal); // the last check, on the very promise the caller holds
+  return result;
 }
 
 /**

@@ -155,13 +155,17 @@ export class WorkerToolExecutor {
     this.#assertOpen();
     assertAbortSignal(signal);
     throwIfAborted(signal); // the signal first, then the snapshot
-    return this.#complete(snapshotToolCall(call), signal);
+    const result = await this.#complete(snapshotToolCall(call), signal);
+    throwIfAborted(signal); // the last check, on the very promise the caller holds
+    return result;
   }
 
   /** Many calls, results in call order (the batch semantics of `executeToolCalls`). */
   async executeBatch(calls: readonly unknown[], signal: AbortSignal, options?: BatchOptions): Promise<CourseToolResultMessage[]> {
     this.#assertOpen();
-    return runBatch(calls, signal, options, (call, batchSignal) => this.#complete(call, batchSignal));
+    const results = await runBatch(calls, signal, options, (call, batchSignal) => this.#complete(call, batchSignal));
+    throwIfAborted(signal); // on the very promise the caller holds
+    return results;
   }
 
   /** A snapshotted call: validated here, run in the pool, linked and frozen here. */
