@@ -1,0 +1,76 @@
+// Case 1: serializeToolOutput vs JSON.stringify and safe-stable-stringify on three shapes.
+import { stringify as sss } from "safe-stable-stringify";
+import { serializeToolOutput } from "toolgate";
+import { type CaseOptions, type TargetCheck, median, microRounds, pairedRatios, round } from "../harness.js";
+import { SHAPES, type ShapeName, measureShape } from "../shapes.js";
+
+export interface SerializerShapeResult {
+  readonly nodes: number;
+  readonly members: number;
+  readonly depth: number;
+  readonly outputChars: number;
+  readonly oursOpsPerSec: number;
+  readonly sssOpsPerSec: number;
+  readonly jsonOpsPerSec: number;
+  /** ops/s ratio (median of per-round ratios); > 1 means toolgate is faster. */
+  readonly oursVsSss: number;
+  readonly oursVsJson: number;
+}
+
+export interface SerializerResult {
+  readonly rounds: number;
+  readonly shapes: Record<ShapeName, SerializerShapeResult>;
+  readonly targets: TargetCheck[];
+}
+
+export async function benchSerializer(options: CaseOptions = {}): Promise<SerializerResult> {
+  const smoke = options.smoke === true;
+  const micro = smoke ? { rounds: 1, time: 5, warmupTime: 2, inner: 4 } : { rounds: 7, time: 120, warmupTime: 40, inner: 32 };
+  const shapes = {} as Record<ShapeName, SerializerShapeResult>;
+  const targets: TargetCheck[] = [];
+  for (const name of Object.keys(SHAPES) as ShapeName[]) {
+    const value = SHAPES[name]();
+    const ours = serializeToolOutput(value);
+    const expected = sss(value);
+    // A refused or truncated rendering would be a cheap no-op: the comparison must be like for like.
+    if (!ours.ok || ours.content !== expected) throw new Error(`serializer benchmark: shape ${name} does not render like safe-stable-stringify`);
+    options.log?.(`serializer: ${name}`);
+    const ns = await microRounds(
+      {
+        ours: () => serializeToolOutput(value),
+        sss: () => sss(value),
+        json: () => JSON.stringify(value),
+      },
+      micro,
+    );
+    const shape = measureShape(value);
+    const oursVsSss = median(pairedRatios(ns.sss, ns.ours));
+    const oursVsJson = median(pairedRatios(ns.json, ns.ours));
+    shapes[name] = {
+      ...shape,
+      outputChars: ours.content.length,
+      oursOpsPerSec: Math.round(1e9 / median(ns.ours)),
+      sssOpsPerSec: Math.round(1e9 / median(ns.sss)),
+      jsonOpsPerSec: Math.round(1e9 / median(ns.json)),
+      oursVsSss: round(oursVsSss),
+      oursVsJson: round(oursVsJson),
+    };
+    targets.push(
+      {
+        id: `serializer.${name}.oursVsSss`,
+        target: "ours/sss (ops/s) >= 1.0",
+        value: round(oursVsSss),
+        pass: oursVsSss >= 1,
+        ...(oursVsSss >= 1 ? {} : { note: "slower than safe-stable-stringify on this shape" }),
+      },
+      {
+        id: `serializer.${name}.oursVsJson`,
+        target: "ours/JSON (ops/s) >= 0.5 (within 2x)",
+        value: round(oursVsJson),
+        pass: oursVsJson >= 0.5,
+        ...(oursVsJson >= 0.5 ? {} : { note: "more than 2x slower than JSON.stringify on this shape" }),
+      },
+    );
+  }
+  return { rounds: micro.rounds, shapes, targets };
+}

@@ -1,0 +1,153 @@
+// Measurement helpers shared by the cases: interleaved rounds, tinybench micro rounds,
+// medians, and the options every case takes.
+import { performance } from "node:perf_hooks";
+import { Bench, type FnReturnedObject } from "tinybench";
+
+/** Options every case takes. `smoke` runs each case once with tiny counts (for CI). */
+export interface CaseOptions {
+  readonly smoke?: boolean;
+  /** Called with a short line while a case runs (the CLI prints them; tests pass nothing). */
+  readonly log?: (line: string) => void;
+}
+
+/** One figure with its target: the pass/miss verdict travels with the number. */
+export interface TargetCheck {
+  /** Stable id, e.g. "serializer.flat100.oursVsSss". */
+  readonly id: string;
+  /** The target, in words ("ours/sss >= 1.0"). */
+  readonly target: string;
+  readonly value: number;
+  readonly pass: boolean;
+  /** Why a target was missed, or a note on how to read it. */
+  readonly note?: string;
+  /** A figure shown for context: not counted in the summary's passes and misses. */
+  readonly informational?: boolean;
+}
+
+export const now = (): number => performance.now();
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** Rounds to `digits` significant-ish decimals for the JSON (keeps the file readable). */
+export function round(value: number, digits = 3): number {
+  if (!Number.isFinite(value)) return value;
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+/** The order of `names` rotated by `round`, so no variant always runs first. */
+export function rotate<T>(items: readonly T[], by: number): T[] {
+  const shift = by % items.length;
+  return [...items.slice(shift), ...items.slice(0, shift)];
+}
+
+/**
+ * Runs every variant once per round, in rotated order, `rounds` times after `warmupRounds`
+ * discarded rounds. Each variant returns its own figure for the round (e.g. µs per call).
+ */
+export async function interleave<K extends string>(
+  variants: Record<K, () => Promise<number>>,
+  rounds: number,
+  warmupRounds: number,
+): Promise<Record<K, number[]>> {
+  const names = Object.keys(variants) as K[];
+  const figures = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
+  for (let index = 0; index < warmupRounds + rounds; index += 1) {
+    for (const name of rotate(names, index)) {
+      const figure = await variants[name]();
+      if (index >= warmupRounds) figures[name].push(figure);
+    }
+  }
+  return figures;
+}
+
+/** Per-round ratios a[i] / b[i] (rounds are paired: both ran in the same round). */
+export const pairedRatios = (a: readonly number[], b: readonly number[]): number[] => a.map((value, index) => value / (b[index] as number));
+
+export interface MicroOptions {
+  readonly rounds: number;
+  /** tinybench `time` per task and round, ms. */
+  readonly time: number;
+  readonly warmupTime: number;
+  /** Operations per sample: a sample is the mean of `inner` back-to-back calls (beats timer grain). */
+  readonly inner: number;
+}
+
+/**
+ * Micro benchmark with tinybench: each round is one Bench whose tasks are added in rotated
+ * order (tinybench runs them one after another), each sample timing `inner` calls.
+ * Returns, per task, the median ns per operation of every round.
+ */
+export async function microRounds<K extends string>(tasks: Record<K, () => unknown>, options: MicroOptions): Promise<Record<K, number[]>> {
+  const names = Object.keys(tasks) as K[];
+  const figures = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
+  const { inner } = options;
+  for (let index = 0; index < options.rounds; index += 1) {
+    const bench = new Bench({ time: options.time, warmupTime: options.warmupTime, iterations: 8, warmupIterations: 4 });
+    for (const name of rotate(names, index)) {
+      const fn = tasks[name];
+      let sink: unknown;
+      bench.add(
+        name,
+        (): FnReturnedObject => {
+          const start = performance.now();
+          for (let call = 0; call < inner; call += 1) sink = fn();
+          const elapsed = performance.now() - start;
+          if (sink === Symbol.for("never")) throw new Error("unreachable"); // keeps `sink` alive
+          return { overriddenDuration: elapsed / inner, overriddenIterationCost: elapsed };
+        },
+        { async: false },
+      );
+    }
+    await bench.run();
+    for (const task of bench.tasks) {
+      const result = task.result;
+      if (result.state !== "completed") throw new Error(`tinybench task ${task.name} ended as ${result.state}`);
+      figures[task.name as K].push(result.latency.p50 * 1e6); // ms → ns per operation
+    }
+  }
+  return figures;
+}
+
+/** Same as `microRounds`, for async operations run sequentially (`await` each call). */
+export async function microRoundsAsync<K extends string>(tasks: Record<K, () => Promise<unknown>>, options: MicroOptions): Promise<Record<K, number[]>> {
+  const names = Object.keys(tasks) as K[];
+  const figures = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
+  const { inner } = options;
+  for (let index = 0; index < options.rounds; index += 1) {
+    const bench = new Bench({ time: options.time, warmupTime: options.warmupTime, iterations: 8, warmupIterations: 4 });
+    for (const name of rotate(names, index)) {
+      const fn = tasks[name];
+      bench.add(
+        name,
+        async (): Promise<FnReturnedObject> => {
+          const start = performance.now();
+          for (let call = 0; call < inner; call += 1) await fn();
+          const elapsed = performance.now() - start;
+          return { overriddenDuration: elapsed / inner, overriddenIterationCost: elapsed };
+        },
+        { async: true },
+      );
+    }
+    await bench.run();
+    for (const task of bench.tasks) {
+      const result = task.result;
+      if (result.state !== "completed") throw new Error(`tinybench task ${task.name} ended as ${result.state}`);
+      figures[task.name as K].push(result.latency.p50 * 1e6);
+    }
+  }
+  return figures;
+}
+
+/** Resolves after `ms` (a real timer: lets the event loop turn). */
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A signal that never aborts, with the listener-count warning off (benchmarks keep many calls in flight). */
+export function neverAborted(): AbortSignal {
+  return new AbortController().signal;
+}

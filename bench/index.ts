@@ -1,0 +1,82 @@
+// toolgate's benchmarks as a library: `runBenchmarks()` runs every case and returns the
+// figures that `npm run bench` prints and writes to bench/results.json. Every case also
+// runs on its own, and takes `{ smoke: true }` (one round, tiny counts) for CI.
+import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
+import { type CaseOptions, type TargetCheck, now, round } from "./harness.js";
+import { type AbortResult, benchAbort } from "./cases/abort.js";
+import { type CpuBatchResult, type ResponsivenessResult, benchCpuBatch } from "./cases/cpu-batch.js";
+import { type InProcessResult, benchInProcess } from "./cases/in-process.js";
+import { type SerializerResult, benchSerializer } from "./cases/serializer.js";
+import { type WorkerDispatchResult, benchWorkerDispatch } from "./cases/worker-dispatch.js";
+
+export type { CaseOptions, TargetCheck } from "./harness.js";
+export type { AbortResult, CpuBatchResult, InProcessResult, ResponsivenessResult, SerializerResult, WorkerDispatchResult };
+export { benchAbort, benchCpuBatch, benchInProcess, benchSerializer, benchWorkerDispatch };
+
+export const RESULTS_SCHEMA = "toolgate-bench/1";
+
+export interface BenchResults {
+  readonly schema: typeof RESULTS_SCHEMA;
+  readonly mode: "full" | "smoke";
+  readonly startedAt: string;
+  readonly durationMs: number;
+  readonly machine: {
+    readonly node: string;
+    readonly platform: string;
+    readonly arch: string;
+    readonly cpuModel: string;
+    readonly availableParallelism: number;
+    readonly totalMemoryMb: number;
+    /** 1-minute load average when the run started and ended: other load skews parallel figures. */
+    readonly loadAverageStart: number;
+    readonly loadAverageEnd: number;
+  };
+  readonly serializer: SerializerResult;
+  readonly inProcess: InProcessResult;
+  readonly workerDispatch: WorkerDispatchResult;
+  readonly cpuBatch: CpuBatchResult;
+  readonly responsiveness: ResponsivenessResult;
+  readonly abort: AbortResult;
+  /** Every case's targets, in case order. */
+  readonly targets: TargetCheck[];
+  /** Passes and misses of the targets that are not informational. */
+  readonly summary: { readonly passed: number; readonly missed: number; readonly missedIds: string[] };
+}
+
+export async function runBenchmarks(options: CaseOptions = {}): Promise<BenchResults> {
+  const started = now();
+  const loadAverageStart = round(loadavg()[0] ?? 0, 2);
+  const startedAt = new Date().toISOString();
+  const serializer = await benchSerializer(options);
+  const inProcess = await benchInProcess(options);
+  const workerDispatch = await benchWorkerDispatch(options);
+  const { cpuBatch, responsiveness } = await benchCpuBatch(options);
+  const abort = await benchAbort(options);
+  const targets = [serializer, inProcess, workerDispatch, cpuBatch, responsiveness, abort].flatMap((result) => result.targets);
+  const counted = targets.filter((check) => check.informational !== true);
+  const missed = counted.filter((check) => !check.pass);
+  return {
+    schema: RESULTS_SCHEMA,
+    mode: options.smoke === true ? "smoke" : "full",
+    startedAt,
+    durationMs: round(now() - started, 0),
+    machine: {
+      node: process.version,
+      platform: process.platform,
+      arch: process.arch,
+      cpuModel: cpus()[0]?.model.trim() ?? "unknown",
+      availableParallelism: availableParallelism(),
+      totalMemoryMb: Math.round(totalmem() / 2 ** 20),
+      loadAverageStart,
+      loadAverageEnd: round(loadavg()[0] ?? 0, 2),
+    },
+    serializer,
+    inProcess,
+    workerDispatch,
+    cpuBatch,
+    responsiveness,
+    abort,
+    targets,
+    summary: { passed: counted.length - missed.length, missed: missed.length, missedIds: missed.map((check) => check.id) },
+  };
+}
