@@ -83,62 +83,48 @@ export interface MicroOptions {
  * order (tinybench runs them one after another), each sample timing `inner` calls.
  * Returns, per task, the median ns per operation of every round.
  */
-export async function microRounds<K extends string>(tasks: Record<K, () => unknown>, options: MicroOptions): Promise<Record<K, number[]>> {
+export function microRounds<K extends string>(tasks: Record<K, () => unknown>, options: MicroOptions): Promise<Record<K, number[]>> {
+  return runRounds(tasks, options, false, (fn, inner) => {
+    let sink: unknown;
+    return (): FnReturnedObject => {
+      const start = performance.now();
+      for (let call = 0; call < inner; call += 1) sink = fn();
+      const elapsed = performance.now() - start;
+      if (sink === Symbol.for("never")) throw new Error("unreachable"); // keeps `sink` alive
+      return { overriddenDuration: elapsed / inner, overriddenIterationCost: elapsed };
+    };
+  });
+}
+
+/** Same as `microRounds`, for async operations run sequentially (`await` each call). */
+export function microRoundsAsync<K extends string>(tasks: Record<K, () => Promise<unknown>>, options: MicroOptions): Promise<Record<K, number[]>> {
+  return runRounds(tasks, options, true, (fn, inner) => async (): Promise<FnReturnedObject> => {
+    const start = performance.now();
+    for (let call = 0; call < inner; call += 1) await fn();
+    const elapsed = performance.now() - start;
+    return { overriddenDuration: elapsed / inner, overriddenIterationCost: elapsed };
+  });
+}
+
+/** The rounds shared by both: `sample` turns a task into one tinybench sample of `inner` calls. */
+async function runRounds<K extends string, F>(
+  tasks: Record<K, F>,
+  options: MicroOptions,
+  async: boolean,
+  sample: (fn: F, inner: number) => () => FnReturnedObject | Promise<FnReturnedObject>,
+): Promise<Record<K, number[]>> {
   const names = Object.keys(tasks) as K[];
   const figures = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
-  const { inner } = options;
   for (let index = 0; index < options.rounds; index += 1) {
     const bench = new Bench({ time: options.time, warmupTime: options.warmupTime, iterations: 8, warmupIterations: 4 });
     for (const name of rotate(names, index)) {
-      const fn = tasks[name];
-      let sink: unknown;
-      bench.add(
-        name,
-        (): FnReturnedObject => {
-          const start = performance.now();
-          for (let call = 0; call < inner; call += 1) sink = fn();
-          const elapsed = performance.now() - start;
-          if (sink === Symbol.for("never")) throw new Error("unreachable"); // keeps `sink` alive
-          return { overriddenDuration: elapsed / inner, overriddenIterationCost: elapsed };
-        },
-        { async: false },
-      );
+      bench.add(name, sample(tasks[name], options.inner), { async });
     }
     await bench.run();
     for (const task of bench.tasks) {
       const result = task.result;
       if (result.state !== "completed") throw new Error(`tinybench task ${task.name} ended as ${result.state}`);
       figures[task.name as K].push(result.latency.p50 * 1e6); // ms → ns per operation
-    }
-  }
-  return figures;
-}
-
-/** Same as `microRounds`, for async operations run sequentially (`await` each call). */
-export async function microRoundsAsync<K extends string>(tasks: Record<K, () => Promise<unknown>>, options: MicroOptions): Promise<Record<K, number[]>> {
-  const names = Object.keys(tasks) as K[];
-  const figures = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
-  const { inner } = options;
-  for (let index = 0; index < options.rounds; index += 1) {
-    const bench = new Bench({ time: options.time, warmupTime: options.warmupTime, iterations: 8, warmupIterations: 4 });
-    for (const name of rotate(names, index)) {
-      const fn = tasks[name];
-      bench.add(
-        name,
-        async (): Promise<FnReturnedObject> => {
-          const start = performance.now();
-          for (let call = 0; call < inner; call += 1) await fn();
-          const elapsed = performance.now() - start;
-          return { overriddenDuration: elapsed / inner, overriddenIterationCost: elapsed };
-        },
-        { async: true },
-      );
-    }
-    await bench.run();
-    for (const task of bench.tasks) {
-      const result = task.result;
-      if (result.state !== "completed") throw new Error(`tinybench task ${task.name} ended as ${result.state}`);
-      figures[task.name as K].push(result.latency.p50 * 1e6);
     }
   }
   return figures;
