@@ -70,6 +70,12 @@ interface QueuedCall {
 
 const WORKER_ENTRY = new URL("../workers/tool-worker.js", import.meta.url).href;
 
+/**
+ * The tool contract of `executeToolCall`, with `execute` and the serializer running in a
+ * Piscina worker pool: the main thread stays responsive, a tool that ignores abort is
+ * terminated after `abortGraceMs`, and every fault is a per-call result. Create it with
+ * `WorkerToolExecutor.create`; `close()` it when done (idle, it never keeps a process alive).
+ */
 export class WorkerToolExecutor {
   readonly #registry: ToolRegistry;
   readonly #tools: Map<string, CourseTool>;
@@ -128,6 +134,7 @@ export class WorkerToolExecutor {
     try {
       await Promise.all(warmups);
     } catch (error) {
+      this.#control.close();
       await this.#pool.destroy();
       throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, `the worker pool could not start: ${describeFailure(error).text}`, {
         cause: error,
