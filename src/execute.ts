@@ -50,7 +50,7 @@ export async function completeCall(
   if (prepared.kind === "answered") return prepared.result;
   const context = ObjectFreeze({ signal, toolCallId: prepared.call.id });
   const outcome = await runTool(prepared.tool, prepared.args, context);
-  throwIfAborted(signal); // the last check: just before the result is published
+  // The last check is the caller's (executeToolCall or the batch), on the promise it returns.
   return toolResultMessage(prepared.call, outcome.content, outcome.isError);
 }
 

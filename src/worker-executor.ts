@@ -181,7 +181,7 @@ export class WorkerToolExecutor {
     const prepared = prepareToolCall(this.#tools, call, signal);
     if (prepared.kind === "answered") return prepared.result;
     const outcome = await this.#dispatch(prepared, signal);
-    throwIfAborted(signal); // the last check: just before the result is published
+    // The last check is the caller's (executeToolCall or the batch), on the promise it returns.
     return toolResultMessage(prepared.call, outcome.content, outcome.isError);
   }
 
