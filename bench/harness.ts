@@ -97,7 +97,10 @@ export function microRounds<K extends string>(tasks: Record<K, () => unknown>, o
 }
 
 /** Same as `microRounds`, for async operations run sequentially (`await` each call). */
-export function microRoundsAsync<K extends string>(tasks: Record<K, () => Promise<unknown>>, options: MicroOptions): Promise<Record<K, number[]>> {
+export function microRoundsAsync<K extends string>(
+  tasks: Record<K, () => Promise<unknown>>,
+  options: MicroOptions,
+): Promise<Record<K, number[]>> {
   return runRounds(tasks, options, true, (fn, inner) => async (): Promise<FnReturnedObject> => {
     const start = performance.now();
     for (let call = 0; call < inner; call += 1) await fn();

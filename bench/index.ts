@@ -2,12 +2,12 @@
 // figures that `npm run bench` prints and writes to bench/results.json. Every case also
 // runs on its own, and takes `{ smoke: true }` (one round, tiny counts) for CI.
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
-import { type CaseOptions, type TargetCheck, now, round } from "./harness.js";
 import { type AbortResult, benchAbort } from "./cases/abort.js";
-import { type CpuBatchResult, type ResponsivenessResult, benchCpuBatch } from "./cases/cpu-batch.js";
-import { type InProcessResult, benchInProcess } from "./cases/in-process.js";
-import { type SerializerResult, benchSerializer } from "./cases/serializer.js";
-import { type WorkerDispatchResult, benchWorkerDispatch } from "./cases/worker-dispatch.js";
+import { benchCpuBatch, type CpuBatchResult, type ResponsivenessResult } from "./cases/cpu-batch.js";
+import { benchInProcess, type InProcessResult } from "./cases/in-process.js";
+import { benchSerializer, type SerializerResult } from "./cases/serializer.js";
+import { benchWorkerDispatch, type WorkerDispatchResult } from "./cases/worker-dispatch.js";
+import { type CaseOptions, now, round, type TargetCheck } from "./harness.js";
 
 export type { CaseOptions, TargetCheck } from "./harness.js";
 export type { AbortResult, CpuBatchResult, InProcessResult, ResponsivenessResult, SerializerResult, WorkerDispatchResult };

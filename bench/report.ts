@@ -43,7 +43,18 @@ export function renderReport(results: BenchResults): string {
     "",
     `3. Worker dispatch round trip (trivial tool), ${workerDispatch.rounds} rounds`,
     table(
-      ["variant", "threads", "in flight", "toolgate µs/call", "Piscina µs/call", "toolgate calls/s", "Piscina calls/s", "ours/Piscina", "CPU µs/call ours, Piscina", "CPU ratio"],
+      [
+        "variant",
+        "threads",
+        "in flight",
+        "toolgate µs/call",
+        "Piscina µs/call",
+        "toolgate calls/s",
+        "Piscina calls/s",
+        "ours/Piscina",
+        "CPU µs/call ours, Piscina",
+        "CPU ratio",
+      ],
       (["sequential", "parallel"] as const).map((name) => {
         const variant = workerDispatch[name];
         return [
@@ -65,7 +76,13 @@ export function renderReport(results: BenchResults): string {
     table(
       ["executor", "batch ms", "calls/s", "speedup", "cores of CPU used"],
       [
-        ["in-process (executeToolCalls)", fmt(cpuBatch.inProcessMs, 1), fmt(cpuBatch.inProcessCallsPerSec, 1), "1x", fmt(cpuBatch.inProcessCoresUsed)],
+        [
+          "in-process (executeToolCalls)",
+          fmt(cpuBatch.inProcessMs, 1),
+          fmt(cpuBatch.inProcessCallsPerSec, 1),
+          "1x",
+          fmt(cpuBatch.inProcessCoresUsed),
+        ],
         [
           `worker pool (${cpuBatch.threads} threads)`,
           fmt(cpuBatch.workerMs, 1),
@@ -81,7 +98,13 @@ export function renderReport(results: BenchResults): string {
       ["executor", "samples", "p50 ms", "p99 ms", "max ms"],
       (["inProcess", "worker"] as const).map((name) => {
         const delay = responsiveness[name];
-        return [name === "inProcess" ? "in-process" : "worker pool", String(delay.samples), fmt(delay.p50Ms), fmt(delay.p99Ms), fmt(delay.maxMs)];
+        return [
+          name === "inProcess" ? "in-process" : "worker pool",
+          String(delay.samples),
+          fmt(delay.p50Ms),
+          fmt(delay.p99Ms),
+          fmt(delay.maxMs),
+        ];
       }),
     ),
     "",
@@ -109,7 +132,13 @@ export function renderReport(results: BenchResults): string {
     `Targets: ${results.summary.passed} pass, ${results.summary.missed} miss (info rows are context, not counted)`,
     table(
       ["id", "target", "value", "verdict", "note"],
-      results.targets.map((check) => [check.id, check.target, fmt(check.value, 3), check.informational === true ? "info" : check.pass ? "PASS" : "MISS", check.note ?? ""]),
+      results.targets.map((check) => [
+        check.id,
+        check.target,
+        fmt(check.value, 3),
+        check.informational === true ? "info" : check.pass ? "PASS" : "MISS",
+        check.note ?? "",
+      ]),
     ),
   );
   return out.join("\n");

@@ -3,7 +3,8 @@
 // output, a tool that ignores cancellation, an unknown tool and invalid arguments. The
 // calls run in a WorkerToolExecutor with a live progress line; one call is aborted mid-way.
 import { availableParallelism } from "node:os";
-import { COURSE_TOOL_TRUNCATION_MARKER, type CourseToolCall, type CourseToolResultMessage, WorkerToolExecutor } from "toolgate";
+import { COURSE_TOOL_TRUNCATION_MARKER, type CourseToolCall, type CourseToolResultMessage } from "toolgate";
+import { WorkerToolExecutor } from "toolgate/worker";
 
 const TOOLS = new URL("./tools.js", import.meta.url);
 /** Two of the calls only wait on timers, so the pool gets a few more threads than cores. */
@@ -14,7 +15,12 @@ const ABORT_GRACE_MS = 200;
 const ABORTED_CALL = "call_10";
 const ABORT_AFTER_MS = 500;
 
-const toolCall = (id: string, name: string, args: CourseToolCall["arguments"]): CourseToolCall => ({ type: "toolCall", id, name, arguments: args });
+const toolCall = (id: string, name: string, args: CourseToolCall["arguments"]): CourseToolCall => ({
+  type: "toolCall",
+  id,
+  name,
+  arguments: args,
+});
 
 // What a model layer hands over after normalizing the assistant message.
 const turn = {
@@ -62,8 +68,16 @@ async function main(): Promise<void> {
   console.log(`assistant: ${turn.text}`);
   console.log(`           (${turn.toolCalls.length} tool calls)\n`);
 
-  const executor = await WorkerToolExecutor.create({ modules: [TOOLS], minThreads: THREADS, maxThreads: THREADS, timeoutMs: TIMEOUT_MS, abortGraceMs: ABORT_GRACE_MS });
-  console.log(`pool: up to ${THREADS} threads · per-call timeout ${TIMEOUT_MS} ms · abortGraceMs ${ABORT_GRACE_MS} · ${ABORTED_CALL} is cancelled ${ABORT_AFTER_MS} ms after it starts\n`);
+  const executor = await WorkerToolExecutor.create({
+    modules: [TOOLS],
+    minThreads: THREADS,
+    maxThreads: THREADS,
+    timeoutMs: TIMEOUT_MS,
+    abortGraceMs: ABORT_GRACE_MS,
+  });
+  console.log(
+    `pool: up to ${THREADS} threads · per-call timeout ${TIMEOUT_MS} ms · abortGraceMs ${ABORT_GRACE_MS} · ${ABORTED_CALL} is cancelled ${ABORT_AFTER_MS} ms after it starts\n`,
+  );
 
   const rows: Row[] = turn.toolCalls.map((call) => ({ call, state: "queued" }));
   let printedDone = -1;
@@ -140,15 +154,21 @@ async function main(): Promise<void> {
   const aborted = rows.find((row) => row.call.id === ABORTED_CALL) as Row;
   const messages = rows.flatMap((row) => (row.result === undefined ? [] : [row.result]));
   console.log("");
-  console.log(`transcript: ${messages.length} tool-result messages, all frozen: ${messages.every((m) => Object.isFrozen(m))}, each linked to its call: ${messages.every((m) => m.id === `tool-result-${m.toolCallId}`)}`);
-  console.log(`            ${rows.length - messages.length} call(s) without a message: aborted calls reject with the abort reason and publish nothing`);
+  console.log(
+    `transcript: ${messages.length} tool-result messages, all frozen: ${messages.every((m) => Object.isFrozen(m))}, each linked to its call: ${messages.every((m) => m.id === `tool-result-${m.toolCallId}`)}`,
+  );
+  console.log(
+    `            ${rows.length - messages.length} call(s) without a message: aborted calls reject with the abort reason and publish nothing`,
+  );
   if (aborted.abortedAt !== undefined && aborted.endedAt !== undefined) {
     console.log(
       `abort:      ${ABORTED_CALL} (${aborted.call.name}) ignores its signal; its promise rejected ${(aborted.endedAt - aborted.abortedAt).toFixed(1)} ms after abort(), ` +
         `and the executor terminated its thread after abortGraceMs (${ABORT_GRACE_MS} ms) and started a fresh one`,
     );
   }
-  console.log(`after:      the pool still serves: ${followUp.toolName} -> ${followUp.isError ? "error" : "ok"} in ${followUpMs.toFixed(1)} ms`);
+  console.log(
+    `after:      the pool still serves: ${followUp.toolName} -> ${followUp.isError ? "error" : "ok"} in ${followUpMs.toFixed(1)} ms`,
+  );
   console.log(`close:      drained in ${closeMs.toFixed(1)} ms: nothing is still spinning`);
 }
 
@@ -197,7 +217,11 @@ function printTable(rows: readonly Row[]): void {
   ]);
   const header = ["call", "tool", "outcome", "   ms", "chars", "content"];
   const widths = header.map((cell, column) => Math.max(cell.length, ...table.map((cells) => [...(cells[column] as string)].length)));
-  const line = (cells: readonly string[]) => cells.map((cell, column) => cell + " ".repeat((widths[column] as number) - [...cell].length)).join("  ").trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => cell + " ".repeat((widths[column] as number) - [...cell].length))
+      .join("  ")
+      .trimEnd();
   console.log(line(header));
   console.log(line(widths.map((w) => "-".repeat(w))));
   for (const cells of table) console.log(line(cells));

@@ -42,7 +42,9 @@ const countPrimes: CourseToolDefinition<{ below: number }, object> = {
   name: "countPrimes",
   description: "Counts the primes below `below` (at most 10,000,000).",
   validate: (args) =>
-    object(args) && integerIn(args.below, 2, 10_000_000) ? { ok: true, value: { below: args.below } } : reject("below must be an integer from 2 to 10000000"),
+    object(args) && integerIn(args.below, 2, 10_000_000)
+      ? { ok: true, value: { below: args.below } }
+      : reject("below must be an integer from 2 to 10000000"),
   execute: ({ below }) => {
     let count = 0;
     for (let candidate = 2; candidate < below; candidate += 1) {
@@ -63,7 +65,8 @@ const countPrimes: CourseToolDefinition<{ below: number }, object> = {
 const parseJson: CourseToolDefinition<{ text: string }, object> = {
   name: "parseJson",
   description: "Parses `text` as JSON and returns the value with a short description.",
-  validate: (args) => (object(args) && typeof args.text === "string" ? { ok: true, value: { text: args.text } } : reject("text must be a string")),
+  validate: (args) =>
+    object(args) && typeof args.text === "string" ? { ok: true, value: { text: args.text } } : reject("text must be a string"),
   execute: ({ text }) => {
     const value: unknown = JSON.parse(text);
     const type = Array.isArray(value) ? "array" : value === null ? "null" : typeof value;
@@ -82,7 +85,7 @@ const fetchReport: CourseToolDefinition<{ report: string; ms: number }, object> 
   },
   execute: async ({ report, ms }, { signal }) => {
     await sleep(ms, undefined, { signal }); // rejects with the abort reason: the tool stops its own work
-    return { report, rows: 1 + (report.length * 37) % 500, generatedInMs: ms };
+    return { report, rows: 1 + ((report.length * 37) % 500), generatedInMs: ms };
   },
 };
 
@@ -115,7 +118,8 @@ const hostileOutput: CourseToolDefinition<{ kind: string }, unknown> = {
 const stubbornLoop: CourseToolDefinition<{ ms: number }, string> = {
   name: "stubbornLoop",
   description: "Busy-waits `ms` milliseconds and ignores cancellation.",
-  validate: (args) => (object(args) && integerIn(args.ms, 0, 600_000) ? { ok: true, value: { ms: args.ms } } : reject("ms must be an integer")),
+  validate: (args) =>
+    object(args) && integerIn(args.ms, 0, 600_000) ? { ok: true, value: { ms: args.ms } } : reject("ms must be an integer"),
   execute: ({ ms }) => {
     const until = Date.now() + ms;
     while (Date.now() < until) {

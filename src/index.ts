@@ -1,18 +1,21 @@
-// toolgate: the tool boundary of an LLM agent. Public API.
-export * from "./constants.js";
-export { type CourseToolCall, type JsonValue } from "./call.js";
+// toolgate: the tool boundary of an LLM agent. The root entry point: the contract, the
+// in-process executor and the public types. It loads no worker pool (see `toolgate/worker`).
+
+export type { CourseToolCall, JsonValue } from "./contract/call.js";
+export * from "./contract/constants.js";
 export {
   type CourseTool,
   type CourseToolDefinition,
+  defineTool,
   type ToolContext,
   type ValidationDecision,
-  defineTool,
-} from "./definition.js";
-export { NonRecoverableToolError, ToolContractError, isNonRecoverableToolError, isToolContractError } from "./errors.js";
-export { executeToolCall } from "./execute.js";
-export { ToolRegistry, type ToolLike } from "./registry.js";
-export { type CourseToolResultMessage } from "./results.js";
-export { type SerializationOutcome, serializeToolOutput } from "./serialize.js";
-export { type BatchOptions, executeToolCalls } from "./batch.js";
-export { type ToolModuleSpecifier } from "./tool-modules.js";
-export { WorkerToolExecutor, type WorkerToolExecutorOptions } from "./worker-executor.js";
+} from "./contract/definition.js";
+export { isNonRecoverableToolError, isToolContractError, NonRecoverableToolError, ToolContractError } from "./contract/errors.js";
+export { type ToolLike, ToolRegistry } from "./contract/registry.js";
+export type { CourseToolResultMessage } from "./contract/results.js";
+export { type SerializationOutcome, serializeToolOutput } from "./contract/serialize.js";
+export { executeToolCall, executeToolCalls, InProcessToolExecutor } from "./executor/in-process.js";
+export type { BatchOptions, CallOptions, ToolExecutor } from "./executor/tool-executor.js";
+export type { WorkerToolExecutor, WorkerToolExecutorOptions } from "./worker/executor.js";
+// Types only: the runtime lives in `toolgate/worker`, so `import "toolgate"` never loads piscina.
+export type { ToolModuleSpecifier } from "./worker/tool-modules.js";

@@ -4,16 +4,14 @@
 import { types } from "node:util";
 import { threadId, workerData } from "node:worker_threads";
 import { expose } from "comlink";
-import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_MAX_STRING_CODE_POINTS } from "../src/constants.js";
-import { cutToCodePoints } from "../src/content.js";
-import { addressedEndpoint, openControlChannel } from "../src/control-channel.js";
-import type { CourseTool } from "../src/definition.js";
-import { isNonRecoverableToolError } from "../src/errors.js";
-import { describeFailure, readDataProperty } from "../src/failure.js";
-import { errorContent } from "../src/results.js";
-import { type ToolOutcome, runTool } from "../src/run-tool.js";
-import { TaskBoard } from "../src/task-board.js";
-import { importToolModule, registryOfModule } from "../src/tool-modules.js";
+import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_MAX_STRING_CODE_POINTS } from "../src/contract/constants.js";
+import { cutToCodePoints } from "../src/contract/content.js";
+import type { CourseTool } from "../src/contract/definition.js";
+import { isNonRecoverableToolError } from "../src/contract/errors.js";
+import { describeFailure, readDataProperty } from "../src/contract/failure.js";
+import { errorContent } from "../src/contract/results.js";
+import { runTool, type ToolOutcome } from "../src/executor/run-tool.js";
+import { addressedEndpoint, openControlChannel } from "../src/worker/control-channel.js";
 import {
   MAIN_ADDRESS,
   type StopReason,
@@ -23,7 +21,9 @@ import {
   type WorkerTask,
   type WorkerWarmup,
   workerAddress,
-} from "../src/worker-protocol.js";
+} from "../src/worker/protocol.js";
+import { TaskBoard } from "../src/worker/task-board.js";
+import { importToolModule, registryOfModule } from "../src/worker/tool-modules.js";
 
 const isPromise = types.isPromise;
 

@@ -2,8 +2,9 @@
 // a spinning one (ignores it), in-process and in the worker pool. In the pool, also the
 // time from abort() until the pool has served the next call: for the spinning tool that
 // is the grace period, the thread's termination and its replacement.
-import { type CourseToolCall, ToolRegistry, WorkerToolExecutor, executeToolCall } from "toolgate";
-import { type CaseOptions, type TargetCheck, median, neverAborted, now, round, sleep } from "../harness.js";
+import { type CourseToolCall, executeToolCall, ToolRegistry } from "toolgate";
+import { WorkerToolExecutor } from "toolgate/worker";
+import { type CaseOptions, median, neverAborted, now, round, sleep, type TargetCheck } from "../harness.js";
 import { TOOLS_MODULE } from "../paths.js";
 import tools from "../tools.js";
 
@@ -34,7 +35,12 @@ export interface AbortResult {
   readonly targets: TargetCheck[];
 }
 
-const toolCall = (name: string, id: string, args: Record<string, number> = {}): CourseToolCall => ({ type: "toolCall", id, name, arguments: args });
+const toolCall = (name: string, id: string, args: Record<string, number> = {}): CourseToolCall => ({
+  type: "toolCall",
+  id,
+  name,
+  arguments: args,
+});
 
 /** Starts a call, lets it run `runFor` ms, aborts, and times abort() → rejection and abort() → next call served. */
 async function abortOnce(
@@ -74,7 +80,10 @@ export async function benchAbort(options: CaseOptions = {}): Promise<AbortResult
   const inSpinning: number[] = [];
   let spinningOutcome: "resolved" | "rejected" = "resolved";
   for (let index = 0; index < rounds; index += 1) {
-    const { rejectMs } = await abortOnce((signal) => executeToolCall(registry, toolCall("waitForAbort", `in-coop-${index}`), signal), runFor / 4);
+    const { rejectMs } = await abortOnce(
+      (signal) => executeToolCall(registry, toolCall("waitForAbort", `in-coop-${index}`), signal),
+      runFor / 4,
+    );
     inCooperative.push(rejectMs);
     // The abort is scheduled for `runFor` ms after the start; the spinning tool holds the thread for `spinMs`.
     const controller = new AbortController();
@@ -152,7 +161,12 @@ export async function benchAbort(options: CaseOptions = {}): Promise<AbortResult
     abortGraceMs,
     ...result,
     targets: [
-      check("abort.inProcess.cooperativeRejectMs", `abort() -> rejection <= ${rejectBound} ms`, result.inProcess.cooperativeRejectMs, result.inProcess.cooperativeRejectMs <= rejectBound),
+      check(
+        "abort.inProcess.cooperativeRejectMs",
+        `abort() -> rejection <= ${rejectBound} ms`,
+        result.inProcess.cooperativeRejectMs,
+        result.inProcess.cooperativeRejectMs <= rejectBound,
+      ),
       check(
         "abort.inProcess.spinningSettledAfterMs",
         "n/a: a synchronous spinning tool blocks the thread abort() runs on",
@@ -161,8 +175,18 @@ export async function benchAbort(options: CaseOptions = {}): Promise<AbortResult
         `informational: the call ${spinningOutcome} ${result.inProcess.spinningSettledAfterMs} ms after the intended abort; the abort was lost (that is what the worker pool is for)`,
         true,
       ),
-      check("abort.worker.cooperativeRejectMs", `abort() -> rejection <= ${rejectBound} ms`, result.worker.cooperativeRejectMs, result.worker.cooperativeRejectMs <= rejectBound),
-      check("abort.worker.spinningRejectMs", `abort() -> rejection <= ${rejectBound} ms`, result.worker.spinningRejectMs, result.worker.spinningRejectMs <= rejectBound),
+      check(
+        "abort.worker.cooperativeRejectMs",
+        `abort() -> rejection <= ${rejectBound} ms`,
+        result.worker.cooperativeRejectMs,
+        result.worker.cooperativeRejectMs <= rejectBound,
+      ),
+      check(
+        "abort.worker.spinningRejectMs",
+        `abort() -> rejection <= ${rejectBound} ms`,
+        result.worker.spinningRejectMs,
+        result.worker.spinningRejectMs <= rejectBound,
+      ),
       check(
         "abort.worker.spinningNextCallMs",
         `abort() -> next call served <= abortGraceMs + 250 = ${replaceBound} ms, by a new thread`,

@@ -2,8 +2,9 @@
 // the worker pool (one thread per core), and the main thread's event-loop delay meanwhile.
 import { availableParallelism } from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { type CourseToolCall, ToolRegistry, WorkerToolExecutor, executeToolCalls } from "toolgate";
-import { type CaseOptions, type TargetCheck, interleave, median, neverAborted, now, pairedRatios, round, sleep } from "../harness.js";
+import { type CourseToolCall, executeToolCalls, ToolRegistry } from "toolgate";
+import { WorkerToolExecutor } from "toolgate/worker";
+import { type CaseOptions, interleave, median, neverAborted, now, pairedRatios, round, sleep, type TargetCheck } from "../harness.js";
 import { TOOLS_MODULE } from "../paths.js";
 import tools, { burn } from "../tools.js";
 
@@ -81,7 +82,9 @@ const delayOf = (windows: readonly Window[]): LoopDelay => ({
   maxMs: round(Math.max(...windows.map((window) => window.max)) / 1e6, 2),
 });
 
-export async function benchCpuBatch(options: CaseOptions = {}): Promise<{ cpuBatch: CpuBatchResult; responsiveness: ResponsivenessResult }> {
+export async function benchCpuBatch(
+  options: CaseOptions = {},
+): Promise<{ cpuBatch: CpuBatchResult; responsiveness: ResponsivenessResult }> {
   const smoke = options.smoke === true;
   const threads = availableParallelism();
   const targetToolMs = smoke ? 1 : 20;
@@ -91,7 +94,12 @@ export async function benchCpuBatch(options: CaseOptions = {}): Promise<{ cpuBat
   const resolutionMs = 1;
   burn(smoke ? 1_000_000 : 20_000_000); // warms the JIT before calibrating
   const iterations = calibrate(targetToolMs);
-  const batch: CourseToolCall[] = Array.from({ length: calls }, (_, n) => ({ type: "toolCall", id: `cpu-${n}`, name: "burn", arguments: { iterations } }));
+  const batch: CourseToolCall[] = Array.from({ length: calls }, (_, n) => ({
+    type: "toolCall",
+    id: `cpu-${n}`,
+    name: "burn",
+    arguments: { iterations },
+  }));
   const registry = new ToolRegistry(tools);
   const executor = await WorkerToolExecutor.create({ modules: [TOOLS_MODULE], minThreads: threads, maxThreads: threads });
   // One fresh histogram per measured round: a re-enabled histogram would record the whole

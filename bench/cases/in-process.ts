@@ -1,7 +1,7 @@
 // Case 2: the in-process boundary's cost per call on a trivial tool, against the naive path
 // an agent loop would write without it (validate, await execute, JSON.stringify).
-import { type CourseToolCall, type CourseToolDefinition, ToolRegistry, executeToolCall } from "toolgate";
-import { type CaseOptions, type TargetCheck, median, microRoundsAsync, neverAborted, pairedRatios, round } from "../harness.js";
+import { type CourseToolCall, type CourseToolDefinition, executeToolCall, ToolRegistry } from "toolgate";
+import { type CaseOptions, median, microRoundsAsync, neverAborted, pairedRatios, round, type TargetCheck } from "../harness.js";
 import { ping } from "../tools.js";
 
 export interface InProcessResult {
@@ -16,9 +16,24 @@ export interface InProcessResult {
 /** What an agent loop does without a boundary: no snapshot, no budgets, no freezing, no abort race. */
 async function naiveCall(tool: CourseToolDefinition, call: CourseToolCall, signal: AbortSignal) {
   const decision = tool.validate(call.arguments);
-  if (!decision.ok) return { role: "toolResult", id: `tool-result-${call.id}`, toolCallId: call.id, toolName: call.name, content: String(decision.error), isError: true };
+  if (!decision.ok)
+    return {
+      role: "toolResult",
+      id: `tool-result-${call.id}`,
+      toolCallId: call.id,
+      toolName: call.name,
+      content: String(decision.error),
+      isError: true,
+    };
   const output = await tool.execute(decision.value, { signal, toolCallId: call.id });
-  return { role: "toolResult", id: `tool-result-${call.id}`, toolCallId: call.id, toolName: call.name, content: JSON.stringify(output), isError: false };
+  return {
+    role: "toolResult",
+    id: `tool-result-${call.id}`,
+    toolCallId: call.id,
+    toolName: call.name,
+    content: JSON.stringify(output),
+    isError: false,
+  };
 }
 
 export async function benchInProcess(options: CaseOptions = {}): Promise<InProcessResult> {

@@ -1,8 +1,8 @@
 // Case 1: serializeToolOutput vs JSON.stringify and safe-stable-stringify on three shapes.
 import { stringify as sss } from "safe-stable-stringify";
 import { serializeToolOutput } from "toolgate";
-import { type CaseOptions, type TargetCheck, median, microRounds, pairedRatios, round } from "../harness.js";
-import { SHAPES, type ShapeName, measureShape } from "../shapes.js";
+import { type CaseOptions, median, microRounds, pairedRatios, round, type TargetCheck } from "../harness.js";
+import { measureShape, SHAPES, type ShapeName } from "../shapes.js";
 
 export interface SerializerShapeResult {
   readonly nodes: number;
@@ -33,7 +33,8 @@ export async function benchSerializer(options: CaseOptions = {}): Promise<Serial
     const ours = serializeToolOutput(value);
     const expected = sss(value);
     // A refused or truncated rendering would be a cheap no-op: the comparison must be like for like.
-    if (!ours.ok || ours.content !== expected) throw new Error(`serializer benchmark: shape ${name} does not render like safe-stable-stringify`);
+    if (!ours.ok || ours.content !== expected)
+      throw new Error(`serializer benchmark: shape ${name} does not render like safe-stable-stringify`);
     options.log?.(`serializer: ${name}`);
     const ns = await microRounds(
       {

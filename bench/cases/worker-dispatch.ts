@@ -3,8 +3,9 @@
 // at a time: pure per-call latency) and parallel (all cores, a window of calls in flight).
 import { availableParallelism } from "node:os";
 import { Piscina } from "piscina";
-import { type CourseToolCall, WorkerToolExecutor } from "toolgate";
-import { type CaseOptions, type TargetCheck, interleave, median, neverAborted, now, pairedRatios, round } from "../harness.js";
+import type { CourseToolCall } from "toolgate";
+import { WorkerToolExecutor } from "toolgate/worker";
+import { type CaseOptions, interleave, median, neverAborted, now, pairedRatios, round, type TargetCheck } from "../harness.js";
 import { RAW_WORKER, TOOLS_MODULE } from "../paths.js";
 
 export interface DispatchVariant {
@@ -113,7 +114,11 @@ export async function benchWorkerDispatch(options: CaseOptions = {}): Promise<Wo
         target: "ours/Piscina (time per call, 1 thread) <= 1.3",
         value: sequential.ratio,
         pass,
-        ...(pass ? {} : { note: "per-call boundary work on both threads (main: snapshot, validation, relinking, freezing; worker: the tool's AbortSignal, runTool, the serializer) costs more than 30% of a bare round trip" }),
+        ...(pass
+          ? {}
+          : {
+              note: "per-call boundary work on both threads (main: snapshot, validation, relinking, freezing; worker: the tool's AbortSignal, runTool, the serializer) costs more than 30% of a bare round trip",
+            }),
       },
       {
         id: "workerDispatch.parallel.ratio",

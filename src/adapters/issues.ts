@@ -1,10 +1,10 @@
 // Shared by the schema adapters: turning a schema library's issues into the bounded,
 // readable text a model reads in TOOL_ARGUMENTS_INVALID. Paths come from the model's own
 // arguments (a key can be arbitrarily long), so every piece is cut to a budget.
-import { COURSE_TOOL_INVALID_ARGUMENT } from "../constants.js";
-import { cutToCodePoints } from "../content.js";
-import { ToolContractError } from "../errors.js";
-import { ArrayPrototypeJoin } from "../primordials.js";
+import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
+import { cutToCodePoints } from "../contract/content.js";
+import { ToolContractError } from "../contract/errors.js";
+import { ArrayPrototypeJoin } from "../contract/primordials.js";
 
 /** One problem with the arguments: where (a JSON-pointer-like path) and what. */
 export interface ArgumentIssue {

@@ -7,16 +7,16 @@
 // Pi types are imported as types only: at run time this module needs TypeBox, not Pi.
 import type { AgentTool, AgentToolResult } from "@earendil-works/pi-agent-core";
 import Type, { type Static, type TSchema } from "typebox";
-import { snapshotToolCall } from "../call.js";
-import { COURSE_TOOL_INVALID_ARGUMENT } from "../constants.js";
-import { type CourseTool, type ToolContext, defineTool, originalValidator } from "../definition.js";
-import { type NonRecoverableToolError, ToolContractError, isNonRecoverableToolError } from "../errors.js";
-import { executeToolCall } from "../execute.js";
-import { readDataProperty } from "../failure.js";
-import { ArrayPrototypeJoin, ReflectApply } from "../primordials.js";
-import { type ToolRegistry, registeredTools } from "../registry.js";
-import { type CourseToolResultMessage, errorContent } from "../results.js";
-import { validateArguments } from "../validation.js";
+import { snapshotToolCall } from "../contract/call.js";
+import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
+import { type CourseTool, defineTool, originalValidator, type ToolContext } from "../contract/definition.js";
+import { isNonRecoverableToolError, type NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
+import { readDataProperty } from "../contract/failure.js";
+import { ArrayPrototypeJoin, ReflectApply } from "../contract/primordials.js";
+import { registeredTools, type ToolRegistry } from "../contract/registry.js";
+import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
+import { validateArguments } from "../contract/validation.js";
+import { executeToolCall } from "../executor/in-process.js";
 import { type TypeBoxValidatorOptions, validatorFromTypeBox } from "./typebox.js";
 import { recordTypeBoxSchema, typeBoxSchemaOf } from "./typebox-schemas.js";
 

@@ -2,11 +2,11 @@
 // valibot, ArkType, …). The boundary's validation is synchronous by contract, so schemas
 // that validate asynchronously are refused: up front when the library says so, else at the
 // call that turns out to be asynchronous (its promise observed, never left unhandled).
-import { COURSE_TOOL_INVALID_TOOL_DEFINITION } from "../constants.js";
-import type { ValidationDecision } from "../definition.js";
-import { ToolContractError } from "../errors.js";
-import { readDataProperty } from "../failure.js";
-import { PromisePrototypeThen, ReflectApply, isPromise } from "../primordials.js";
+import { COURSE_TOOL_INVALID_TOOL_DEFINITION } from "../contract/constants.js";
+import type { ValidationDecision } from "../contract/definition.js";
+import { ToolContractError } from "../contract/errors.js";
+import { readDataProperty } from "../contract/failure.js";
+import { isPromise, PromisePrototypeThen, ReflectApply } from "../contract/primordials.js";
 import { type ArgumentIssue, describeIssues, readMaxIssues } from "./issues.js";
 
 // The few Standard Schema v1 types used here, copied as the specification invites
@@ -77,7 +77,7 @@ export function validatorFromStandardSchema<S extends StandardSchemaV1>(
     // consulting Function.prototype.call.
     const result: unknown = ReflectApply(standardValidate, props, [args]);
     if (isPromise(result)) {
-      PromisePrototypeThen(result as Promise<unknown>, undefined, ignore);
+      void PromisePrototypeThen(result as Promise<unknown>, undefined, ignore);
       throw new Error(ASYNC_SCHEMA_MESSAGE);
     }
     if (typeof result !== "object" || result === null) throw new Error("the schema's validate returned neither a value nor issues");

@@ -2,7 +2,7 @@
 // both `toolgate/typebox` (which records) and `toolgate/pi` (which looks up and, for
 // wrapped Pi tools, records too) share one table without exporting the setter publicly.
 import type { TSchema } from "typebox";
-import { WeakMapPrototypeGet, WeakMapPrototypeSet } from "../primordials.js";
+import { WeakMapPrototypeGet, WeakMapPrototypeSet } from "../contract/primordials.js";
 
 const schemas = new WeakMap<object, TSchema>();
 

@@ -4,10 +4,10 @@
 import type { Static, TSchema } from "typebox";
 import { Compile, type Validator } from "typebox/compile";
 import { Settings } from "typebox/system";
-import { COURSE_TOOL_INVALID_TOOL_DEFINITION } from "../constants.js";
-import type { ValidationDecision } from "../definition.js";
-import { ToolContractError } from "../errors.js";
-import { WeakMapPrototypeGet, WeakMapPrototypeSet } from "../primordials.js";
+import { COURSE_TOOL_INVALID_TOOL_DEFINITION } from "../contract/constants.js";
+import type { ValidationDecision } from "../contract/definition.js";
+import { ToolContractError } from "../contract/errors.js";
+import { WeakMapPrototypeGet, WeakMapPrototypeSet } from "../contract/primordials.js";
 import { type ArgumentIssue, describeIssues, readMaxIssues } from "./issues.js";
 import { recordTypeBoxSchema, typeBoxSchemaOf } from "./typebox-schemas.js";
 
@@ -63,7 +63,10 @@ export function validatorFromTypeBox<T extends TSchema>(schema: T, options: Type
 
 function compileOnce(schema: TSchema): Validator {
   if (typeof schema !== "object" || schema === null) {
-    throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_DEFINITION, "validatorFromTypeBox: the schema must be a TypeBox (JSON) schema object");
+    throw new ToolContractError(
+      COURSE_TOOL_INVALID_TOOL_DEFINITION,
+      "validatorFromTypeBox: the schema must be a TypeBox (JSON) schema object",
+    );
   }
   const cached = WeakMapPrototypeGet(compiled, schema);
   if (cached !== undefined) return cached;
@@ -71,7 +74,9 @@ function compileOnce(schema: TSchema): Validator {
   try {
     checker = Compile(schema);
   } catch (error) {
-    throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_DEFINITION, "validatorFromTypeBox: the schema could not be compiled", { cause: error });
+    throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_DEFINITION, "validatorFromTypeBox: the schema could not be compiled", {
+      cause: error,
+    });
   }
   WeakMapPrototypeSet(compiled, schema, checker);
   return checker;

@@ -10,10 +10,10 @@ import {
   type AssistantMessage,
   type Context,
   type FauxResponseStep,
-  type ToolResultMessage,
   fauxAssistantMessage,
   fauxProvider,
   fauxToolCall,
+  type ToolResultMessage,
 } from "@earendil-works/pi-ai";
 import type { ToolRegistry } from "toolgate";
 import { type ToolCallExecutor, type ToolgatePiDetails, toPiAgentTools } from "toolgate/pi";
@@ -199,7 +199,11 @@ export function describePiAgentLoopSuite(label: string, setup: () => PiE2EHarnes
         expect(resultText(results[2] as ToolResultMessage)).toBe("42");
         expect(JSON.parse(resultText(results[3] as ToolResultMessage))).toMatchObject({ error: { code: "TOOL_ARGUMENTS_INVALID" } });
         expect(results.slice(0, 3).map((result) => result.details)).toEqual(
-          ["p1", "p2", "p3"].map((id, index) => ({ toolCallId: id, toolName: index < 2 ? "echo_after" : "add", resultId: `tool-result-${id}` })),
+          ["p1", "p2", "p3"].map((id, index) => ({
+            toolCallId: id,
+            toolName: index < 2 ? "echo_after" : "add",
+            resultId: `tool-result-${id}`,
+          })),
         );
         // The calls overlapped: the fast one finished first, yet the transcript keeps source order.
         if (round === 2) expect(ends.indexOf("p2")).toBeLessThan(ends.indexOf("p1"));

@@ -1,0 +1,111 @@
+// Tool definitions: the four-field contract, and defineTool(), which turns a caller's
+// object into a frozen snapshot whose functions cannot be redirected afterwards.
+import { COURSE_TOOL_INVALID_TOOL_DEFINITION } from "./constants.js";
+import { isToolContractError, ToolContractError } from "./errors.js";
+import {
+  isProxy,
+  ObjectFreeze,
+  ObjectGetOwnPropertyDescriptor,
+  ObjectHasOwn,
+  ReflectApply,
+  WeakMapPrototypeGet,
+  WeakMapPrototypeSet,
+  WeakSetPrototypeAdd,
+  WeakSetPrototypeHas,
+} from "./primordials.js";
+
+/** A validator's verdict. `error` carries details the model reads when `ok` is false. */
+export type ValidationDecision<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/** What `execute` receives besides its arguments. Frozen. */
+export interface ToolContext {
+  /** The run's signal: stop work when it aborts. */
+  readonly signal: AbortSignal;
+  /** The id of the call being executed. */
+  readonly toolCallId: string;
+}
+
+/** What a tool author writes. */
+export interface CourseToolDefinition<A = unknown, O = unknown> {
+  /** Non-empty; the name the model calls. */
+  name: string;
+  /** Non-empty; shown to the model. */
+  description: string;
+  /** Synchronous and free of side effects: it decides, it does not act. */
+  validate(args: unknown): ValidationDecision<A>;
+  /** Runs only with arguments `validate` accepted. */
+  execute(args: A, context: ToolContext): Promise<O> | O;
+}
+
+/** A frozen tool snapshot made by `defineTool`; what a `ToolRegistry` holds. */
+export type CourseTool<A = unknown, O = unknown> = Readonly<CourseToolDefinition<A, O>>;
+
+const FIELDS = ["name", "description", "validate", "execute"] as const;
+const definedTools = new WeakSet<object>();
+// The validator each snapshot wraps, so adapters can recover metadata attached to it
+// (for example the TypeBox schema behind a validator); never used to call it.
+const validators = new WeakMap<CourseTool, (args: unknown) => unknown>();
+
+/** True for tool snapshots made by `defineTool`. */
+function isCourseTool(value: unknown): value is CourseTool {
+  return typeof value === "object" && value !== null && WeakSetPrototypeHas(definedTools, value);
+}
+
+/**
+ * Snapshots a definition: reads each of the four fields exactly once, as own properties
+ * (an inherited field is rejected without touching it), checks them, and freezes the
+ * result. `validate` and `execute` are called through captured references with
+ * `this === undefined`, so later changes to the caller's object, to the functions'
+ * properties or to Function.prototype cannot redirect them. A snapshot passes through.
+ */
+export function defineTool<A, O>(definition: CourseToolDefinition<A, O>): CourseTool<A, O>;
+export function defineTool(definition: unknown): CourseTool;
+export function defineTool(definition: unknown): CourseTool {
+  if (isCourseTool(definition)) return definition;
+  if (typeof definition !== "object" || definition === null || isProxy(definition)) {
+    invalid("a tool definition must be an object (not a Proxy)");
+  }
+  const name = readField(definition, FIELDS[0]);
+  const description = readField(definition, FIELDS[1]);
+  const validate = readField(definition, FIELDS[2]);
+  const execute = readField(definition, FIELDS[3]);
+  if (typeof name !== "string" || name.length === 0) invalid("a tool's name must be a non-empty string");
+  if (typeof description !== "string" || description.length === 0) {
+    invalid(`tool "${name}": description must be a non-empty string`);
+  }
+  if (typeof validate !== "function" || isProxy(validate)) invalid(`tool "${name}": validate must be a function`);
+  if (typeof execute !== "function" || isProxy(execute)) invalid(`tool "${name}": execute must be a function`);
+  const tool: CourseTool = ObjectFreeze({
+    name,
+    description,
+    validate: ObjectFreeze((args: unknown) => ReflectApply(validate, undefined, [args])),
+    execute: ObjectFreeze((args: unknown, context: ToolContext) => ReflectApply(execute, undefined, [args, context])),
+  });
+  WeakSetPrototypeAdd(definedTools, tool);
+  WeakMapPrototypeSet(validators, tool, validate as (args: unknown) => unknown);
+  return tool;
+}
+
+/** The caller's original `validate` function behind a snapshot (for adapters' metadata lookups). */
+export function originalValidator(tool: CourseTool): ((args: unknown) => unknown) | undefined {
+  return WeakMapPrototypeGet(validators, tool);
+}
+
+/** One read of an own field: a data value, or its own getter called once. */
+function readField(definition: object, field: string): unknown {
+  const descriptor = ObjectGetOwnPropertyDescriptor(definition, field);
+  if (descriptor === undefined) invalid(`a tool definition needs an own "${field}" property (inherited ones are not read)`);
+  if (ObjectHasOwn(descriptor, "value")) return descriptor.value;
+  const get = descriptor.get;
+  if (get === undefined) invalid(`the tool definition's "${field}" has a setter but no getter`);
+  try {
+    return ReflectApply(get, definition, []);
+  } catch (error) {
+    if (isToolContractError(error)) throw error;
+    throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_DEFINITION, `reading the tool definition's "${field}" threw`, { cause: error });
+  }
+}
+
+function invalid(message: string): never {
+  throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_DEFINITION, message);
+}

@@ -1,0 +1,88 @@
+// Turning whatever a validator or tool threw (or rejected with) into a readable message.
+// Never throws and never runs code supplied by the value: no getters, toString, toJSON or traps.
+import { COURSE_TOOL_MAX_STRING_CODE_POINTS } from "./constants.js";
+import { cutToCodePoints } from "./content.js";
+import {
+  DOMExceptionPrototypeGetMessage,
+  DOMExceptionPrototypeGetName,
+  isNativeError,
+  isProxy,
+  ObjectGetOwnPropertyDescriptor,
+  ObjectGetPrototypeOf,
+  ObjectHasOwn,
+} from "./primordials.js";
+import { renderValue } from "./serialize.js";
+
+/** A failure's message, and whether it was cut to the string budget. */
+export interface FailureText {
+  readonly text: string;
+  readonly cut: boolean;
+}
+
+const MAX_PROTOTYPE_HOPS = 32;
+
+/** A readable, bounded description of a thrown or rejected value. */
+export function describeFailure(value: unknown): FailureText {
+  switch (typeof value) {
+    case "string":
+      return cutToCodePoints(value, COURSE_TOOL_MAX_STRING_CODE_POINTS);
+    case "object":
+      if (value === null) return { text: "null", cut: false };
+      if (isProxy(value)) return { text: "a Proxy was thrown", cut: false };
+      if (isNativeError(value)) return describeError(value);
+      return describeDOMException(value) ?? describeObject(value);
+    case "function":
+      return { text: "a function was thrown", cut: false };
+    case "symbol":
+      return { text: String(value), cut: false }; // String(symbol) is an intrinsic, not Symbol.prototype.toString
+    default:
+      return { text: String(value), cut: false }; // undefined, number, bigint, boolean
+  }
+}
+
+/** "TypeError: message" for a genuine error; plain "message" when the name is just "Error". */
+function describeError(error: object): FailureText {
+  const name = readDataProperty(error, "name");
+  const message = readDataProperty(error, "message");
+  const text = typeof message === "string" ? message : "";
+  if (typeof name !== "string" || name === "Error" || name.length === 0) {
+    return text.length > 0 ? cutToCodePoints(text, COURSE_TOOL_MAX_STRING_CODE_POINTS) : { text: "Error", cut: false };
+  }
+  return cutToCodePoints(text.length > 0 ? name + ": " + text : name, COURSE_TOOL_MAX_STRING_CODE_POINTS);
+}
+
+/**
+ * A genuine DOMException (AbortError, TimeoutError, DataCloneError, ...): its name and
+ * message are intrinsic getters that brand-check the receiver, so calling them runs no
+ * code of the value's. Anything else makes the brand check throw: undefined.
+ */
+function describeDOMException(value: object): FailureText | undefined {
+  let name: string;
+  let message: string;
+  try {
+    name = DOMExceptionPrototypeGetName(value as DOMException);
+    message = DOMExceptionPrototypeGetMessage(value as DOMException);
+  } catch {
+    return undefined;
+  }
+  return cutToCodePoints(message.length > 0 ? name + ": " + message : name, COURSE_TOOL_MAX_STRING_CODE_POINTS);
+}
+
+/** Anything else (a look-alike error, a validator's details object) is shown as its safe JSON. */
+function describeObject(value: object): FailureText {
+  const rendering = renderValue(value);
+  if (rendering.ok) return { text: rendering.text, cut: rendering.cut };
+  return { text: "a value that cannot be described (" + rendering.message + ")", cut: false };
+}
+
+/** A data property found on the object or its prototypes; stops at accessors and Proxies. */
+export function readDataProperty(object: object, key: string): unknown {
+  let current: object | null = object;
+  for (let hops = 0; current !== null && hops < MAX_PROTOTYPE_HOPS; hops += 1) {
+    if (isProxy(current)) return undefined;
+    const descriptor = ObjectGetOwnPropertyDescriptor(current, key);
+    if (descriptor !== undefined) return ObjectHasOwn(descriptor, "value") ? descriptor.value : undefined;
+    current = ObjectGetPrototypeOf(current) as object | null;
+  }
+  return undefined;
+}

@@ -1,0 +1,146 @@
+// Built-ins captured once, at module load, before any tool or caller code runs.
+// Everything toolgate does to untrusted values goes through these, called via
+// Reflect.apply, so a later patch of a prototype (Map.prototype.entries,
+// Function.prototype.call, Array.prototype.push, JSON.stringify, ...) cannot
+// redirect the boundary. This is the habit of Node's own lib/ ("primordials").
+import { types } from "node:util";
+
+export const ReflectApply = Reflect.apply;
+const ReflectOwnKeys = Reflect.ownKeys;
+
+function getterOf<T, R>(proto: object, name: PropertyKey): (self: T) => R {
+  const descriptor = Reflect.getOwnPropertyDescriptor(proto, name);
+  const get = descriptor?.get;
+  if (typeof get !== "function") throw new Error(`toolgate: missing intrinsic getter ${String(name)}`);
+  return (self) => ReflectApply(get, self, []) as R;
+}
+
+export const ObjectDefineProperty = Object.defineProperty;
+export const ObjectFreeze = Object.freeze;
+export const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+export const ObjectGetPrototypeOf = Object.getPrototypeOf;
+export const ObjectKeys = Object.keys;
+export const ObjectPrototype = Object.prototype;
+export const ObjectHasOwn = Object.hasOwn;
+export const ObjectOwnKeys = ReflectOwnKeys;
+
+export const ArrayIsArray = Array.isArray;
+export const ArrayPrototype = Array.prototype;
+// Fixed-arity wrappers (no rest parameters): they sit on hot paths.
+const sort = Array.prototype.sort;
+export const ArrayPrototypeSort = (self: string[]): string[] => ReflectApply(sort, self, []);
+const join = Array.prototype.join;
+export const ArrayPrototypeJoin = (self: readonly string[], separator: string): string => ReflectApply(join, self, [separator]);
+
+const charCodeAt = String.prototype.charCodeAt;
+export const StringPrototypeCharCodeAt = (self: string, index: number): number => ReflectApply(charCodeAt, self, [index]);
+const slice = String.prototype.slice;
+export const StringPrototypeSlice = (self: string, start: number, end: number): string => ReflectApply(slice, self, [start, end]);
+const toWellFormed = String.prototype.toWellFormed;
+export const StringPrototypeToWellFormed = (self: string): string => ReflectApply(toWellFormed, self, []);
+export const NumberIsFinite = Number.isFinite;
+const bigIntToString = BigInt.prototype.toString;
+export const BigIntPrototypeToString = (self: bigint): string => ReflectApply(bigIntToString, self, []);
+export const DatePrototype = Date.prototype;
+const getTime = Date.prototype.getTime;
+export const DatePrototypeGetTime = (self: Date): number => ReflectApply(getTime, self, []);
+const toISOString = Date.prototype.toISOString;
+export const DatePrototypeToISOString = (self: Date): string => ReflectApply(toISOString, self, []);
+
+const exec = RegExp.prototype.exec;
+export const RegExpPrototypeExec = (self: RegExp, text: string): RegExpExecArray | null => ReflectApply(exec, self, [text]);
+
+export const JSONStringify = JSON.stringify as (value: unknown) => string;
+
+export const MapPrototype = Map.prototype;
+const mapGet = Map.prototype.get;
+export const MapPrototypeGet = <K, V>(self: Map<K, V>, key: K): V | undefined => ReflectApply(mapGet, self, [key]);
+const mapSet = Map.prototype.set;
+export const MapPrototypeSet = <K, V>(self: Map<K, V>, key: K, value: V): Map<K, V> => ReflectApply(mapSet, self, [key, value]);
+const mapHas = Map.prototype.has;
+export const MapPrototypeHas = <K, V>(self: Map<K, V>, key: K): boolean => ReflectApply(mapHas, self, [key]);
+export const MapPrototypeGetSize = getterOf<Map<unknown, unknown>, number>(Map.prototype, "size");
+const MapPrototypeEntriesMethod = Map.prototype.entries;
+const MapPrototypeKeysMethod = Map.prototype.keys;
+const MapIteratorNext = ObjectGetPrototypeOf(new Map().entries()).next as () => IteratorResult<unknown>;
+export const SetPrototype = Set.prototype;
+const setAdd = Set.prototype.add;
+export const SetPrototypeAdd = <T>(self: Set<T>, value: T): Set<T> => ReflectApply(setAdd, self, [value]);
+const setDelete = Set.prototype.delete;
+export const SetPrototypeDelete = <T>(self: Set<T>, value: T): boolean => ReflectApply(setDelete, self, [value]);
+export const SetPrototypeGetSize = getterOf<Set<unknown>, number>(Set.prototype, "size");
+const SetPrototypeValuesMethod = Set.prototype.values;
+const SetIteratorNext = ObjectGetPrototypeOf(new Set().values()).next as () => IteratorResult<unknown>;
+
+/**
+ * A stepper over a Map's entries through the intrinsic iterator: neither the
+ * instance's own `entries`/`next` nor a patched Map.prototype is consulted.
+ */
+export function mapEntryStepper<K, V>(map: Map<K, V>): () => IteratorResult<[K, V]> {
+  const iterator = ReflectApply(MapPrototypeEntriesMethod, map, []);
+  return () => ReflectApply(MapIteratorNext, iterator, []) as IteratorResult<[K, V]>;
+}
+
+/** A stepper over a Map's keys through the intrinsic iterator. */
+export function mapKeyStepper<K>(map: Map<K, unknown>): () => IteratorResult<K> {
+  const iterator = ReflectApply(MapPrototypeKeysMethod, map, []);
+  return () => ReflectApply(MapIteratorNext, iterator, []) as IteratorResult<K>;
+}
+
+/** A stepper over a Set's values through the intrinsic iterator. */
+export function setValueStepper<T>(set: Set<T>): () => IteratorResult<T> {
+  const iterator = ReflectApply(SetPrototypeValuesMethod, set, []);
+  return () => ReflectApply(SetIteratorNext, iterator, []) as IteratorResult<T>;
+}
+
+const weakMapGet = WeakMap.prototype.get;
+export const WeakMapPrototypeGet = <K extends object, V>(self: WeakMap<K, V>, key: K): V | undefined =>
+  ReflectApply(weakMapGet, self, [key]);
+const weakMapSet = WeakMap.prototype.set;
+export const WeakMapPrototypeSet = <K extends object, V>(self: WeakMap<K, V>, key: K, value: V): WeakMap<K, V> =>
+  ReflectApply(weakMapSet, self, [key, value]);
+const weakSetAdd = WeakSet.prototype.add;
+export const WeakSetPrototypeAdd = <T extends object>(self: WeakSet<T>, value: T): WeakSet<T> => ReflectApply(weakSetAdd, self, [value]);
+const weakSetHas = WeakSet.prototype.has;
+export const WeakSetPrototypeHas = <T extends object>(self: WeakSet<T>, value: T): boolean => ReflectApply(weakSetHas, self, [value]);
+
+const then = Promise.prototype.then;
+export const PromisePrototypeThen = <T>(
+  self: Promise<T>,
+  onFulfilled: ((value: T) => unknown) | undefined,
+  onRejected?: (reason: unknown) => unknown,
+): Promise<unknown> => ReflectApply(then, self, [onFulfilled, onRejected]);
+export const SafePromise = Promise;
+const promiseResolve = Promise.resolve;
+const promiseReject = Promise.reject;
+/** `Promise.resolve(value)` through the captured static (a patched `Promise.resolve` is not consulted). */
+export const PromiseResolve = <T>(value: T): Promise<Awaited<T>> => ReflectApply(promiseResolve, Promise, [value]) as Promise<Awaited<T>>;
+/** `Promise.reject(reason)` through the captured static. */
+export const PromiseReject = (reason: unknown): Promise<never> => ReflectApply(promiseReject, Promise, [reason]) as Promise<never>;
+
+const abort = AbortController.prototype.abort;
+export const AbortControllerPrototypeAbort = (self: AbortController, reason: unknown): void => ReflectApply(abort, self, [reason]);
+export const DOMExceptionPrototypeGetName = getterOf<DOMException, string>(DOMException.prototype, "name");
+export const DOMExceptionPrototypeGetMessage = getterOf<DOMException, string>(DOMException.prototype, "message");
+export const AbortSignalPrototypeGetAborted = getterOf<AbortSignal, boolean>(AbortSignal.prototype, "aborted");
+export const AbortSignalPrototypeGetReason = getterOf<AbortSignal, unknown>(AbortSignal.prototype, "reason");
+const addEventListener = EventTarget.prototype.addEventListener;
+export const EventTargetPrototypeAddEventListener = (
+  self: EventTarget,
+  type: string,
+  listener: () => void,
+  options: { once: boolean },
+): void => ReflectApply(addEventListener, self, [type, listener, options]);
+
+export const isProxy = types.isProxy;
+export const isArrayBufferView = types.isArrayBufferView;
+export const isBoxedPrimitive = types.isBoxedPrimitive;
+export const isPromise = types.isPromise;
+export const isNativeError = types.isNativeError;
+export const isDate = types.isDate;
+export const isMap = types.isMap;
+export const isSet = types.isSet;
+export const isWeakSet = types.isWeakSet;
+
+export const SymbolFor = Symbol.for;
+export const globalThisRef = globalThis;

@@ -1,0 +1,74 @@
+// Running a tool's validator: synchronous, before any side effect, and with its decision
+// read strictly (own data properties only). Promises and thenables are refused but observed.
+import { COURSE_TOOL_ARGUMENTS_INVALID, COURSE_TOOL_VALIDATION_FAILED, type RecoverableToolErrorCode } from "./constants.js";
+import type { CourseTool } from "./definition.js";
+import { isNonRecoverableToolError } from "./errors.js";
+import { describeFailure, type FailureText, readDataProperty } from "./failure.js";
+import { isPromise, isProxy, ObjectGetOwnPropertyDescriptor, ObjectHasOwn, PromisePrototypeThen, ReflectApply } from "./primordials.js";
+
+/** The validator accepted the arguments (`value` is what execute gets) or refused them. */
+export type Validation =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly code: RecoverableToolErrorCode; readonly failure: FailureText };
+
+const MALFORMED = "validate must return { ok: true, value } or { ok: false, error } synchronously";
+
+/**
+ * Runs `tool.validate(args)`. A thrown NonRecoverableToolError propagates; every other
+ * problem is a recoverable verdict: TOOL_ARGUMENTS_INVALID for `{ ok: false, error }`,
+ * TOOL_VALIDATION_FAILED for a throw or a malformed decision.
+ */
+export function validateArguments(tool: CourseTool, args: unknown): Validation {
+  let decision: unknown;
+  try {
+    decision = tool.validate(args);
+  } catch (error) {
+    if (isNonRecoverableToolError(error)) throw error;
+    return failed(COURSE_TOOL_VALIDATION_FAILED, describeFailure(error));
+  }
+  return readDecision(decision);
+}
+
+function readDecision(decision: unknown): Validation {
+  if (typeof decision !== "object" || decision === null) return malformed(`it returned ${decision === null ? "null" : typeof decision}`);
+  if (isProxy(decision)) return malformed("it returned a Proxy");
+  if (isPromise(decision)) {
+    // Observed through the intrinsic then, so a rejection is never unhandled.
+    void PromisePrototypeThen(decision as Promise<unknown>, undefined, ignore);
+    return malformed("it returned a Promise");
+  }
+  const then = readDataProperty(decision, "then");
+  if (typeof then === "function") {
+    try {
+      ReflectApply(then, decision, [ignore, ignore]);
+    } catch {
+      // a thenable that throws from then() has been observed as well as it can be
+    }
+    return malformed("it returned a thenable");
+  }
+  const ok = ownData(decision, "ok");
+  if (ok === undefined || typeof ok.value !== "boolean") return malformed("its `ok` is not an own boolean data property");
+  if (ok.value) {
+    const value = ownData(decision, "value");
+    return value === undefined ? malformed("`ok` is true but there is no own `value` data property") : { ok: true, value: value.value };
+  }
+  const error = ownData(decision, "error");
+  if (error === undefined) return malformed("`ok` is false but there is no own `error` data property");
+  return failed(COURSE_TOOL_ARGUMENTS_INVALID, describeFailure(error.value));
+}
+
+/** An own data property, boxed so that a present `undefined` differs from absence. */
+function ownData(record: object, key: string): { readonly value: unknown } | undefined {
+  const descriptor = ObjectGetOwnPropertyDescriptor(record, key);
+  return descriptor !== undefined && ObjectHasOwn(descriptor, "value") ? { value: descriptor.value } : undefined;
+}
+
+function malformed(why: string): Validation {
+  return failed(COURSE_TOOL_VALIDATION_FAILED, { text: `${MALFORMED}; ${why}`, cut: false });
+}
+
+function failed(code: RecoverableToolErrorCode, failure: FailureText): Validation {
+  return { ok: false, code, failure };
+}
+
+function ignore(): void {}

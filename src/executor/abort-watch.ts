@@ -1,0 +1,42 @@
+// One abort listener per signal, shared by every call that races it. An agent run reuses
+// one signal for thousands of calls; adding and removing an EventTarget listener per call
+// costs more than the rest of a trivial call, while adding to a Set is nearly free.
+import {
+  EventTargetPrototypeAddEventListener,
+  SetPrototypeAdd,
+  SetPrototypeDelete,
+  setValueStepper,
+  WeakMapPrototypeGet,
+  WeakMapPrototypeSet,
+} from "../contract/primordials.js";
+
+type Callback = () => void;
+
+const watchers = new WeakMap<AbortSignal, Set<Callback>>();
+
+/**
+ * Calls `callback` once when `signal` aborts (the caller has checked it has not yet);
+ * returns the function that unsubscribes it. The signal's listener holds only the Set, so a
+ * signal that goes away takes everything with it.
+ */
+export function watchAbort(signal: AbortSignal, callback: Callback): Callback {
+  let callbacks = WeakMapPrototypeGet(watchers, signal);
+  if (callbacks === undefined) {
+    const created = new Set<Callback>();
+    callbacks = created;
+    WeakMapPrototypeSet(watchers, signal, created);
+    EventTargetPrototypeAddEventListener(signal, "abort", () => notifyAll(created), { once: true });
+  }
+  SetPrototypeAdd(callbacks, callback);
+  const subscribed = callbacks;
+  return () => {
+    SetPrototypeDelete(subscribed, callback);
+  };
+}
+
+function notifyAll(callbacks: Set<Callback>): void {
+  const pending: Callback[] = [];
+  const next = setValueStepper(callbacks);
+  for (let step = next(); step.done !== true; step = next()) pending[pending.length] = step.value;
+  for (let index = 0; index < pending.length; index += 1) (pending[index] as Callback)();
+}

@@ -1,0 +1,122 @@
+// Batches of calls, written once for every executor: snapshot every call first, run them
+// with a concurrency bound, return results in call order. Any rejection (abort, a
+// NonRecoverableToolError) rejects the batch and aborts the calls still running.
+
+import { type CourseToolCall, snapshotToolCall } from "../contract/call.js";
+import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_INVALID_TOOL_CALL } from "../contract/constants.js";
+import { ToolContractError } from "../contract/errors.js";
+import {
+  AbortControllerPrototypeAbort,
+  ArrayIsArray,
+  isProxy,
+  JSONStringify,
+  MapPrototypeHas,
+  MapPrototypeSet,
+  ObjectGetOwnPropertyDescriptor,
+  ObjectHasOwn,
+  PromisePrototypeThen,
+  SafePromise,
+} from "../contract/primordials.js";
+import type { CourseToolResultMessage } from "../contract/results.js";
+import { watchAbort } from "./abort-watch.js";
+import { abortReason, assertAbortSignal, isAborted, throwIfAborted } from "./signal.js";
+import type { BatchOptions } from "./tool-executor.js";
+
+/** Runs one already-snapshotted call under the batch's signal. */
+type RunOneCall = (call: Readonly<CourseToolCall>, signal: AbortSignal) => Promise<CourseToolResultMessage>;
+
+/** The batch engine behind every executor's `executeBatch` (through the pipeline). */
+export async function runBatch(
+  calls: readonly unknown[],
+  signal: AbortSignal,
+  options: BatchOptions | undefined,
+  runOne: RunOneCall,
+): Promise<CourseToolResultMessage[]> {
+  assertAbortSignal(signal);
+  const concurrency = readConcurrency(options);
+  throwIfAborted(signal);
+  const snapshots = snapshotAll(calls);
+  const results: CourseToolResultMessage[] = [];
+  if (snapshots.length === 0) return results;
+
+  // The batch's own controller: the caller's abort and a sibling's fatal error both stop it.
+  const batch = new AbortController();
+  const unwatch = watchAbort(signal, () => AbortControllerPrototypeAbort(batch, abortReason(signal)));
+  try {
+    await new SafePromise<void>((resolve, reject) => {
+      let next = 0;
+      let running = 0;
+      let done = 0;
+      let failed = false;
+      const fail = (reason: unknown): void => {
+        if (failed) return;
+        failed = true;
+        if (!isAborted(batch.signal)) AbortControllerPrototypeAbort(batch, reason);
+        reject(reason);
+      };
+      const launch = (): void => {
+        while (!failed && running < concurrency && next < snapshots.length) {
+          const index = next;
+          next += 1;
+          running += 1;
+          void PromisePrototypeThen(
+            runOne(snapshots[index] as Readonly<CourseToolCall>, batch.signal),
+            (result) => {
+              running -= 1;
+              done += 1;
+              results[index] = result as CourseToolResultMessage;
+              if (done === snapshots.length) resolve();
+              else launch();
+            },
+            fail,
+          );
+        }
+      };
+      watchAbort(batch.signal, () => fail(abortReason(batch.signal)));
+      launch();
+    });
+  } finally {
+    unwatch();
+  }
+  throwIfAborted(signal); // the batch's results are published only now
+  return results;
+}
+
+function readConcurrency(options: BatchOptions | undefined): number {
+  if (options === undefined) return Number.POSITIVE_INFINITY;
+  if (typeof options !== "object" || options === null || isProxy(options)) {
+    throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, "batch options must be an object");
+  }
+  const descriptor = ObjectGetOwnPropertyDescriptor(options, "concurrency");
+  const value: unknown = descriptor !== undefined && ObjectHasOwn(descriptor, "value") ? descriptor.value : undefined;
+  if (value === undefined) return Number.POSITIVE_INFINITY;
+  if (value === Number.POSITIVE_INFINITY || (typeof value === "number" && Number.isInteger(value) && value >= 1)) return value;
+  throw new ToolContractError(
+    COURSE_TOOL_INVALID_ARGUMENT,
+    `options.concurrency must be a positive integer or Infinity (got ${typeof value === "number" ? value : typeof value})`,
+  );
+}
+
+/** Every call snapshotted, by index (holes are malformed calls), before anything runs. */
+function snapshotAll(calls: readonly unknown[]): Readonly<CourseToolCall>[] {
+  if (!ArrayIsArray(calls) || isProxy(calls)) {
+    throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_CALL, "a batch must be an array of tool calls");
+  }
+  const snapshots: Readonly<CourseToolCall>[] = [];
+  const ids = new Map<string, number>();
+  const length = calls.length;
+  for (let index = 0; index < length; index += 1) {
+    const descriptor = ObjectGetOwnPropertyDescriptor(calls, index);
+    if (descriptor === undefined || !ObjectHasOwn(descriptor, "value")) {
+      throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_CALL, `calls[${index}] is a hole or an accessor`);
+    }
+    const snapshot = snapshotToolCall(descriptor.value);
+    // A repeated id would give two results the same link in the transcript.
+    if (MapPrototypeHas(ids, snapshot.id)) {
+      throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_CALL, `calls[${index}] repeats the call id ${JSONStringify(snapshot.id)}`);
+    }
+    MapPrototypeSet(ids, snapshot.id, index);
+    snapshots[index] = snapshot;
+  }
+  return snapshots;
+}

@@ -1,0 +1,113 @@
+// Running a validated call's tool and serializing its output: the part of a call that
+// both executors share (in-process, and inside a worker thread).
+import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED } from "../contract/constants.js";
+import type { CourseTool, ToolContext } from "../contract/definition.js";
+import { isNonRecoverableToolError } from "../contract/errors.js";
+import { describeFailure, readDataProperty } from "../contract/failure.js";
+import { isPromise, isProxy, PromisePrototypeThen, ReflectApply, SafePromise } from "../contract/primordials.js";
+import { errorContent } from "../contract/results.js";
+import { serializeToolOutput } from "../contract/serialize.js";
+import { watchAbort } from "./abort-watch.js";
+import { abortReason, isAborted, throwIfAborted } from "./signal.js";
+
+/** A finished call before it is linked: bounded content, and whether it is an error. */
+export interface ToolOutcome {
+  readonly content: string;
+  readonly isError: boolean;
+}
+
+// Internal records resolve promises, which look up `then`: an own `then` (undefined) means a
+// `then` patched onto Object.prototype is never consulted. Classes keep them fast to create
+// (a null-prototype literal is a slow dictionary object).
+
+/** How the tool's execute settled: `ok` with its value, or not, with what it threw. */
+class Settlement {
+  // biome-ignore lint/suspicious/noThenProperty: an own undefined `then` keeps a polluted Object.prototype.then from being consulted.
+  readonly then = undefined;
+  constructor(
+    readonly ok: boolean,
+    readonly payload: unknown,
+  ) {}
+}
+
+class Outcome implements ToolOutcome {
+  // biome-ignore lint/suspicious/noThenProperty: as above, this record resolves a promise.
+  readonly then = undefined;
+  constructor(
+    readonly content: string,
+    readonly isError: boolean,
+  ) {}
+}
+
+/**
+ * Executes the tool and serializes what it returns. Gives the outcome (synchronously when
+ * the tool returned a plain value); throws or rejects with the signal's reason as soon as
+ * the signal aborts (without waiting for the tool), and with a NonRecoverableToolError the
+ * tool threw. Any other failure is an error outcome.
+ */
+export function runTool(tool: CourseTool, args: unknown, context: ToolContext): ToolOutcome | Promise<ToolOutcome> {
+  throwIfAborted(context.signal); // in a worker, the abort can arrive while the call is queued
+  const settlement = settleExecution(tool, args, context);
+  if (!isPromise(settlement)) return finish(settlement as Settlement, context.signal);
+  return PromisePrototypeThen(settlement as Promise<Settlement>, (settled) => finish(settled, context.signal)) as Promise<ToolOutcome>;
+}
+
+/** After the tool settled: the abort check, then failure normalization or serialization. */
+function finish(settlement: Settlement, signal: AbortSignal): ToolOutcome {
+  throwIfAborted(signal); // the tool settled, but abort may have come first
+  if (!settlement.ok) {
+    if (isNonRecoverableToolError(settlement.payload)) throw settlement.payload;
+    return new Outcome(errorContent(COURSE_TOOL_EXECUTION_FAILED, describeFailure(settlement.payload)), true);
+  }
+  const serialized = serializeToolOutput(settlement.payload);
+  if (serialized.ok) return new Outcome(serialized.content, false);
+  return new Outcome(errorContent(COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED, { text: serialized.message, cut: false }), true);
+}
+
+function settleExecution(tool: CourseTool, args: unknown, context: ToolContext): Settlement | Promise<Settlement> {
+  let returned: unknown;
+  try {
+    returned = tool.execute(args, context);
+  } catch (error) {
+    return new Settlement(false, error);
+  }
+  const pending = asPromise(returned);
+  return pending === undefined ? new Settlement(true, returned) : raceAbort(pending, context.signal);
+}
+
+/**
+ * A native promise as it is; a thenable (a callable `then` data property) adopted; anything
+ * else, including an object whose `then` is a getter, is the output itself (not awaited).
+ */
+function asPromise(value: unknown): Promise<unknown> | undefined {
+  if ((typeof value !== "object" && typeof value !== "function") || value === null || isProxy(value)) return undefined;
+  if (isPromise(value)) return value as Promise<unknown>;
+  const then = readDataProperty(value, "then");
+  if (typeof then !== "function") return undefined;
+  return new SafePromise((resolve, reject) => ReflectApply(then, value, [resolve, reject]));
+}
+
+/** Settles with the tool's promise, or rejects with the abort reason the moment the signal aborts. */
+function raceAbort(pending: Promise<unknown>, signal: AbortSignal): Promise<Settlement> {
+  return new SafePromise((resolve, reject) => {
+    if (isAborted(signal)) {
+      reject(abortReason(signal)); // aborted while execute was running synchronously
+      void PromisePrototypeThen(pending, undefined, ignore); // its rejection is still observed
+      return;
+    }
+    const unwatch = watchAbort(signal, () => reject(abortReason(signal)));
+    void PromisePrototypeThen(
+      pending,
+      (value) => {
+        unwatch();
+        resolve(new Settlement(true, value));
+      },
+      (error) => {
+        unwatch();
+        resolve(new Settlement(false, error));
+      },
+    );
+  });
+}
+
+function ignore(): void {}

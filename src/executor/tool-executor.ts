@@ -1,0 +1,36 @@
+// The one interface every executor implements: in-process, worker pool, queue. Adapters,
+// batches, benchmarks and the contract suite take a ToolExecutor and nothing else.
+import type { ToolRegistry } from "../contract/registry.js";
+import type { CourseToolResultMessage } from "../contract/results.js";
+
+/** Options of one call (`executeToolCall`); every field is optional. */
+// biome-ignore lint/complexity/noBannedTypes: grows as executors gain per-call options; callers pass an object today.
+export type CallOptions = {};
+
+/** Options of a batch: the per-call options, plus how many calls run at once. */
+export interface BatchOptions extends CallOptions {
+  /** Calls running at once: a positive integer or Infinity (the default: all at once). */
+  readonly concurrency?: number;
+}
+
+/**
+ * Runs untrusted tool calls through the boundary. Every implementation keeps the contract
+ * of `docs/contract.md`: a call resolves to a frozen result linked to it (a success or a
+ * recoverable `isError: true` result), or rejects with `signal.reason`, a
+ * `ToolContractError` or a `NonRecoverableToolError`.
+ */
+export interface ToolExecutor {
+  /** A copy of the registry the executor runs (registering into the copy changes nothing). */
+  readonly registry: ToolRegistry;
+  /** Runs one call. */
+  executeToolCall(call: unknown, signal: AbortSignal, options?: CallOptions): Promise<CourseToolResultMessage>;
+  /**
+   * Runs many calls: every call is snapshotted before any runs (a malformed one rejects the
+   * batch with INVALID_TOOL_CALL), at most `options.concurrency` run at once, and results
+   * come back in call order, each linked to its own call. Abort rejects with `signal.reason`;
+   * a NonRecoverableToolError rejects the batch and aborts the calls still running.
+   */
+  executeBatch(calls: readonly unknown[], signal: AbortSignal, options?: BatchOptions): Promise<CourseToolResultMessage[]>;
+  /** Stops accepting calls and settles every call already accepted. Idempotent. */
+  close(): Promise<void>;
+}

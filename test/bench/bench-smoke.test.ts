@@ -1,0 +1,142 @@
+// The benchmarks are not tests, but they must not rot: run every case once with tiny
+// counts (smoke mode) and check that each produced its figures under their stable names.
+// Nothing here asserts a performance target.
+import { beforeAll, describe, expect, test } from "vitest";
+import { type BenchResults, RESULTS_SCHEMA, runBenchmarks } from "../../dist/bench/index.js";
+import { renderReport } from "../../dist/bench/report.js";
+
+/** Every number anywhere in `value`, with its path. */
+function numbersIn(value: unknown, path = "$"): [string, number][] {
+  if (typeof value === "number") return [[path, value]];
+  if (typeof value !== "object" || value === null) return [];
+  return Object.entries(value).flatMap(([key, member]) => numbersIn(member, `${path}.${key}`));
+}
+
+const TARGET_IDS = [
+  "serializer.flat100.oursVsSss",
+  "serializer.flat100.oursVsJson",
+  "serializer.nested120.oursVsSss",
+  "serializer.nested120.oursVsJson",
+  "serializer.string4000.oursVsSss",
+  "serializer.string4000.oursVsJson",
+  "inProcess.ratio",
+  "workerDispatch.sequential.ratio",
+  "workerDispatch.parallel.ratio",
+  "cpuBatch.speedup",
+  "responsiveness.worker.p99Ms",
+  "responsiveness.inProcess.p99Ms",
+  "abort.inProcess.cooperativeRejectMs",
+  "abort.inProcess.spinningSettledAfterMs",
+  "abort.worker.cooperativeRejectMs",
+  "abort.worker.spinningRejectMs",
+  "abort.worker.spinningNextCallMs",
+];
+
+describe("benchmarks, smoke mode (one tiny round of every case)", () => {
+  let results: BenchResults;
+  beforeAll(async () => {
+    results = await runBenchmarks({ smoke: true });
+  }, 30_000);
+
+  test("every figure is a finite number", () => {
+    const numbers = numbersIn(results);
+    expect(numbers.length).toBeGreaterThan(60);
+    expect(numbers.filter(([, value]) => !Number.isFinite(value))).toEqual([]);
+    expect(results.schema).toBe(RESULTS_SCHEMA);
+    expect(results.mode).toBe("smoke");
+  });
+
+  test("serializer: three shapes, three implementations, two ratios", () => {
+    expect(Object.keys(results.serializer.shapes)).toEqual(["flat100", "nested120", "string4000"]);
+    for (const shape of Object.values(results.serializer.shapes)) {
+      expect(shape).toEqual({
+        nodes: expect.any(Number),
+        members: expect.any(Number),
+        depth: expect.any(Number),
+        outputChars: expect.any(Number),
+        oursOpsPerSec: expect.any(Number),
+        sssOpsPerSec: expect.any(Number),
+        jsonOpsPerSec: expect.any(Number),
+        oursVsSss: expect.any(Number),
+        oursVsJson: expect.any(Number),
+      });
+      expect(shape.nodes).toBeLessThanOrEqual(128); // inside the serializer's budgets: rendered in full
+      expect(shape.oursOpsPerSec).toBeGreaterThan(0);
+    }
+  });
+
+  test("in-process overhead and worker dispatch report µs per call and a ratio", () => {
+    expect(results.inProcess).toMatchObject({
+      oursUsPerCall: expect.any(Number),
+      naiveUsPerCall: expect.any(Number),
+      ratio: expect.any(Number),
+    });
+    for (const variant of [results.workerDispatch.sequential, results.workerDispatch.parallel]) {
+      expect(variant).toMatchObject({
+        threads: expect.any(Number),
+        inFlight: expect.any(Number),
+        oursUsPerCall: expect.any(Number),
+        piscinaUsPerCall: expect.any(Number),
+        oursCallsPerSec: expect.any(Number),
+        piscinaCallsPerSec: expect.any(Number),
+        ratio: expect.any(Number),
+        oursCpuUsPerCall: expect.any(Number),
+        piscinaCpuUsPerCall: expect.any(Number),
+        cpuRatio: expect.any(Number),
+      });
+    }
+    expect(results.workerDispatch.sequential.threads).toBe(1);
+  });
+
+  test("CPU batch, responsiveness and abort latency report their figures", () => {
+    expect(results.cpuBatch).toMatchObject({
+      calls: expect.any(Number),
+      toolMs: expect.any(Number),
+      inProcessCallsPerSec: expect.any(Number),
+      workerCallsPerSec: expect.any(Number),
+      speedup: expect.any(Number),
+      targetSpeedup: expect.any(Number),
+    });
+    for (const delay of [results.responsiveness.inProcess, results.responsiveness.worker]) {
+      expect(delay).toEqual({
+        samples: expect.any(Number),
+        p50Ms: expect.any(Number),
+        p99Ms: expect.any(Number),
+        maxMs: expect.any(Number),
+      });
+      expect(delay.samples).toBeGreaterThan(0);
+    }
+    expect(results.abort.worker).toMatchObject({
+      cooperativeRejectMs: expect.any(Number),
+      cooperativeNextCallMs: expect.any(Number),
+      spinningRejectMs: expect.any(Number),
+      spinningNextCallMs: expect.any(Number),
+    });
+    expect(results.abort.worker.threadReplaced).toBe(true); // the spinning thread was terminated
+    expect(results.abort.inProcess.cooperativeRejectMs).toEqual(expect.any(Number));
+  });
+
+  test("every target has a stable id, a verdict, and the report renders it", () => {
+    expect(results.targets.map((check) => check.id)).toEqual(TARGET_IDS);
+    for (const check of results.targets) {
+      expect(check).toMatchObject({ target: expect.any(String), value: expect.any(Number), pass: expect.any(Boolean) });
+    }
+    const informational = results.targets.filter((check) => check.informational === true).map((check) => check.id);
+    expect(informational).toEqual(["workerDispatch.parallel.ratio", "abort.inProcess.spinningSettledAfterMs"]);
+    expect(results.summary.passed + results.summary.missed).toBe(TARGET_IDS.length - informational.length);
+    const report = renderReport(results);
+    for (const heading of [
+      "1. Serializer",
+      "2. In-process",
+      "3. Worker dispatch",
+      "4. CPU-heavy batch",
+      "5. Main-thread",
+      "6. Abort latency",
+      "Targets:",
+    ]) {
+      expect(report).toContain(heading);
+    }
+    expect(report).not.toContain("NaN");
+    expect(JSON.parse(JSON.stringify(results))).toEqual(results);
+  });
+});
