@@ -14,7 +14,7 @@ import {
   ObjectGetOwnPropertyDescriptor,
   ObjectGetPrototypeOf,
   ObjectHasOwn,
-  ObjectOwnKeys,
+  ReflectOwnKeys,
   ObjectPrototype,
 } from "./primordials.js";
 
@@ -112,7 +112,7 @@ function snapshotJson(value: unknown, depth: number, ancestors: object[], trail:
 
 function snapshotArray(array: unknown[], depth: number, ancestors: object[], trail: (string | number)[], root: string): readonly unknown[] {
   const length = array.length;
-  if (ObjectOwnKeys(array).length !== length + 1) invalidAt(root, trail, depth, "is sparse or has non-index properties");
+  if (ReflectOwnKeys(array).length !== length + 1) invalidAt(root, trail, depth, "is sparse or has non-index properties");
   const copy: unknown[] = [];
   for (let index = 0; index < length; index += 1) {
     trail[depth] = index;
@@ -130,7 +130,7 @@ function snapshotObject(
   trail: (string | number)[],
   root: string,
 ): Readonly<Record<string, unknown>> {
-  const keys = ObjectOwnKeys(record);
+  const keys = ReflectOwnKeys(record);
   const copy: Record<string, unknown> = {};
   for (let index = 0; index < keys.length; index += 1) {
     const key = keys[index];

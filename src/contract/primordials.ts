@@ -6,7 +6,6 @@
 import { types } from "node:util";
 
 export const ReflectApply = Reflect.apply;
-const ReflectOwnKeys = Reflect.ownKeys;
 
 function getterOf<T, R>(proto: object, name: PropertyKey): (self: T) => R {
   const descriptor = Reflect.getOwnPropertyDescriptor(proto, name);
@@ -22,7 +21,7 @@ export const ObjectGetPrototypeOf = Object.getPrototypeOf;
 export const ObjectKeys = Object.keys;
 export const ObjectPrototype = Object.prototype;
 export const ObjectHasOwn = Object.hasOwn;
-export const ObjectOwnKeys = ReflectOwnKeys;
+export const ReflectOwnKeys = Reflect.ownKeys;
 
 export const ArrayIsArray = Array.isArray;
 export const ArrayPrototype = Array.prototype;
@@ -110,7 +109,8 @@ export const PromisePrototypeThen = <T>(
   onFulfilled: ((value: T) => unknown) | undefined,
   onRejected?: (reason: unknown) => unknown,
 ): Promise<unknown> => ReflectApply(then, self, [onFulfilled, onRejected]);
-export const SafePromise = Promise;
+/** The realm's own Promise constructor, captured at load (`new NativePromise(...)` never reads a replaced global). */
+export const NativePromise = Promise;
 const promiseResolve = Promise.resolve;
 const promiseReject = Promise.reject;
 /** `Promise.resolve(value)` through the captured static (a patched `Promise.resolve` is not consulted). */

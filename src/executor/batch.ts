@@ -15,7 +15,7 @@ import {
   ObjectGetOwnPropertyDescriptor,
   ObjectHasOwn,
   PromisePrototypeThen,
-  SafePromise,
+  NativePromise,
 } from "../contract/primordials.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
 import { watchAbort } from "./abort-watch.js";
@@ -43,7 +43,7 @@ export async function runBatch(
   const batch = new AbortController();
   const unwatch = watchAbort(signal, () => AbortControllerPrototypeAbort(batch, abortReason(signal)));
   try {
-    await new SafePromise<void>((resolve, reject) => {
+    await new NativePromise<void>((resolve, reject) => {
       let next = 0;
       let running = 0;
       let done = 0;

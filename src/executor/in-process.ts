@@ -2,7 +2,7 @@
 // twin, and the same thing as a ToolExecutor object. The tool runs on this thread.
 import { COURSE_TOOL_EXECUTOR_CLOSED } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
-import { ObjectFreeze, PromisePrototypeThen, PromiseReject, PromiseResolve, SafePromise } from "../contract/primordials.js";
+import { ObjectFreeze, PromisePrototypeThen, PromiseReject, PromiseResolve, NativePromise } from "../contract/primordials.js";
 import { registeredTools, type ToolRegistry } from "../contract/registry.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
 import { executeCall, executeCalls, type Pipeline, type RunRequest } from "./pipeline.js";
@@ -84,7 +84,7 @@ export class InProcessToolExecutor implements ToolExecutor {
   }
 
   close(): Promise<void> {
-    this.#closing ??= this.#inFlight === 0 ? PromiseResolve(undefined) : new SafePromise<void>((resolve) => (this.#drained = resolve));
+    this.#closing ??= this.#inFlight === 0 ? PromiseResolve(undefined) : new NativePromise<void>((resolve) => (this.#drained = resolve));
     return this.#closing;
   }
 

@@ -4,7 +4,7 @@ import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED }
 import type { CourseTool, ToolContext } from "../contract/definition.js";
 import { isNonRecoverableToolError } from "../contract/errors.js";
 import { describeFailure, readDataProperty } from "../contract/failure.js";
-import { isPromise, isProxy, PromisePrototypeThen, ReflectApply, SafePromise } from "../contract/primordials.js";
+import { isPromise, isProxy, PromisePrototypeThen, ReflectApply, NativePromise } from "../contract/primordials.js";
 import { errorContent } from "../contract/results.js";
 import { serializeToolOutput } from "../contract/serialize.js";
 import { watchAbort } from "./abort-watch.js";
@@ -84,12 +84,12 @@ function asPromise(value: unknown): Promise<unknown> | undefined {
   if (isPromise(value)) return value as Promise<unknown>;
   const then = readDataProperty(value, "then");
   if (typeof then !== "function") return undefined;
-  return new SafePromise((resolve, reject) => ReflectApply(then, value, [resolve, reject]));
+  return new NativePromise((resolve, reject) => ReflectApply(then, value, [resolve, reject]));
 }
 
 /** Settles with the tool's promise, or rejects with the abort reason the moment the signal aborts. */
 function raceAbort(pending: Promise<unknown>, signal: AbortSignal): Promise<Settlement> {
-  return new SafePromise((resolve, reject) => {
+  return new NativePromise((resolve, reject) => {
     if (isAborted(signal)) {
       reject(abortReason(signal)); // aborted while execute was running synchronously
       void PromisePrototypeThen(pending, undefined, ignore); // its rejection is still observed

@@ -14,7 +14,7 @@ import {
 } from "../contract/constants.js";
 import { NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
 import { describeFailure } from "../contract/failure.js";
-import { MapPrototypeGet, ObjectFreeze, SafePromise } from "../contract/primordials.js";
+import { MapPrototypeGet, ObjectFreeze, NativePromise } from "../contract/primordials.js";
 import { registeredTools, type ToolRegistry } from "../contract/registry.js";
 import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
 import { watchAbort } from "../executor/abort-watch.js";
@@ -181,7 +181,7 @@ export class WorkerToolExecutor implements ToolExecutor {
   /** Runs a validated call in the pool; settles once, whichever comes first. */
   #dispatch(prepared: RunRequest): Promise<ToolOutcome> {
     const signal = prepared.signal;
-    return new SafePromise<ToolOutcome>((resolve, reject) => {
+    return new NativePromise<ToolOutcome>((resolve, reject) => {
       let settled = false;
       let timer: NodeJS.Timeout | undefined;
       let stopTask: ((reason: StopReason) => void) | undefined;

@@ -1,39 +1,26 @@
-// One contract suite, run against both executors: the in-process executeToolCall and the
-// WorkerToolExecutor. The tools live in one module (test/fixtures/contract-tools.ts), so
-// both run the very same definitions; side effects are observed through files.
+// One contract suite, run against every executor (test/support/executors.ts). The tools
+// live in one module (test/fixtures/contract-tools.ts), so every executor runs the very same
+// definitions; side effects are observed through files.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import {
   COURSE_TOOL_TRUNCATION_MARKER,
-  type CourseToolDefinition,
-  InProcessToolExecutor,
   isNonRecoverableToolError,
   isToolContractError,
   NonRecoverableToolError,
   type ToolExecutor,
-  ToolRegistry,
 } from "toolgate";
-import { WorkerToolExecutor } from "toolgate/worker";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { EXECUTORS } from "../support/executors.js";
 import { call, codePoints, errorOf, fixture, neverAborted, scratchDir, settle, waitForFile } from "../support/helpers.js";
 
 const CONTRACT_TOOLS = fixture("contract-tools");
 
-async function inProcess(): Promise<ToolExecutor> {
-  const { default: definitions } = (await import(CONTRACT_TOOLS.href)) as { default: CourseToolDefinition[] };
-  return new InProcessToolExecutor(new ToolRegistry(definitions));
-}
-
-const workerPool = (): Promise<ToolExecutor> => WorkerToolExecutor.create({ modules: [CONTRACT_TOOLS], maxThreads: 2, abortGraceMs: 500 });
-
-describe.each([
-  ["in-process", inProcess],
-  ["worker pool", workerPool],
-])("the contract, %s", (_label, make) => {
+describe.each(EXECUTORS)("the contract, %s", (_label, make) => {
   let executor: ToolExecutor;
   let dir: string;
   beforeAll(async () => {
-    executor = await make();
+    executor = await make([CONTRACT_TOOLS]);
     dir = scratchDir();
   });
   afterAll(() => executor.close());
