@@ -14,8 +14,8 @@ import {
   ObjectGetOwnPropertyDescriptor,
   ObjectGetPrototypeOf,
   ObjectHasOwn,
-  ReflectOwnKeys,
   ObjectPrototype,
+  ReflectOwnKeys,
 } from "./primordials.js";
 
 /** A JSON value: what a model can put in a tool call's arguments. */

@@ -12,10 +12,10 @@ import {
   JSONStringify,
   MapPrototypeHas,
   MapPrototypeSet,
+  NativePromise,
   ObjectGetOwnPropertyDescriptor,
   ObjectHasOwn,
   PromisePrototypeThen,
-  NativePromise,
 } from "../contract/primordials.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
 import { watchAbort } from "./abort-watch.js";

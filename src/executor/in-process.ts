@@ -2,7 +2,7 @@
 // twin, and the same thing as a ToolExecutor object. The tool runs on this thread.
 import { COURSE_TOOL_EXECUTOR_CLOSED } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
-import { ObjectFreeze, PromisePrototypeThen, PromiseReject, PromiseResolve, NativePromise } from "../contract/primordials.js";
+import { NativePromise, ObjectFreeze, PromisePrototypeThen, PromiseReject, PromiseResolve } from "../contract/primordials.js";
 import { registeredTools, type ToolRegistry } from "../contract/registry.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
 import { executeCall, executeCalls, type Pipeline, type RunRequest } from "./pipeline.js";

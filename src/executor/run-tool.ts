@@ -4,7 +4,7 @@ import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED }
 import type { CourseTool, ToolContext } from "../contract/definition.js";
 import { isNonRecoverableToolError } from "../contract/errors.js";
 import { describeFailure, readDataProperty } from "../contract/failure.js";
-import { isPromise, isProxy, PromisePrototypeThen, ReflectApply, NativePromise } from "../contract/primordials.js";
+import { isPromise, isProxy, NativePromise, PromisePrototypeThen, ReflectApply } from "../contract/primordials.js";
 import { errorContent } from "../contract/results.js";
 import { serializeToolOutput } from "../contract/serialize.js";
 import { watchAbort } from "./abort-watch.js";

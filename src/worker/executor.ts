@@ -14,7 +14,7 @@ import {
 } from "../contract/constants.js";
 import { NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
 import { describeFailure } from "../contract/failure.js";
-import { MapPrototypeGet, ObjectFreeze, NativePromise } from "../contract/primordials.js";
+import { MapPrototypeGet, NativePromise, ObjectFreeze } from "../contract/primordials.js";
 import { registeredTools, type ToolRegistry } from "../contract/registry.js";
 import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
 import { watchAbort } from "../executor/abort-watch.js";
