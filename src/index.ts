@@ -1,21 +1,43 @@
 // toolgate: the tool boundary of an LLM agent. The root entry point: the contract, the
 // in-process executor and the public types. It loads no worker pool (see `toolgate/worker`).
+// The seed's `Course*` names stay; `ToolCall`, `ToolResultMessage`, `ToolDefinition` and
+// `Tool` are the same types under plain names.
 
-export type { CourseToolCall, JsonValue } from "./contract/call.js";
+export type { ToolApp } from "./contract/app.js";
+export {
+  type ImageMimeType,
+  imageContent,
+  type ToolAttachment,
+  type ToolOutputWithAttachments,
+  withAttachments,
+} from "./contract/attachments.js";
+export type { CourseToolCall, CourseToolCall as ToolCall, JsonValue } from "./contract/call.js";
 export * from "./contract/constants.js";
 export {
   type CourseTool,
+  type CourseTool as Tool,
   type CourseToolDefinition,
+  type CourseToolDefinition as ToolDefinition,
   defineTool,
   type ToolContext,
   type ValidationDecision,
 } from "./contract/definition.js";
 export { isNonRecoverableToolError, isToolContractError, NonRecoverableToolError, ToolContractError } from "./contract/errors.js";
 export { type ToolLike, ToolRegistry } from "./contract/registry.js";
-export type { CourseToolResultMessage } from "./contract/results.js";
+export type { CourseToolResultMessage, CourseToolResultMessage as ToolResultMessage } from "./contract/results.js";
 export { type SerializationOutcome, serializeToolOutput } from "./contract/serialize.js";
-export { executeToolCall, executeToolCalls, InProcessToolExecutor } from "./executor/in-process.js";
-export type { BatchOptions, CallOptions, ToolExecutor } from "./executor/tool-executor.js";
+export type {
+  ApprovalContext,
+  ApprovalDecision,
+  CallEndEvent,
+  CallEndOutcome,
+  CallStartEvent,
+  HookName,
+  ThreadKilledEvent,
+  ToolExecutorHooks,
+} from "./executor/hooks.js";
+export { executeToolCall, executeToolCalls, InProcessToolExecutor, type InProcessToolExecutorOptions } from "./executor/in-process.js";
+export type { BatchOptions, CallOptions, ExecutorOptions, ToolExecutor } from "./executor/tool-executor.js";
 export type { WorkerToolExecutor, WorkerToolExecutorOptions } from "./worker/executor.js";
 // Types only: the runtime lives in `toolgate/worker`, so `import "toolgate"` never loads piscina.
 export type { ToolModuleSpecifier } from "./worker/tool-modules.js";

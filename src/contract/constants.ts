@@ -18,6 +18,13 @@ export const COURSE_TOOL_MAX_STRING_CODE_POINTS = 4096;
 /** Serializer budget: magnitude of a BigInt, in bits. */
 export const COURSE_TOOL_MAX_BIGINT_BITS = 4096;
 
+/** Largest `timeoutMs` anywhere: the longest delay a Node.js timer keeps (2^31 - 1 ms, about 24.8 days). */
+export const COURSE_TOOL_MAX_TIMEOUT_MS = 2_147_483_647;
+/** Largest total size, in bytes, of one result's attachments. */
+export const COURSE_TOOL_MAX_ATTACHMENT_BYTES = 8 * 1024 * 1024;
+/** Largest number of attachments on one result. */
+export const COURSE_TOOL_MAX_ATTACHMENTS = 16;
+
 /** Nesting limit of a call's `arguments` (a snapshot, not the serializer). */
 export const COURSE_TOOL_MAX_ARGUMENT_DEPTH = 64;
 /** How many registered tool names a TOOL_NOT_FOUND message lists. */
@@ -29,8 +36,10 @@ export const COURSE_TOOL_ARGUMENTS_INVALID = "TOOL_ARGUMENTS_INVALID";
 export const COURSE_TOOL_VALIDATION_FAILED = "TOOL_VALIDATION_FAILED";
 export const COURSE_TOOL_EXECUTION_FAILED = "TOOL_EXECUTION_FAILED";
 export const COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED = "TOOL_OUTPUT_SERIALIZATION_FAILED";
-/** Worker executor only: the call outlived `timeoutMs`. */
+/** The tool outlived its effective `timeoutMs` (per call, per tool or per executor). */
 export const COURSE_TOOL_EXECUTION_TIMEOUT = "TOOL_EXECUTION_TIMEOUT";
+/** The executor's `beforeExecute` hook refused the call; the message is its reason. */
+export const COURSE_TOOL_CALL_DENIED = "TOOL_CALL_DENIED";
 
 export type RecoverableToolErrorCode =
   | typeof COURSE_TOOL_NOT_FOUND
@@ -38,7 +47,8 @@ export type RecoverableToolErrorCode =
   | typeof COURSE_TOOL_VALIDATION_FAILED
   | typeof COURSE_TOOL_EXECUTION_FAILED
   | typeof COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED
-  | typeof COURSE_TOOL_EXECUTION_TIMEOUT;
+  | typeof COURSE_TOOL_EXECUTION_TIMEOUT
+  | typeof COURSE_TOOL_CALL_DENIED;
 
 /** `ToolContractError` codes: the caller broke the contract; the promise rejects. */
 export const COURSE_TOOL_INVALID_TOOL_CALL = "INVALID_TOOL_CALL";

@@ -1,5 +1,6 @@
 // Tool definitions: the four-field contract, and defineTool(), which turns a caller's
 // object into a frozen snapshot whose functions cannot be redirected afterwards.
+import type { ToolApp } from "./app.js";
 import { COURSE_TOOL_INVALID_TOOL_DEFINITION } from "./constants.js";
 import { isToolContractError, ToolContractError } from "./errors.js";
 import {
@@ -13,6 +14,7 @@ import {
   WeakSetPrototypeAdd,
   WeakSetPrototypeHas,
 } from "./primordials.js";
+import { checkTimeoutMs } from "./timeout.js";
 
 /** A validator's verdict. `error` carries details the model reads when `ok` is false. */
 export type ValidationDecision<T> = { ok: true; value: T } | { ok: false; error: unknown };
@@ -23,6 +25,8 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   /** The id of the call being executed. */
   readonly toolCallId: string;
+  /** The application context (`ToolApp`) of the executor or the call; in-process tools only. */
+  readonly app?: ToolApp;
 }
 
 /** What a tool author writes. */
@@ -35,6 +39,8 @@ export interface CourseToolDefinition<A = unknown, O = unknown> {
   validate(args: unknown): ValidationDecision<A>;
   /** Runs only with arguments `validate` accepted. */
   execute(args: A, context: ToolContext): Promise<O> | O;
+  /** Optional: this tool's time limit in ms (1 to 2^31 - 1); overrides the executor's, a call's own overrides it. */
+  timeoutMs?: number;
 }
 
 /** A frozen tool snapshot made by `defineTool`; what a `ToolRegistry` holds. */
@@ -80,6 +86,7 @@ export function defineTool(definition: unknown): CourseTool {
     description,
     validate: ObjectFreeze((args: unknown) => ReflectApply(validate, undefined, [args])),
     execute: ObjectFreeze((args: unknown, context: ToolContext) => ReflectApply(execute, undefined, [args, context])),
+    ...optionalTimeout(definition, name),
   });
   WeakSetPrototypeAdd(definedTools, tool);
   WeakMapPrototypeSet(validators, tool, validate as (args: unknown) => unknown);
@@ -104,6 +111,13 @@ function readField(definition: object, field: string): unknown {
     if (isToolContractError(error)) throw error;
     throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_DEFINITION, `reading the tool definition's "${field}" threw`, { cause: error });
   }
+}
+
+/** `{ timeoutMs }` when the definition has an own `timeoutMs` (read once, checked), else nothing. */
+function optionalTimeout(definition: object, name: string): { timeoutMs?: number } {
+  if (ObjectGetOwnPropertyDescriptor(definition, "timeoutMs") === undefined) return {};
+  const value = readField(definition, "timeoutMs");
+  return value === undefined ? {} : { timeoutMs: checkTimeoutMs(value, `tool "${name}": timeoutMs`, COURSE_TOOL_INVALID_TOOL_DEFINITION) };
 }
 
 function invalid(message: string): never {

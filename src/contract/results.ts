@@ -1,8 +1,9 @@
 // Result messages: frozen, and linked to their call by toolCallId, toolName and id.
+import type { ToolAttachment } from "./attachments.js";
 import type { RecoverableToolErrorCode } from "./constants.js";
 import { capContent } from "./content.js";
 import type { FailureText } from "./failure.js";
-import { JSONStringify, ObjectFreeze } from "./primordials.js";
+import { JSONStringify, ObjectFreeze, RegExpPrototypeExec } from "./primordials.js";
 
 /** The transcript entry for one tool call. Frozen. */
 export interface CourseToolResultMessage {
@@ -15,6 +16,11 @@ export interface CourseToolResultMessage {
   readonly content: string;
   /** True for recoverable errors the model should read and react to. */
   readonly isError: boolean;
+  /**
+   * Non-text output (images), frozen; present only when the tool returned at least one, so a
+   * text-only result keeps exactly the six fields above.
+   */
+  readonly attachments?: readonly ToolAttachment[];
 }
 
 /** The part of a call a result links to. */
@@ -23,8 +29,24 @@ export interface ToolCallLink {
   readonly name: string;
 }
 
-/** A frozen result linked to `call`. */
-export function toolResultMessage(call: ToolCallLink, content: string, isError: boolean): CourseToolResultMessage {
+/** A frozen result linked to `call`; `attachments` (a frozen list) only when there are some. */
+export function toolResultMessage(
+  call: ToolCallLink,
+  content: string,
+  isError: boolean,
+  attachments?: readonly ToolAttachment[],
+): CourseToolResultMessage {
+  if (attachments !== undefined && attachments.length > 0) {
+    return ObjectFreeze({
+      role: "toolResult",
+      id: "tool-result-" + call.id,
+      toolCallId: call.id,
+      toolName: call.name,
+      content,
+      isError,
+      attachments,
+    });
+  }
   return ObjectFreeze({
     role: "toolResult",
     id: "tool-result-" + call.id,
@@ -38,4 +60,12 @@ export function toolResultMessage(call: ToolCallLink, content: string, isError: 
 /** Deterministic error content: the code first, so it survives any truncation. */
 export function errorContent(code: RecoverableToolErrorCode, failure: FailureText): string {
   return capContent('{"error":{"code":' + JSONStringify(code) + ',"message":' + JSONStringify(failure.text) + "}}", failure.cut);
+}
+
+const LEADING_CODE = /^\{"error":\{"code":"([A-Z_]+)"/;
+
+/** The code `errorContent` put first in error content (it survives truncation); undefined for anything else. */
+export function errorCodeOf(content: string): string | undefined {
+  const match = RegExpPrototypeExec(LEADING_CODE, content);
+  return match === null ? undefined : match[1];
 }

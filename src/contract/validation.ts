@@ -4,6 +4,7 @@ import { COURSE_TOOL_ARGUMENTS_INVALID, COURSE_TOOL_VALIDATION_FAILED, type Reco
 import type { CourseTool } from "./definition.js";
 import { isNonRecoverableToolError } from "./errors.js";
 import { describeFailure, type FailureText, readDataProperty } from "./failure.js";
+import { describeValue } from "./grammar.js";
 import { isPromise, isProxy, ObjectGetOwnPropertyDescriptor, ObjectHasOwn, PromisePrototypeThen, ReflectApply } from "./primordials.js";
 
 /** The validator accepted the arguments (`value` is what execute gets) or refused them. */
@@ -30,8 +31,7 @@ export function validateArguments(tool: CourseTool, args: unknown): Validation {
 }
 
 function readDecision(decision: unknown): Validation {
-  if (typeof decision !== "object" || decision === null) return malformed(`it returned ${decision === null ? "null" : typeof decision}`);
-  if (isProxy(decision)) return malformed("it returned a Proxy");
+  if (typeof decision !== "object" || decision === null || isProxy(decision)) return malformed(`it returned ${describeValue(decision)}`);
   if (isPromise(decision)) {
     // Observed through the intrinsic then, so a rejection is never unhandled.
     void PromisePrototypeThen(decision as Promise<unknown>, undefined, ignore);

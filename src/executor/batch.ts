@@ -5,6 +5,7 @@
 import { type CourseToolCall, snapshotToolCall } from "../contract/call.js";
 import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_INVALID_TOOL_CALL } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
+import { describeValue } from "../contract/grammar.js";
 import {
   AbortControllerPrototypeAbort,
   ArrayIsArray,
@@ -19,6 +20,7 @@ import {
 } from "../contract/primordials.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
 import { watchAbort } from "./abort-watch.js";
+import { assertOptionsObject, ownOption } from "./options.js";
 import { abortReason, assertAbortSignal, isAborted, throwIfAborted } from "./signal.js";
 import type { BatchOptions } from "./tool-executor.js";
 
@@ -84,16 +86,13 @@ export async function runBatch(
 
 function readConcurrency(options: BatchOptions | undefined): number {
   if (options === undefined) return Number.POSITIVE_INFINITY;
-  if (typeof options !== "object" || options === null || isProxy(options)) {
-    throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, "batch options must be an object");
-  }
-  const descriptor = ObjectGetOwnPropertyDescriptor(options, "concurrency");
-  const value: unknown = descriptor !== undefined && ObjectHasOwn(descriptor, "value") ? descriptor.value : undefined;
+  assertOptionsObject(options, "batch options");
+  const value = ownOption(options, "concurrency", "options");
   if (value === undefined) return Number.POSITIVE_INFINITY;
   if (value === Number.POSITIVE_INFINITY || (typeof value === "number" && Number.isInteger(value) && value >= 1)) return value;
   throw new ToolContractError(
     COURSE_TOOL_INVALID_ARGUMENT,
-    `options.concurrency must be a positive integer or Infinity (got ${typeof value === "number" ? value : typeof value})`,
+    `options.concurrency must be a positive integer or Infinity (got ${describeValue(value)})`,
   );
 }
 

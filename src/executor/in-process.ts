@@ -1,32 +1,59 @@
 // The in-process executor: the seed's `executeToolCall(registry, call, signal)`, its batch
 // twin, and the same thing as a ToolExecutor object. The tool runs on this thread.
+import { threadId } from "node:worker_threads";
 import { COURSE_TOOL_EXECUTOR_CLOSED } from "../contract/constants.js";
+import type { ToolContext } from "../contract/definition.js";
 import { ToolContractError } from "../contract/errors.js";
 import { NativePromise, ObjectFreeze, PromisePrototypeThen, PromiseReject, PromiseResolve } from "../contract/primordials.js";
 import { registeredTools, type ToolRegistry } from "../contract/registry.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
+import type { RunFacts } from "./hooks.js";
+import { type PipelineSettings, readExecutorOptions } from "./options.js";
 import { executeCall, executeCalls, type Pipeline, type RunRequest } from "./pipeline.js";
 import { runTool, type ToolOutcome } from "./run-tool.js";
-import type { BatchOptions, CallOptions, ToolExecutor } from "./tool-executor.js";
+import { runWithTimeout } from "./timeouts.js";
+import type { BatchOptions, CallOptions, ExecutorOptions, ToolExecutor } from "./tool-executor.js";
 
-/** Runs a validated call's tool right here, with a frozen `{ signal, toolCallId }` context. */
+// In-process, the tool runs on the calling thread and nothing waits in a queue.
+const HERE: RunFacts = ObjectFreeze({ threadId, queueWaitMs: 0 });
+
+/**
+ * Runs a validated call's tool right here, with a frozen `{ signal, toolCallId, app? }`
+ * context; under `timeoutMs`, the signal the tool sees also fires at expiry (cooperatively:
+ * see runWithTimeout).
+ */
 function runHere(request: RunRequest): ToolOutcome | Promise<ToolOutcome> {
-  return runTool(request.tool, request.args, ObjectFreeze({ signal: request.signal, toolCallId: request.call.id }));
+  request.record(HERE);
+  const timeoutMs = request.timeoutMs;
+  if (timeoutMs === undefined) return runTool(request.tool, request.args, contextOf(request, request.signal));
+  return runWithTimeout(timeoutMs, request.signal, (signal) => runTool(request.tool, request.args, contextOf(request, signal)));
 }
 
-function pipelineOf(registry: ToolRegistry): Pipeline {
-  return { tools: registeredTools(registry), run: runHere };
+function contextOf(request: RunRequest, signal: AbortSignal): ToolContext {
+  const app = request.app;
+  return ObjectFreeze(app === undefined ? { signal, toolCallId: request.call.id } : { signal, toolCallId: request.call.id, app });
+}
+
+function pipelineOf(registry: ToolRegistry, settings?: PipelineSettings): Pipeline {
+  const tools = registeredTools(registry);
+  return settings === undefined ? { tools, run: runHere } : { tools, run: runHere, settings };
 }
 
 /**
  * Runs one tool call through the boundary. Resolves to a frozen result linked to the call
  * (a success, or a recoverable `isError: true` result); rejects with ToolContractError for
  * a malformed call, with `signal.reason` when the signal aborts first, and with a genuine
- * NonRecoverableToolError thrown by the tool. The registry is read live.
+ * NonRecoverableToolError thrown by the tool. The registry is read live. `options.timeoutMs`
+ * and `options.app` apply to this call (see CallOptions).
  */
-export function executeToolCall(registry: ToolRegistry, call: unknown, signal: AbortSignal): Promise<CourseToolResultMessage> {
+export function executeToolCall(
+  registry: ToolRegistry,
+  call: unknown,
+  signal: AbortSignal,
+  options?: CallOptions,
+): Promise<CourseToolResultMessage> {
   try {
-    return executeCall(pipelineOf(registry), call, signal);
+    return executeCall(pipelineOf(registry), call, signal, options);
   } catch (error) {
     return PromiseReject(error);
   }
@@ -51,10 +78,14 @@ export function executeToolCalls(
   }
 }
 
+/** Options of `InProcessToolExecutor`: the ones every executor takes. */
+export type InProcessToolExecutorOptions = ExecutorOptions;
+
 /**
  * The in-process executor as a ToolExecutor. It owns a snapshot of the registry it was
  * given (registering into that registry later adds nothing here). `close()` refuses new
  * calls with EXECUTOR_CLOSED and resolves once every accepted call has settled.
+ * `options` (`timeoutMs`, `hooks`, `app`) are read and checked here, once.
  */
 export class InProcessToolExecutor implements ToolExecutor {
   readonly #registry: ToolRegistry;
@@ -63,10 +94,11 @@ export class InProcessToolExecutor implements ToolExecutor {
   #closing: Promise<void> | undefined;
   #drained: (() => void) | undefined;
 
-  constructor(registry: ToolRegistry) {
+  constructor(registry: ToolRegistry, options?: InProcessToolExecutorOptions) {
     registeredTools(registry); // a ToolContractError(INVALID_ARGUMENT) for anything else
+    const settings = readExecutorOptions(options);
     this.#registry = registry.snapshot();
-    this.#pipeline = pipelineOf(this.#registry);
+    this.#pipeline = pipelineOf(this.#registry, settings);
   }
 
   get registry(): ToolRegistry {

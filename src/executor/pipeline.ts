@@ -1,9 +1,18 @@
 // One call, top to bottom, written once for every executor:
-//   signal → snapshot → lookup → validate → signal → run → re-link → freeze → signal.
+//   signal → options → snapshot → [onCallStart] → lookup → validate → signal → [beforeExecute]
+//   → signal → run (under the effective timeout) → re-link → freeze → [onCallEnd] → signal.
 // An executor supplies only `run`: how a validated call's tool is executed and its output
 // serialized (in this thread, in a worker thread, on another machine).
+import type { ToolApp } from "../contract/app.js";
+import { adoptAttachments } from "../contract/attachments.js";
 import { type CourseToolCall, snapshotToolCall } from "../contract/call.js";
-import { COURSE_TOOL_MAX_LISTED_TOOL_NAMES, COURSE_TOOL_NOT_FOUND, type RecoverableToolErrorCode } from "../contract/constants.js";
+import {
+  COURSE_TOOL_CALL_DENIED,
+  COURSE_TOOL_MAX_LISTED_TOOL_NAMES,
+  COURSE_TOOL_NOT_FOUND,
+  COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED,
+  type RecoverableToolErrorCode,
+} from "../contract/constants.js";
 import { cutToCodePoints } from "../contract/content.js";
 import type { CourseTool } from "../contract/definition.js";
 import type { FailureText } from "../contract/failure.js";
@@ -11,17 +20,26 @@ import { ArrayPrototypeJoin, JSONStringify, MapPrototypeGet, MapPrototypeGetSize
 import { type CourseToolResultMessage, errorContent, toolResultMessage } from "../contract/results.js";
 import { validateArguments } from "../contract/validation.js";
 import { runBatch } from "./batch.js";
+import { approve, CallTrace, type RunFacts } from "./hooks.js";
+import { type CallSettings, type PipelineSettings, readCallOptions } from "./options.js";
 import type { ToolOutcome } from "./run-tool.js";
 import { assertAbortSignal, throwIfAborted } from "./signal.js";
+import { effectiveTimeoutMs } from "./timeouts.js";
 import type { BatchOptions, CallOptions } from "./tool-executor.js";
 
-/** A validated call, ready for its tool to run. */
+/** A validated (and approved) call, ready for its tool to run. */
 export interface RunRequest {
   readonly call: Readonly<CourseToolCall>;
   readonly tool: CourseTool;
   /** What the validator accepted: the value `execute` receives. */
   readonly args: unknown;
   readonly signal: AbortSignal;
+  /** The call's time limit in ms (see `effectiveTimeoutMs`), or undefined for none. The runner enforces it. */
+  readonly timeoutMs: number | undefined;
+  /** `context.app` for a tool that runs on this thread; a runner on another thread cannot pass it on. */
+  readonly app: ToolApp | undefined;
+  /** Tells the pipeline where and how the call runs (queue wait, thread, a kill), for the telemetry events. */
+  readonly record: (facts: RunFacts) => void;
 }
 
 /**
@@ -30,10 +48,12 @@ export interface RunRequest {
  */
 export type ToolRunner = (request: RunRequest) => ToolOutcome | Promise<ToolOutcome>;
 
-/** What an executor hands the pipeline: the tools it owns, and how it runs one. */
+/** What an executor hands the pipeline: the tools it owns, how it runs one, and its options. */
 export interface Pipeline {
   readonly tools: Map<string, CourseTool>;
   readonly run: ToolRunner;
+  /** The executor's `ExecutorOptions`, read by `readExecutorOptions`; absent: none. */
+  readonly settings?: PipelineSettings;
 }
 
 /** A call after the main-thread steps: either already answered, or ready to run. */
@@ -41,47 +61,105 @@ export type PreparedCall =
   | { readonly kind: "answered"; readonly result: CourseToolResultMessage }
   | { readonly kind: "ready"; readonly call: Readonly<CourseToolCall>; readonly tool: CourseTool; readonly args: unknown };
 
-/** `executeToolCall` of every executor: the signal first, then the snapshot, then the call. */
+/** `executeToolCall` of every executor: the signal first, then the options and the snapshot, then the call. */
 export async function executeCall(
   pipeline: Pipeline,
   call: unknown,
   signal: AbortSignal,
-  _options?: CallOptions,
+  options?: CallOptions,
 ): Promise<CourseToolResultMessage> {
   assertAbortSignal(signal);
   throwIfAborted(signal);
-  const result = await completeCall(pipeline, snapshotToolCall(call), signal);
+  const callOptions = readCallOptions(options, "call options");
+  const result = await completeCall(pipeline, snapshotToolCall(call), signal, callOptions);
   throwIfAborted(signal); // the last check, on the very promise the caller holds
   return result;
 }
 
-/** `executeBatch` of every executor. */
+/** `executeBatch` of every executor; the per-call options apply to every call of the batch. */
 export async function executeCalls(
   pipeline: Pipeline,
   calls: readonly unknown[],
   signal: AbortSignal,
   options?: BatchOptions,
 ): Promise<CourseToolResultMessage[]> {
-  const results = await runBatch(calls, signal, options, (call, batchSignal) => completeCall(pipeline, call, batchSignal));
+  const callOptions = readCallOptions(options, "batch options");
+  const results = await runBatch(calls, signal, options, (call, batchSignal) => completeCall(pipeline, call, batchSignal, callOptions));
   throwIfAborted(signal); // on the very promise the caller holds
   return results;
 }
 
 /**
- * A snapshotted call from there on: lookup, validation, the executor's run, publication.
- * The final abort check is the caller's, on the promise it returns.
+ * A snapshotted call from there on, with its events when the executor has hooks. The final
+ * abort check is the caller's, on the promise it returns.
  */
 export async function completeCall(
   pipeline: Pipeline,
   call: Readonly<CourseToolCall>,
   signal: AbortSignal,
+  options: CallSettings,
+): Promise<CourseToolResultMessage> {
+  const hooks = pipeline.settings?.hooks;
+  if (hooks === undefined) return settleCall(pipeline, call, signal, options, undefined);
+  const trace = new CallTrace(hooks, call);
+  let result: CourseToolResultMessage;
+  try {
+    result = await settleCall(pipeline, call, signal, options, trace);
+  } catch (error) {
+    trace.rejected(error, signal);
+    throw error;
+  }
+  trace.ended(result);
+  return result;
+}
+
+/** Lookup, validation, approval, the executor's run (under the effective timeout), publication. */
+async function settleCall(
+  pipeline: Pipeline,
+  call: Readonly<CourseToolCall>,
+  signal: AbortSignal,
+  options: CallSettings,
+  trace: CallTrace | undefined,
 ): Promise<CourseToolResultMessage> {
   throwIfAborted(signal);
   const prepared = prepareToolCall(pipeline.tools, call, signal);
   if (prepared.kind === "answered") return prepared.result;
-  const outcome = await pipeline.run({ call: prepared.call, tool: prepared.tool, args: prepared.args, signal });
-  return toolResultMessage(prepared.call, outcome.content, outcome.isError);
+  const settings = pipeline.settings;
+  const app = options.app !== undefined ? options.app : settings?.app;
+  const approval = trace === undefined ? undefined : approve(trace.hooks, prepared.call, prepared.tool, signal, app);
+  if (approval !== undefined) {
+    const denial = await approval;
+    if (denial !== undefined) return toolResultMessage(prepared.call, errorContent(COURSE_TOOL_CALL_DENIED, denial), true);
+    throwIfAborted(signal);
+  }
+  const timeoutMs = effectiveTimeoutMs(options.timeoutMs, prepared.tool.timeoutMs, settings?.timeoutMs);
+  const request: RunRequest = {
+    call: prepared.call,
+    tool: prepared.tool,
+    args: prepared.args,
+    signal,
+    timeoutMs,
+    app,
+    record: trace?.record ?? ignoreFacts,
+  };
+  trace?.runStarted();
+  const outcome = await pipeline.run(request);
+  trace?.runEnded();
+  return publish(prepared.call, outcome);
 }
+
+/** The outcome as a frozen linked result; attachments checked again (a runner may have carried them across a thread). */
+function publish(call: Readonly<CourseToolCall>, outcome: ToolOutcome): CourseToolResultMessage {
+  const attachments = outcome.attachments;
+  if (attachments === undefined) return toolResultMessage(call, outcome.content, outcome.isError);
+  const adopted = adoptAttachments(attachments);
+  if (typeof adopted === "string") {
+    return toolResultMessage(call, errorContent(COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED, { text: adopted, cut: false }), true);
+  }
+  return toolResultMessage(call, outcome.content, outcome.isError, adopted);
+}
+
+function ignoreFacts(): void {}
 
 /** Lookup and validation, then the signal again. Synchronous; nothing here runs the tool. */
 export function prepareToolCall(tools: Map<string, CourseTool>, snapshot: Readonly<CourseToolCall>, signal: AbortSignal): PreparedCall {

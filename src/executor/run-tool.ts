@@ -1,5 +1,6 @@
 // Running a validated call's tool and serializing its output: the part of a call that
 // both executors share (in-process, and inside a worker thread).
+import { splitOutput, type ToolAttachment } from "../contract/attachments.js";
 import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED } from "../contract/constants.js";
 import type { CourseTool, ToolContext } from "../contract/definition.js";
 import { isNonRecoverableToolError } from "../contract/errors.js";
@@ -14,6 +15,12 @@ import { abortReason, isAborted, throwIfAborted } from "./signal.js";
 export interface ToolOutcome {
   readonly content: string;
   readonly isError: boolean;
+  /**
+   * The output's attachments (`imageContent`), when it has some. Their `data` buffers are
+   * exactly sized and owned by the outcome, so a worker can list them as transferables;
+   * the pipeline checks (and, after a thread crossing, adopts) them again.
+   */
+  readonly attachments?: readonly ToolAttachment[];
 }
 
 // Internal records resolve promises, which look up `then`: an own `then` (undefined) means a
@@ -39,6 +46,15 @@ class Outcome implements ToolOutcome {
   ) {}
 }
 
+class OutcomeWithAttachments extends Outcome {
+  constructor(
+    content: string,
+    readonly attachments: readonly ToolAttachment[],
+  ) {
+    super(content, false);
+  }
+}
+
 /**
  * Executes the tool and serializes what it returns. Gives the outcome (synchronously when
  * the tool returned a plain value); throws or rejects with the signal's reason as soon as
@@ -59,8 +75,10 @@ function finish(settlement: Settlement, signal: AbortSignal): ToolOutcome {
     if (isNonRecoverableToolError(settlement.payload)) throw settlement.payload;
     return new Outcome(errorContent(COURSE_TOOL_EXECUTION_FAILED, describeFailure(settlement.payload)), true);
   }
-  const serialized = serializeToolOutput(settlement.payload);
-  if (serialized.ok) return new Outcome(serialized.content, false);
+  const { value, attachments } = splitOutput(settlement.payload);
+  const serialized = serializeToolOutput(value);
+  if (serialized.ok)
+    return attachments === undefined ? new Outcome(serialized.content, false) : new OutcomeWithAttachments(serialized.content, attachments);
   return new Outcome(errorContent(COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED, { text: serialized.message, cut: false }), true);
 }
 
@@ -79,7 +97,7 @@ function settleExecution(tool: CourseTool, args: unknown, context: ToolContext):
  * A native promise as it is; a thenable (a callable `then` data property) adopted; anything
  * else, including an object whose `then` is a getter, is the output itself (not awaited).
  */
-function asPromise(value: unknown): Promise<unknown> | undefined {
+export function asPromise(value: unknown): Promise<unknown> | undefined {
   if ((typeof value !== "object" && typeof value !== "function") || value === null || isProxy(value)) return undefined;
   if (isPromise(value)) return value as Promise<unknown>;
   const then = readDataProperty(value, "then");

@@ -1,11 +1,30 @@
 // The one interface every executor implements: in-process, worker pool, queue. Adapters,
 // batches, benchmarks and the contract suite take a ToolExecutor and nothing else.
+import type { ToolApp } from "../contract/app.js";
 import type { ToolRegistry } from "../contract/registry.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
+import type { ToolExecutorHooks } from "./hooks.js";
 
 /** Options of one call (`executeToolCall`); every field is optional. */
-// biome-ignore lint/complexity/noBannedTypes: grows as executors gain per-call options; callers pass an object today.
-export type CallOptions = {};
+export interface CallOptions {
+  /**
+   * This call's time limit in ms (1 to 2^31 - 1): overrides the tool's and the executor's.
+   * Expiry gives a TOOL_EXECUTION_TIMEOUT result and fires the tool's signal with a TimeoutError.
+   */
+  readonly timeoutMs?: number;
+  /** `context.app` for this call's tool, instead of the executor's `app` (in-process tools only). */
+  readonly app?: ToolApp;
+}
+
+/** What every executor takes besides its tools (the in-process, worker and queue executors alike). */
+export interface ExecutorOptions {
+  /** Default time limit of a call in ms (1 to 2^31 - 1); a tool's `timeoutMs` and a call's override it. Default: none. */
+  readonly timeoutMs?: number;
+  /** Approval and telemetry hooks; they run on the calling (main) thread only. */
+  readonly hooks?: ToolExecutorHooks;
+  /** `context.app` of every call's tool (in-process tools only; worker tools get theirs from `setup()`). */
+  readonly app?: ToolApp;
+}
 
 /** Options of a batch: the per-call options, plus how many calls run at once. */
 export interface BatchOptions extends CallOptions {

@@ -1,0 +1,173 @@
+// Non-text output: a tool returns `imageContent(bytes, mimeType)`, or
+// `withAttachments(value, [...images])`; the result keeps its text `content` (the serialized
+// value) and gains a frozen `attachments` list. Only objects made by these functions carry
+// attachments: a look-alike `{ type: "image", ... }` is ordinary output for the serializer.
+
+import { types } from "node:util";
+import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_MAX_ATTACHMENT_BYTES, COURSE_TOOL_MAX_ATTACHMENTS } from "./constants.js";
+import { ToolContractError } from "./errors.js";
+import { describeValue } from "./grammar.js";
+import {
+  ArrayIsArray,
+  isProxy,
+  JSONStringify,
+  ObjectFreeze,
+  ObjectGetOwnPropertyDescriptor,
+  ObjectHasOwn,
+  ReflectApply,
+  StringPrototypeSlice,
+  WeakMapPrototypeGet,
+  WeakMapPrototypeSet,
+  WeakSetPrototypeAdd,
+  WeakSetPrototypeHas,
+} from "./primordials.js";
+
+// Captured at load, as primordials.ts does: a patched Uint8Array.prototype.set or a
+// subclass's own `length` cannot change what is copied.
+const isUint8Array = types.isUint8Array;
+const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object;
+const typedArraySet = (Reflect.getOwnPropertyDescriptor(TypedArrayPrototype, "set") as PropertyDescriptor).value as (
+  source: ArrayLike<number>,
+) => void;
+const typedArrayLength = (Reflect.getOwnPropertyDescriptor(TypedArrayPrototype, "length") as PropertyDescriptor).get as () => number;
+const NativeUint8Array = Uint8Array;
+
+/** Image formats the model providers accept. SVG is left out: it is a document that can carry script. */
+export type ImageMimeType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+function isImageMimeType(value: unknown): value is ImageMimeType {
+  return value === "image/png" || value === "image/jpeg" || value === "image/gif" || value === "image/webp";
+}
+
+/**
+ * One piece of non-text output. Frozen; `data` is toolgate's own copy of the bytes, in an
+ * ArrayBuffer of exactly its size (so a worker can transfer it). A Uint8Array cannot be
+ * frozen: writing into `data` changes only this result's copy.
+ */
+export interface ToolAttachment {
+  readonly type: "image";
+  readonly mimeType: ImageMimeType;
+  readonly data: Uint8Array;
+}
+
+/** What a tool returns to have both text (the serialized `value`) and attachments. Opaque. */
+export interface ToolOutputWithAttachments {
+  readonly [outputBrand]: true;
+}
+declare const outputBrand: unique symbol;
+
+const madeAttachments = new WeakSet<object>();
+const madeOutputs = new WeakMap<object, { readonly value: unknown; readonly attachments: readonly ToolAttachment[] }>();
+
+/**
+ * An image attachment. `bytes` must be a Uint8Array (a Buffer is one) of 1 to
+ * COURSE_TOOL_MAX_ATTACHMENT_BYTES bytes; it is copied now, so later writes to it change
+ * nothing. `mimeType` is one of `image/png`, `image/jpeg`, `image/gif`, `image/webp`.
+ * Anything else throws ToolContractError(INVALID_ARGUMENT) (inside a tool: its call becomes
+ * a TOOL_EXECUTION_FAILED result naming the problem).
+ */
+export function imageContent(bytes: Uint8Array, mimeType: ImageMimeType): ToolAttachment;
+export function imageContent(bytes: unknown, mimeType: unknown): ToolAttachment;
+export function imageContent(bytes: unknown, mimeType: unknown): ToolAttachment {
+  if (!isImageMimeType(mimeType)) {
+    invalid(`imageContent: mimeType must be one of image/png, image/jpeg, image/gif, image/webp (got ${describeMime(mimeType)})`);
+  }
+  if (!isUint8Array(bytes) || isProxy(bytes)) invalid(`imageContent: bytes must be a Uint8Array (got ${describeValue(bytes)})`);
+  const length = ReflectApply(typedArrayLength, bytes, []);
+  if (length === 0) invalid("imageContent: bytes is empty");
+  if (length > COURSE_TOOL_MAX_ATTACHMENT_BYTES) {
+    invalid(`imageContent: ${length} bytes is over the ${COURSE_TOOL_MAX_ATTACHMENT_BYTES}-byte attachment budget`);
+  }
+  const copy = new NativeUint8Array(length);
+  ReflectApply(typedArraySet, copy, [bytes]);
+  return brand(mimeType, copy);
+}
+
+/**
+ * Output with text and attachments: `value` is serialized into the result's `content` as
+ * any output is; `attachments` (made by `imageContent`, at most COURSE_TOOL_MAX_ATTACHMENTS,
+ * COURSE_TOOL_MAX_ATTACHMENT_BYTES in total) become the result's `attachments`. The list is
+ * read by index once, now.
+ */
+export function withAttachments(value: unknown, attachments: readonly ToolAttachment[]): ToolOutputWithAttachments {
+  const list = checkedList(attachments, "withAttachments");
+  if (typeof list === "string") invalid(list);
+  const output = ObjectFreeze({}) as ToolOutputWithAttachments;
+  WeakMapPrototypeSet(madeOutputs, output, { value, attachments: list });
+  return output;
+}
+
+/** A tool's output split into the value to serialize and its attachments (none for plain output). */
+export function splitOutput(output: unknown): { readonly value: unknown; readonly attachments: readonly ToolAttachment[] | undefined } {
+  if (typeof output !== "object" || output === null) return { value: output, attachments: undefined };
+  if (WeakSetPrototypeHas(madeAttachments, output)) return { value: undefined, attachments: ObjectFreeze([output as ToolAttachment]) };
+  const made = WeakMapPrototypeGet(madeOutputs, output);
+  return made === undefined ? { value: output, attachments: undefined } : made;
+}
+
+/**
+ * Attachments as they come back from an executor's runner: made here (kept as they are), or
+ * plain `{ type, mimeType, data }` records rebuilt after crossing a thread (their bytes were
+ * transferred, so they are adopted without a copy). The whole list is checked against the
+ * budgets. Gives the frozen list, or a message saying what is wrong.
+ */
+export function adoptAttachments(attachments: unknown): readonly ToolAttachment[] | string {
+  return checkedList(attachments, "the runner's attachments", adoptOne);
+}
+
+function adoptOne(record: object): ToolAttachment | undefined {
+  if (WeakSetPrototypeHas(madeAttachments, record)) return record as ToolAttachment;
+  const type = ownValue(record, "type");
+  const mimeType = ownValue(record, "mimeType");
+  const data = ownValue(record, "data");
+  if (type !== "image" || !isImageMimeType(mimeType)) return undefined;
+  if (!isUint8Array(data) || isProxy(data) || ReflectApply(typedArrayLength, data, []) === 0) return undefined;
+  return brand(mimeType, data as Uint8Array);
+}
+
+/** A frozen copy of the list, each member made here (or adopted), within the budgets; else why not. */
+function checkedList(
+  attachments: unknown,
+  what: string,
+  admit: (record: object) => ToolAttachment | undefined = madeHere,
+): readonly ToolAttachment[] | string {
+  if (!ArrayIsArray(attachments) || isProxy(attachments)) return `${what} must be an array (got ${describeValue(attachments)})`;
+  const length = attachments.length;
+  if (length > COURSE_TOOL_MAX_ATTACHMENTS) return `${what}: ${length} attachments is over the limit of ${COURSE_TOOL_MAX_ATTACHMENTS}`;
+  const list: ToolAttachment[] = [];
+  let bytes = 0;
+  for (let index = 0; index < length; index += 1) {
+    const descriptor = ObjectGetOwnPropertyDescriptor(attachments, index);
+    const member: unknown = descriptor !== undefined && ObjectHasOwn(descriptor, "value") ? descriptor.value : undefined;
+    const attachment = typeof member === "object" && member !== null && !isProxy(member) ? admit(member) : undefined;
+    if (attachment === undefined) return `${what}: [${index}] is not an attachment made by imageContent (got ${describeValue(member)})`;
+    bytes += ReflectApply(typedArrayLength, attachment.data, []);
+    if (bytes > COURSE_TOOL_MAX_ATTACHMENT_BYTES) {
+      return `${what}: the attachments are over the ${COURSE_TOOL_MAX_ATTACHMENT_BYTES}-byte budget in total`;
+    }
+    list[index] = attachment;
+  }
+  return ObjectFreeze(list);
+}
+
+function madeHere(record: object): ToolAttachment | undefined {
+  return WeakSetPrototypeHas(madeAttachments, record) ? (record as ToolAttachment) : undefined;
+}
+
+function brand(mimeType: ImageMimeType, data: Uint8Array): ToolAttachment {
+  const attachment: ToolAttachment = ObjectFreeze({ type: "image", mimeType, data });
+  WeakSetPrototypeAdd(madeAttachments, attachment);
+  return attachment;
+}
+
+function ownValue(record: object, key: string): unknown {
+  const descriptor = ObjectGetOwnPropertyDescriptor(record, key);
+  return descriptor !== undefined && ObjectHasOwn(descriptor, "value") ? descriptor.value : undefined;
+}
+
+function describeMime(value: unknown): string {
+  return typeof value === "string" ? JSONStringify(StringPrototypeSlice(value, 0, 64)) : describeValue(value);
+}
+
+function invalid(message: string): never {
+  throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, message);
+}

@@ -1,0 +1,14 @@
+// What a `timeoutMs` may be, wherever it is given (a definition, an executor, a call).
+import { COURSE_TOOL_MAX_TIMEOUT_MS, type ToolContractErrorCode } from "./constants.js";
+import { ToolContractError } from "./errors.js";
+import { describeValue } from "./grammar.js";
+
+/**
+ * `value` as a timeout: an integer from 1 to COURSE_TOOL_MAX_TIMEOUT_MS. Above that a Node.js
+ * timer fires at once (with a warning), so a larger value would mean "no time at all", not
+ * "a long time"; it is refused with `code`, naming `label` and the value.
+ */
+export function checkTimeoutMs(value: unknown, label: string, code: ToolContractErrorCode): number {
+  if (typeof value === "number" && Number.isInteger(value) && value >= 1 && value <= COURSE_TOOL_MAX_TIMEOUT_MS) return value;
+  throw new ToolContractError(code, `${label} must be an integer from 1 to ${COURSE_TOOL_MAX_TIMEOUT_MS} (got ${describeValue(value)})`);
+}

@@ -1,0 +1,330 @@
+// Approval and telemetry hooks, shared by every executor: one `ToolExecutorHooks` object is an
+// option of each, and the pipeline calls it on the calling thread only. A hook is operator code,
+// but buggy operator code must not break calls: a throwing, hanging or garbage-returning hook
+// never changes a call's outcome and never leaves an unhandled rejection. The one exception is
+// `beforeExecute`, whose decision is the point; it is read strictly and fails closed.
+import type { ToolApp } from "../contract/app.js";
+import type { CourseToolCall } from "../contract/call.js";
+import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_MAX_STRING_CODE_POINTS } from "../contract/constants.js";
+import { cutToCodePoints } from "../contract/content.js";
+import type { CourseTool } from "../contract/definition.js";
+import { ToolContractError } from "../contract/errors.js";
+import type { FailureText } from "../contract/failure.js";
+import { describeValue } from "../contract/grammar.js";
+import {
+  isPromise,
+  isProxy,
+  NativePromise,
+  ObjectFreeze,
+  ObjectGetOwnPropertyDescriptor,
+  ObjectGetPrototypeOf,
+  ObjectHasOwn,
+  PromisePrototypeThen,
+  ReflectApply,
+} from "../contract/primordials.js";
+import { type CourseToolResultMessage, errorCodeOf } from "../contract/results.js";
+import { watchAbort } from "./abort-watch.js";
+import { asPromise } from "./run-tool.js";
+import { abortReason, isAborted } from "./signal.js";
+
+/** What `beforeExecute` receives besides the call and the tool. Frozen. */
+export interface ApprovalContext {
+  /** The call's signal: an approval that waits (for a person, say) should stop when it aborts. */
+  readonly signal: AbortSignal;
+  readonly toolCallId: string;
+  /** The call's application context, when the executor or the call has one. */
+  readonly app?: ToolApp;
+}
+
+/** `beforeExecute`'s verdict. A denial's `reason` is what the model reads (TOOL_CALL_DENIED). */
+export type ApprovalDecision = { readonly allow: true } | { readonly allow: false; readonly reason: string };
+
+/** Emitted once a call is snapshotted (it has an id and a name), before lookup and validation. */
+export interface CallStartEvent {
+  readonly toolCallId: string;
+  readonly toolName: string;
+}
+
+/**
+ * How a call ended: a success result, an `isError` result, a rejection with the signal's
+ * reason, or another rejection (a NonRecoverableToolError).
+ */
+export type CallEndOutcome = "success" | "error" | "aborted" | "rejected";
+
+/** Emitted once per started call, when its promise settles. Frozen. */
+export interface CallEndEvent {
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly outcome: CallEndOutcome;
+  /** The recoverable error code of an "error" outcome (TOOL_NOT_FOUND, TOOL_CALL_DENIED, ...); else undefined. */
+  readonly code: string | undefined;
+  /** From onCallStart to the end, in ms. */
+  readonly durationMs: number;
+  /** Time the call waited for a thread or slot after approval, as the executor reports it (0 in-process). */
+  readonly queueWaitMs: number;
+  /** Time the tool ran (execute and serialization), in ms; 0 when it never ran. */
+  readonly runMs: number;
+  /** The thread that ran the tool, as the executor reports it; undefined when the tool never ran. */
+  readonly threadId: number | undefined;
+  /** True when the executor terminated the thread running this call before the call settled. */
+  readonly threadKilled: boolean;
+}
+
+/** Emitted when an executor terminates a thread after the call settled (an abort or timeout's grace period ran out). */
+export interface ThreadKilledEvent {
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly threadId: number | undefined;
+}
+
+/** Which hook failed, for `onHookError`. */
+export type HookName = "beforeExecute" | "onCallStart" | "onCallEnd" | "onThreadKilled";
+
+/**
+ * The hooks of an executor (`new InProcessToolExecutor(registry, { hooks })`, and the same
+ * object for every other executor). Methods may be own or inherited (a class instance
+ * works); they are read once, when the executor is made, and called with the hooks object
+ * as `this`, on the thread that called the executor.
+ */
+export interface ToolExecutorHooks {
+  /**
+   * Runs after validation and before anything of the tool runs; may be async. Resolve
+   * `{ allow: true }` to run the call, `{ allow: false, reason }` to answer it with a
+   * TOOL_CALL_DENIED result carrying `reason`. Fails closed: a throw, a rejection or any
+   * other value denies the call. An abort of the call's signal rejects the call at once.
+   */
+  beforeExecute?(call: Readonly<CourseToolCall>, tool: CourseTool, context: ApprovalContext): ApprovalDecision | Promise<ApprovalDecision>;
+  onCallStart?(event: CallStartEvent): void;
+  onCallEnd?(event: CallEndEvent): void;
+  onThreadKilled?(event: ThreadKilledEvent): void;
+  /** Told when a hook throws, rejects or returns a malformed decision; its own failures are dropped. */
+  onHookError?(error: unknown, hook: HookName): void;
+}
+
+/** What a runner tells the pipeline about a call, through `RunRequest.record` (any subset, any number of times). */
+export interface RunFacts {
+  /** Time the call waited for a thread or slot, in ms. */
+  readonly queueWaitMs?: number;
+  /** The thread that runs (or ran) the tool. */
+  readonly threadId?: number;
+  /** The runner terminated that thread. */
+  readonly threadKilled?: boolean;
+}
+
+type Hook = (...args: unknown[]) => unknown;
+
+/** An executor's hooks, read once: the functions and the receiver they are called on. */
+export class ResolvedHooks {
+  constructor(
+    readonly receiver: object,
+    readonly beforeExecute: Hook | undefined,
+    readonly onCallStart: Hook | undefined,
+    readonly onCallEnd: Hook | undefined,
+    readonly onThreadKilled: Hook | undefined,
+    readonly onHookError: Hook | undefined,
+  ) {}
+}
+
+/** Reads `options.hooks`; a ToolContractError(INVALID_ARGUMENT) for anything but an object of functions. */
+export function resolveHooks(hooks: unknown): ResolvedHooks {
+  if (typeof hooks !== "object" || hooks === null || isProxy(hooks)) {
+    throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, `options.hooks must be an object (got ${describeValue(hooks)})`);
+  }
+  return new ResolvedHooks(
+    hooks,
+    hookOf(hooks, "beforeExecute"),
+    hookOf(hooks, "onCallStart"),
+    hookOf(hooks, "onCallEnd"),
+    hookOf(hooks, "onThreadKilled"),
+    hookOf(hooks, "onHookError"),
+  );
+}
+
+const MAX_PROTOTYPE_HOPS = 32;
+
+/** A method found on the object or its prototypes, as a data property (an accessor is refused, never called). */
+function hookOf(hooks: object, name: HookName | "onHookError"): Hook | undefined {
+  let current: object | null = hooks;
+  for (let hops = 0; current !== null && hops < MAX_PROTOTYPE_HOPS && !isProxy(current); hops += 1) {
+    const descriptor = ObjectGetOwnPropertyDescriptor(current, name);
+    if (descriptor !== undefined) {
+      const value: unknown = ObjectHasOwn(descriptor, "value") ? descriptor.value : descriptor;
+      if (value === undefined) return undefined;
+      if (typeof value !== "function" || isProxy(value)) {
+        const got = value === descriptor ? "an accessor" : describeValue(value);
+        throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, `options.hooks.${name} must be a function (got ${got})`);
+      }
+      return value as Hook;
+    }
+    current = ObjectGetPrototypeOf(current) as object | null;
+  }
+  return undefined;
+}
+
+/** Calls an observer hook; whatever it does (throws, returns a rejecting promise) stays with it. */
+function notify(hooks: ResolvedHooks, name: HookName, hook: Hook | undefined, args: unknown[]): void {
+  if (hook === undefined) return;
+  let returned: unknown;
+  try {
+    returned = ReflectApply(hook, hooks.receiver, args);
+  } catch (error) {
+    hookFailed(hooks, error, name);
+    return;
+  }
+  // Not awaited (an observer never delays a call), but a rejection is observed and reported.
+  if (isPromise(returned)) void PromisePrototypeThen(returned as Promise<unknown>, undefined, (error) => hookFailed(hooks, error, name));
+}
+
+function hookFailed(hooks: ResolvedHooks, error: unknown, name: HookName): void {
+  const onHookError = hooks.onHookError;
+  if (onHookError === undefined) return;
+  try {
+    const returned: unknown = ReflectApply(onHookError, hooks.receiver, [error, name]);
+    if (isPromise(returned)) void PromisePrototypeThen(returned as Promise<unknown>, undefined, ignore);
+  } catch {
+    // the error reporter's own failure has nowhere left to go
+  }
+}
+
+const DENIED_WITHOUT_REASON: FailureText = ObjectFreeze({ text: "the call was denied", cut: false });
+const APPROVAL_FAILED: FailureText = ObjectFreeze({ text: "the call could not be approved: the approval hook failed", cut: false });
+
+/**
+ * Runs `beforeExecute` when there is one (undefined when not). Resolves to undefined when
+ * the call is allowed, or to the denial's reason; rejects with the signal's reason the
+ * moment it aborts, without waiting for the hook.
+ */
+export function approve(
+  hooks: ResolvedHooks,
+  call: Readonly<CourseToolCall>,
+  tool: CourseTool,
+  signal: AbortSignal,
+  app: ToolApp | undefined,
+): Promise<FailureText | undefined> | undefined {
+  const beforeExecute = hooks.beforeExecute;
+  if (beforeExecute === undefined) return undefined;
+  const context: ApprovalContext = ObjectFreeze(app === undefined ? { signal, toolCallId: call.id } : { signal, toolCallId: call.id, app });
+  return new NativePromise((resolve, reject) => {
+    const unwatch = watchAbort(signal, () => reject(abortReason(signal))); // the pipeline checked it has not aborted
+    const decide = (decision: unknown): void => {
+      unwatch();
+      resolve(readDecision(hooks, decision));
+    };
+    const fail = (error: unknown): void => {
+      unwatch();
+      hookFailed(hooks, error, "beforeExecute");
+      resolve(APPROVAL_FAILED);
+    };
+    let returned: unknown;
+    try {
+      returned = ReflectApply(beforeExecute, hooks.receiver, [call, tool, context]);
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    const pending = asPromise(returned); // a promise or a thenable is awaited; anything else is the decision
+    // (A hook that aborts the signal itself has already rejected this promise, through the watch.)
+    if (pending === undefined) decide(returned);
+    else void PromisePrototypeThen(pending, decide, fail);
+  });
+}
+
+/** `{ allow: true }` allows; `{ allow: false, reason }` denies with the reason; anything else denies. */
+function readDecision(hooks: ResolvedHooks, decision: unknown): FailureText | undefined {
+  if (typeof decision === "object" && decision !== null && !isProxy(decision)) {
+    const allow = ownValue(decision, "allow");
+    if (allow === true) return undefined;
+    if (allow === false) {
+      const reason = ownValue(decision, "reason");
+      return typeof reason === "string" && reason.length > 0
+        ? cutToCodePoints(reason, COURSE_TOOL_MAX_STRING_CODE_POINTS)
+        : DENIED_WITHOUT_REASON;
+    }
+  }
+  hookFailed(
+    hooks,
+    new TypeError(`beforeExecute must give { allow: true } or { allow: false, reason } (got ${describeValue(decision)})`),
+    "beforeExecute",
+  );
+  return APPROVAL_FAILED;
+}
+
+function ownValue(record: object, key: string): unknown {
+  const descriptor = ObjectGetOwnPropertyDescriptor(record, key);
+  return descriptor !== undefined && ObjectHasOwn(descriptor, "value") ? descriptor.value : undefined;
+}
+
+// Captured at load: a patched performance.now cannot skew (or throw into) the events.
+const performanceNow = performance.now.bind(performance);
+
+/**
+ * One call's telemetry: emits onCallStart when made, collects what the runner records, and
+ * emits onCallEnd once when the call settles (onThreadKilled for a kill recorded after that).
+ */
+export class CallTrace {
+  readonly #started = performanceNow();
+  #runStarted: number | undefined;
+  #runMs: number | undefined;
+  #queueWaitMs = 0;
+  #threadId: number | undefined;
+  #threadKilled = false;
+  #settled = false;
+
+  constructor(
+    readonly hooks: ResolvedHooks,
+    readonly call: Readonly<CourseToolCall>,
+  ) {
+    notify(hooks, "onCallStart", hooks.onCallStart, [ObjectFreeze({ toolCallId: call.id, toolName: call.name })]);
+  }
+
+  /** `RunRequest.record` of this call. */
+  readonly record = (facts: RunFacts): void => {
+    if (typeof facts !== "object" || facts === null) return;
+    const { queueWaitMs, threadId, threadKilled } = facts;
+    if (typeof queueWaitMs === "number" && queueWaitMs >= 0 && queueWaitMs !== Number.POSITIVE_INFINITY) this.#queueWaitMs = queueWaitMs;
+    if (typeof threadId === "number" && Number.isInteger(threadId)) this.#threadId = threadId;
+    if (threadKilled !== true) return;
+    if (!this.#settled) this.#threadKilled = true;
+    else
+      notify(this.hooks, "onThreadKilled", this.hooks.onThreadKilled, [
+        ObjectFreeze({ toolCallId: this.call.id, toolName: this.call.name, threadId: this.#threadId }),
+      ]);
+  };
+
+  runStarted(): void {
+    this.#runStarted = performanceNow();
+  }
+
+  /** The runner settled (or the call ended while it ran): its time is measured once. */
+  runEnded(): void {
+    if (this.#runStarted !== undefined && this.#runMs === undefined) this.#runMs = performanceNow() - this.#runStarted;
+  }
+
+  ended(result: CourseToolResultMessage): void {
+    this.runEnded();
+    this.#end(result.isError ? "error" : "success", result.isError ? errorCodeOf(result.content) : undefined);
+  }
+
+  rejected(error: unknown, signal: AbortSignal): void {
+    this.runEnded();
+    this.#end(isAborted(signal) && error === abortReason(signal) ? "aborted" : "rejected", undefined);
+  }
+
+  #end(outcome: CallEndOutcome, code: string | undefined): void {
+    this.#settled = true;
+    const event: CallEndEvent = ObjectFreeze({
+      toolCallId: this.call.id,
+      toolName: this.call.name,
+      outcome,
+      code,
+      durationMs: performanceNow() - this.#started,
+      queueWaitMs: this.#queueWaitMs,
+      runMs: this.#runMs !== undefined && this.#runMs > this.#queueWaitMs ? this.#runMs - this.#queueWaitMs : 0,
+      threadId: this.#threadId,
+      threadKilled: this.#threadKilled,
+    });
+    notify(this.hooks, "onCallEnd", this.hooks.onCallEnd, [event]);
+  }
+}
+
+function ignore(): void {}

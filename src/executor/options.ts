@@ -1,0 +1,68 @@
+// The options every executor shares, read once and checked up front: an executor's
+// (`timeoutMs`, `hooks`, `app`) when it is made, a call's (`timeoutMs`, `app`) when it starts.
+// Only own data properties are read, so a getter or a Proxy never runs during a call.
+import type { ToolApp } from "../contract/app.js";
+import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
+import { ToolContractError } from "../contract/errors.js";
+import { describeValue } from "../contract/grammar.js";
+import { isProxy, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectHasOwn } from "../contract/primordials.js";
+import { checkTimeoutMs } from "../contract/timeout.js";
+import { type ResolvedHooks, resolveHooks } from "./hooks.js";
+
+/** An executor's resolved options: what its pipeline applies to every call. */
+export interface PipelineSettings {
+  readonly timeoutMs: number | undefined;
+  readonly hooks: ResolvedHooks | undefined;
+  readonly app: ToolApp | undefined;
+}
+
+/** One call's (or one batch's) resolved options. */
+export interface CallSettings {
+  readonly timeoutMs: number | undefined;
+  readonly app: ToolApp | undefined;
+}
+
+const NO_CALL_OPTIONS: CallSettings = ObjectFreeze({ timeoutMs: undefined, app: undefined });
+
+/** Reads `ExecutorOptions` (absent: none); a ToolContractError(INVALID_ARGUMENT) naming a bad one. */
+export function readExecutorOptions(options: unknown): PipelineSettings {
+  if (options === undefined) return ObjectFreeze({ timeoutMs: undefined, hooks: undefined, app: undefined });
+  assertOptionsObject(options, "options");
+  const timeoutMs = ownOption(options, "timeoutMs", "options");
+  const hooks = ownOption(options, "hooks", "options");
+  return ObjectFreeze({
+    timeoutMs: timeoutMs === undefined ? undefined : checkTimeoutMs(timeoutMs, "options.timeoutMs", COURSE_TOOL_INVALID_ARGUMENT),
+    hooks: hooks === undefined ? undefined : resolveHooks(hooks),
+    app: ownOption(options, "app", "options") as ToolApp | undefined,
+  });
+}
+
+/** Reads `CallOptions` (or the per-call part of `BatchOptions`). */
+export function readCallOptions(options: unknown, what: string): CallSettings {
+  if (options === undefined) return NO_CALL_OPTIONS;
+  assertOptionsObject(options, what);
+  const timeoutMs = ownOption(options, "timeoutMs", "options");
+  const app = ownOption(options, "app", "options") as ToolApp | undefined;
+  if (timeoutMs === undefined && app === undefined) return NO_CALL_OPTIONS;
+  return {
+    timeoutMs: timeoutMs === undefined ? undefined : checkTimeoutMs(timeoutMs, "options.timeoutMs", COURSE_TOOL_INVALID_ARGUMENT),
+    app,
+  };
+}
+
+/** Throws INVALID_ARGUMENT unless `options` is an object that is not a Proxy. */
+export function assertOptionsObject(options: unknown, what: string): asserts options is object {
+  if (typeof options !== "object" || options === null || isProxy(options)) {
+    throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, `${what} must be an object (got ${describeValue(options)})`);
+  }
+}
+
+/** An own data property's value (undefined when absent); an accessor is refused, never called. */
+export function ownOption(options: object, key: string, prefix: string): unknown {
+  const descriptor = ObjectGetOwnPropertyDescriptor(options, key);
+  if (descriptor === undefined) return undefined;
+  if (!ObjectHasOwn(descriptor, "value")) {
+    throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, `${prefix}.${key} must be a data property, not an accessor`);
+  }
+  return descriptor.value;
+}
