@@ -1,0 +1,89 @@
+// The plain names beside the seed's Course* names, and the one grammar helper behind every
+// "(got ...)" and "it returned ..." in messages.
+import {
+  type CourseTool,
+  type CourseToolCall,
+  type CourseToolDefinition,
+  type CourseToolResultMessage,
+  executeToolCall,
+  type Tool,
+  type ToolCall,
+  type ToolDefinition,
+  ToolRegistry,
+  type ToolResultMessage,
+} from "toolgate";
+import { describe, expect, expectTypeOf, test } from "vitest";
+import { describeValue } from "../../dist/src/contract/grammar.js";
+import { call, errorOf, neverAborted } from "../support/helpers.js";
+
+describe("plain names", () => {
+  test("ToolCall, ToolResultMessage, ToolDefinition and Tool are the Course* types themselves (checked by tsc)", () => {
+    expectTypeOf<ToolCall>().toEqualTypeOf<CourseToolCall>();
+    expectTypeOf<ToolResultMessage>().toEqualTypeOf<CourseToolResultMessage>();
+    expectTypeOf<ToolDefinition<{ q: string }, number>>().toEqualTypeOf<CourseToolDefinition<{ q: string }, number>>();
+    expectTypeOf<Tool<{ q: string }, number>>().toEqualTypeOf<CourseTool<{ q: string }, number>>();
+  });
+});
+
+describe("describeValue", () => {
+  const revoked = Proxy.revocable({}, {});
+  revoked.revoke();
+  test.each([
+    [undefined, "undefined"],
+    [null, "null"],
+    ["x", "a string"],
+    [true, "a boolean"],
+    [10n, "a bigint"],
+    [Symbol("s"), "a symbol"],
+    [0, "the number 0"],
+    [-1.5, "the number -1.5"],
+    [Number.NaN, "the number NaN"],
+    [{}, "an object"],
+    [Object.create(null), "an object"],
+    [[], "an array"],
+    [() => 1, "a function"],
+    [new Proxy([], {}), "a Proxy"],
+    [new Proxy(() => 1, {}), "a Proxy"],
+  ] as [unknown, string][])("value %# reads %s", (value: unknown, phrase: string) => {
+    expect(describeValue(value)).toBe(phrase);
+  });
+
+  test("a revoked Proxy is still just a Proxy (no IsArray on it, which would throw)", () => {
+    expect(describeValue(revoked.proxy)).toBe("a Proxy");
+  });
+
+  test("reads nothing of the value: no getter, trap or toString runs", () => {
+    let touched = 0;
+    const hostile = new Proxy(
+      {},
+      {
+        get: () => (touched += 1),
+        getPrototypeOf: () => ((touched += 1), null),
+        has: () => ((touched += 1), false),
+      },
+    );
+    const object = { toString: () => ((touched += 1), "x"), [Symbol.toPrimitive]: () => ((touched += 1), "x") };
+    expect(describeValue(hostile)).toBe("a Proxy");
+    expect(describeValue(object)).toBe("an object");
+    expect(touched).toBe(0);
+  });
+});
+
+describe("messages use it", () => {
+  const validatorReturning = (decision: unknown) =>
+    new ToolRegistry([{ name: "v", description: "d", validate: () => decision as never, execute: () => "" }]);
+
+  test.each([
+    [undefined, "it returned undefined"],
+    [null, "it returned null"],
+    [7, "it returned the number 7"],
+    ["ok", "it returned a string"],
+    [new Proxy({}, {}), "it returned a Proxy"],
+  ] as [unknown, string][])("validator decision %#: TOOL_VALIDATION_FAILED says %s", async (decision, phrase) => {
+    const result = await executeToolCall(validatorReturning(decision), call("v"), neverAborted());
+    expect(errorOf(result)).toEqual({
+      code: "TOOL_VALIDATION_FAILED",
+      message: `validate must return { ok: true, value } or { ok: false, error } synchronously; ${phrase}`,
+    });
+  });
+});
