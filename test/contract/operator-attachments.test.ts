@@ -106,7 +106,11 @@ describe("withAttachments", () => {
     ["a Proxy", () => withAttachments("x", new Proxy([small()], {})), "withAttachments must be an array (got a Proxy)"],
     [
       "sparse",
-      () => withAttachments("x", [small(), , small()] as never),
+      () => {
+        const sparse = [small(), small(), small()];
+        delete sparse[1];
+        return withAttachments("x", sparse);
+      },
       "withAttachments: [1] is not an attachment made by imageContent (got undefined)",
     ],
     [

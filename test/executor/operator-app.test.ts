@@ -76,14 +76,16 @@ describe("context.app", () => {
       traps += 1;
       return undefined;
     };
-    const watched = new Proxy(
-      {},
-      { get: count, has: () => (count(), false), ownKeys: () => (count(), []), getPrototypeOf: () => (count(), null) },
-    );
+    const watched = new Proxy({}, { get: count, has: count, ownKeys: count, getPrototypeOf: count } as unknown as ProxyHandler<object>);
     const approvals: ApprovalContext[] = [];
     const executor = new InProcessToolExecutor(registry, {
       app: watched as ToolApp,
-      hooks: { beforeExecute: (_call, _tool, context) => (approvals.push(context), { allow: true }) },
+      hooks: {
+        beforeExecute(_call, _tool, context) {
+          approvals.push(context);
+          return { allow: true };
+        },
+      },
     });
     await executor.executeToolCall(call("lookup"), neverAborted());
     expect(traps).toBe(1); // the tool's own read of `operatorTestDb`; toolgate made none
@@ -93,7 +95,13 @@ describe("context.app", () => {
 
   test("an app behind an accessor is refused, not read", async () => {
     let reads = 0;
-    const options = Object.defineProperty({}, "app", { get: () => ((reads += 1), {}), enumerable: true });
+    const options = Object.defineProperty({}, "app", {
+      get() {
+        reads += 1;
+        return {};
+      },
+      enumerable: true,
+    });
     expect(() => new InProcessToolExecutor(registry, options)).toThrow("options.app must be a data property, not an accessor");
     const outcome = await settle(executeToolCall(registry, call("lookup"), neverAborted(), options));
     expect(isToolContractError((outcome as { reason: unknown }).reason)).toBe(true);

@@ -158,11 +158,13 @@ describe("beforeExecute", () => {
   });
 
   test("thenables are awaited: one resolving to allow runs the call; one whose then throws denies it", async () => {
+    // biome-ignore lint/suspicious/noThenProperty: a thenable decision is the input under test.
     const allowing = { then: (resolve: (value: unknown) => void) => resolve({ allow: true }) };
     expect(
       (await executorWith({ beforeExecute: () => allowing as never }).executeToolCall(call("echo", { a: 1 }), neverAborted())).content,
     ).toBe('{"a":1}');
     const throwing = {
+      // biome-ignore lint/suspicious/noThenProperty: as above.
       then() {
         throw new Error("then exploded");
       },
@@ -172,7 +174,12 @@ describe("beforeExecute", () => {
     );
     // A `then` getter is not called: the object is the decision itself (and malformed).
     let thenReads = 0;
-    const getter = Object.defineProperty({ allow: true }, "then", { get: () => void (thenReads += 1) });
+    // biome-ignore lint/suspicious/noThenProperty: a `then` getter is the input under test.
+    const getter = Object.defineProperty({ allow: true }, "then", {
+      get() {
+        thenReads += 1;
+      },
+    });
     expect((await executorWith({ beforeExecute: () => getter as never }).executeToolCall(call("echo"), neverAborted())).isError).toBe(
       false,
     );
@@ -265,6 +272,7 @@ describe("events", () => {
       },
       onCallEnd: () =>
         ({
+          // biome-ignore lint/suspicious/noThenProperty: a thenable returned by an observer is the input under test.
           then() {
             thenCalls += 1; // a thenable returned by an observer is not awaited or adopted
           },

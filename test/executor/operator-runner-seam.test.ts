@@ -35,7 +35,10 @@ function pipelineWith(run: Pipeline["run"], options?: ExecutorOptions): Pipeline
 describe("the runner seam", () => {
   test("the runner receives the effective timeout and the app; a pipeline without settings has neither", async () => {
     const requests: RunRequest[] = [];
-    const run = (request: RunRequest) => (requests.push(request), { content: "ok", isError: false });
+    const run = (request: RunRequest) => {
+      requests.push(request);
+      return { content: "ok", isError: false };
+    };
     const app: ToolApp = {};
     const pipeline = pipelineWith(run, { timeoutMs: 300, app });
     await executeCall(pipeline, call("remote"), neverAborted());

@@ -45,7 +45,7 @@ describe("in-process timeouts", () => {
     expect(errorOf(result)).toEqual({ code: "TOOL_EXECUTION_TIMEOUT", message: "the tool did not finish within 30 ms" });
     expect(seen?.aborted).toBe(true);
     expect(seen?.reason).toBeInstanceOf(DOMException);
-    expect((seen?.reason as DOMException).name).toBe("TimeoutError");
+    expect(seen?.reason).toHaveProperty("name", "TimeoutError");
     // The tool's signal is its own: the caller's signal is untouched by the timeout.
     expect(seen).not.toBe(caller.signal);
     expect(caller.signal.aborted).toBe(false);
@@ -53,7 +53,12 @@ describe("in-process timeouts", () => {
 
   test("without any timeoutMs the tool sees the caller's own signal, as before", async () => {
     let seen: AbortSignal | undefined;
-    const registry = registryOf({ name: "look", execute: (_args, context) => void (seen = context.signal) });
+    const registry = registryOf({
+      name: "look",
+      execute: (_args, context) => {
+        seen = context.signal;
+      },
+    });
     const caller = new AbortController();
     await executeToolCall(registry, call("look"), caller.signal);
     expect(seen).toBe(caller.signal);
