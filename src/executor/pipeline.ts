@@ -20,7 +20,7 @@ import { ArrayPrototypeJoin, JSONStringify, MapPrototypeGet, MapPrototypeGetSize
 import { type CourseToolResultMessage, errorContent, toolResultMessage } from "../contract/results.js";
 import { validateArguments } from "../contract/validation.js";
 import { runBatch } from "./batch.js";
-import { approve, CallTrace, type RunFacts } from "./hooks.js";
+import { approve, CallTrace, type ResolvedHooks, type RunFacts } from "./hooks.js";
 import { type CallSettings, type PipelineSettings, readCallOptions } from "./options.js";
 import type { ToolOutcome } from "./run-tool.js";
 import { assertAbortSignal, throwIfAborted } from "./signal.js";
@@ -93,14 +93,25 @@ export async function executeCalls(
  * A snapshotted call from there on, with its events when the executor has hooks. The final
  * abort check is the caller's, on the promise it returns.
  */
-export async function completeCall(
+export function completeCall(
   pipeline: Pipeline,
   call: Readonly<CourseToolCall>,
   signal: AbortSignal,
   options: CallSettings,
 ): Promise<CourseToolResultMessage> {
   const hooks = pipeline.settings?.hooks;
-  if (hooks === undefined) return settleCall(pipeline, call, signal, options, undefined);
+  // Not async itself: without hooks, the call's promise is settleCall's, with no extra hop.
+  return hooks === undefined ? settleCall(pipeline, call, signal, options, undefined) : tracedCall(pipeline, call, signal, options, hooks);
+}
+
+/** settleCall between onCallStart and onCallEnd. */
+async function tracedCall(
+  pipeline: Pipeline,
+  call: Readonly<CourseToolCall>,
+  signal: AbortSignal,
+  options: CallSettings,
+  hooks: ResolvedHooks,
+): Promise<CourseToolResultMessage> {
   const trace = new CallTrace(hooks, call);
   let result: CourseToolResultMessage;
   try {

@@ -45,9 +45,12 @@ export function runWithTimeout(
   run: (signal: AbortSignal) => ToolOutcome | Promise<ToolOutcome>,
 ): ToolOutcome | Promise<ToolOutcome> {
   const controller = new AbortController();
-  const expiry = new NativeDOMException(`The tool call timed out after ${timeoutMs} ms`, "TimeoutError");
+  let expiry: DOMException | undefined; // made only when the timer fires: most calls finish in time
   const unwatch = watchAbort(signal, () => AbortControllerPrototypeAbort(controller, abortReason(signal)));
-  const timer = setTimer(() => AbortControllerPrototypeAbort(controller, expiry), timeoutMs);
+  const timer = setTimer(() => {
+    expiry = new NativeDOMException(`The tool call timed out after ${timeoutMs} ms`, "TimeoutError");
+    AbortControllerPrototypeAbort(controller, expiry);
+  }, timeoutMs);
   const stop = (): void => {
     clearTimer(timer);
     unwatch();
@@ -71,7 +74,7 @@ export function runWithTimeout(
     },
     (reason) => {
       stop();
-      if (reason === expiry) return timeoutOutcome(timeoutMs);
+      if (expiry !== undefined && reason === expiry) return timeoutOutcome(timeoutMs);
       throw reason;
     },
   ) as Promise<ToolOutcome>;
