@@ -6,14 +6,13 @@
 import { types } from "node:util";
 import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_MAX_ATTACHMENT_BYTES, COURSE_TOOL_MAX_ATTACHMENTS } from "./constants.js";
 import { ToolContractError } from "./errors.js";
+import { readOwnDataProperty } from "./failure.js";
 import { describeValue } from "./grammar.js";
 import {
   ArrayIsArray,
   isProxy,
   JSONStringify,
   ObjectFreeze,
-  ObjectGetOwnPropertyDescriptor,
-  ObjectHasOwn,
   ReflectApply,
   StringPrototypeSlice,
   WeakMapPrototypeGet,
@@ -116,9 +115,9 @@ export function adoptAttachments(attachments: unknown): readonly ToolAttachment[
 
 function adoptOne(record: object): ToolAttachment | undefined {
   if (WeakSetPrototypeHas(madeAttachments, record)) return record as ToolAttachment;
-  const type = ownValue(record, "type");
-  const mimeType = ownValue(record, "mimeType");
-  const data = ownValue(record, "data");
+  const type = readOwnDataProperty(record, "type");
+  const mimeType = readOwnDataProperty(record, "mimeType");
+  const data = readOwnDataProperty(record, "data");
   if (type !== "image" || !isImageMimeType(mimeType)) return undefined;
   if (!isUint8Array(data) || isProxy(data) || ReflectApply(typedArrayLength, data, []) === 0) return undefined;
   return brand(mimeType, data as Uint8Array);
@@ -136,8 +135,7 @@ function checkedList(
   const list: ToolAttachment[] = [];
   let bytes = 0;
   for (let index = 0; index < length; index += 1) {
-    const descriptor = ObjectGetOwnPropertyDescriptor(attachments, index);
-    const member: unknown = descriptor !== undefined && ObjectHasOwn(descriptor, "value") ? descriptor.value : undefined;
+    const member = readOwnDataProperty(attachments, String(index));
     const attachment = typeof member === "object" && member !== null && !isProxy(member) ? admit(member) : undefined;
     if (attachment === undefined) return `${what}: [${index}] is not an attachment made by imageContent (got ${describeValue(member)})`;
     bytes += ReflectApply(typedArrayLength, attachment.data, []);
@@ -157,11 +155,6 @@ function brand(mimeType: ImageMimeType, data: Uint8Array): ToolAttachment {
   const attachment: ToolAttachment = ObjectFreeze({ type: "image", mimeType, data });
   WeakSetPrototypeAdd(madeAttachments, attachment);
   return attachment;
-}
-
-function ownValue(record: object, key: string): unknown {
-  const descriptor = ObjectGetOwnPropertyDescriptor(record, key);
-  return descriptor !== undefined && ObjectHasOwn(descriptor, "value") ? descriptor.value : undefined;
 }
 
 function describeMime(value: unknown): string {

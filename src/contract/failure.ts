@@ -75,6 +75,12 @@ function describeObject(value: object): FailureText {
   return { text: "a value that cannot be described (" + rendering.message + ")", cut: false };
 }
 
+/** An own data property's value; undefined when absent or an accessor (never called). */
+export function readOwnDataProperty(object: object, key: string): unknown {
+  const descriptor = ObjectGetOwnPropertyDescriptor(object, key);
+  return descriptor !== undefined && ObjectHasOwn(descriptor, "value") ? descriptor.value : undefined;
+}
+
 /** A data property found on the object or its prototypes; stops at accessors and Proxies. */
 export function readDataProperty(object: object, key: string): unknown {
   let current: object | null = object;

@@ -9,7 +9,7 @@ import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_MAX_STRING_CODE_POINTS } from
 import { cutToCodePoints } from "../contract/content.js";
 import type { CourseTool } from "../contract/definition.js";
 import { ToolContractError } from "../contract/errors.js";
-import type { FailureText } from "../contract/failure.js";
+import { type FailureText, readOwnDataProperty } from "../contract/failure.js";
 import { describeValue } from "../contract/grammar.js";
 import {
   isPromise,
@@ -147,18 +147,21 @@ function hookOf(hooks: object, name: HookName | "onHookError"): Hook | undefined
   let current: object | null = hooks;
   for (let hops = 0; current !== null && hops < MAX_PROTOTYPE_HOPS && !isProxy(current); hops += 1) {
     const descriptor = ObjectGetOwnPropertyDescriptor(current, name);
-    if (descriptor !== undefined) {
-      const value: unknown = ObjectHasOwn(descriptor, "value") ? descriptor.value : descriptor;
-      if (value === undefined) return undefined;
-      if (typeof value !== "function" || isProxy(value)) {
-        const got = value === descriptor ? "an accessor" : describeValue(value);
-        throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, `options.hooks.${name} must be a function (got ${got})`);
-      }
-      return value as Hook;
+    if (descriptor === undefined) {
+      current = ObjectGetPrototypeOf(current) as object | null;
+      continue;
     }
-    current = ObjectGetPrototypeOf(current) as object | null;
+    if (!ObjectHasOwn(descriptor, "value")) invalidHook(name, "an accessor");
+    const value: unknown = descriptor.value;
+    if (value === undefined) return undefined;
+    if (typeof value !== "function" || isProxy(value)) invalidHook(name, describeValue(value));
+    return value as Hook;
   }
   return undefined;
+}
+
+function invalidHook(name: string, got: string): never {
+  throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, `options.hooks.${name} must be a function (got ${got})`);
 }
 
 /** Calls an observer hook; whatever it does (throws, returns a rejecting promise) stays with it. */
@@ -232,10 +235,10 @@ export function approve(
 /** `{ allow: true }` allows; `{ allow: false, reason }` denies with the reason; anything else denies. */
 function readDecision(hooks: ResolvedHooks, decision: unknown): FailureText | undefined {
   if (typeof decision === "object" && decision !== null && !isProxy(decision)) {
-    const allow = ownValue(decision, "allow");
+    const allow = readOwnDataProperty(decision, "allow");
     if (allow === true) return undefined;
     if (allow === false) {
-      const reason = ownValue(decision, "reason");
+      const reason = readOwnDataProperty(decision, "reason");
       return typeof reason === "string" && reason.length > 0
         ? cutToCodePoints(reason, COURSE_TOOL_MAX_STRING_CODE_POINTS)
         : DENIED_WITHOUT_REASON;
@@ -247,11 +250,6 @@ function readDecision(hooks: ResolvedHooks, decision: unknown): FailureText | un
     "beforeExecute",
   );
   return APPROVAL_FAILED;
-}
-
-function ownValue(record: object, key: string): unknown {
-  const descriptor = ObjectGetOwnPropertyDescriptor(record, key);
-  return descriptor !== undefined && ObjectHasOwn(descriptor, "value") ? descriptor.value : undefined;
 }
 
 // Captured at load: a patched performance.now cannot skew (or throw into) the events.
