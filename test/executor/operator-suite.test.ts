@@ -87,6 +87,14 @@ describe.each(EXECUTORS)("operator options, %s", (_label, make) => {
   });
 });
 
+describe.each(EXECUTORS)("a tool's own timeoutMs, %s", (_label, make) => {
+  test("a tool module whose tool declares an impossible timeoutMs is refused when the executor is made", async () => {
+    const error = await contractError(make([fixture("operator-bad-timeout")]));
+    expect(error.code).toBe("INVALID_TOOL_DEFINITION");
+    expect(error.message).toContain('tool "tooPatient": timeoutMs must be an integer from 1 to 2147483647 (got the number 2147483648)');
+  });
+});
+
 describe.each(WIRED)("the timeout rule (call over tool over executor), %s", (_label, make) => {
   let executor: ToolExecutor;
   beforeAll(async () => {
