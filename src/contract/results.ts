@@ -2,7 +2,7 @@
 import type { RecoverableToolErrorCode } from "./constants.js";
 import { capContent } from "./content.js";
 import type { FailureText } from "./failure.js";
-import { JSONStringify, ObjectFreeze } from "./primordials.js";
+import { JSONStringify, ObjectCreate, ObjectFreeze, ObjectPrototype } from "./primordials.js";
 
 /** The transcript entry for one tool call. Frozen. */
 export interface CourseToolResultMessage {
@@ -23,9 +23,19 @@ export interface ToolCallLink {
   readonly name: string;
 }
 
+/**
+ * The prototype of every result: Object.prototype, with one non-enumerable `then` that is
+ * undefined in between. A promise resolved with a result looks `then` up on it; with this,
+ * a `then` planted on Object.prototype is never found, so a result is never adopted as a
+ * thenable (its own keys, JSON and equality stay those of a plain object).
+ */
+// biome-ignore lint/suspicious/noThenProperty: an undefined `then` is the point: it hides Object.prototype.then.
+const RESULT_PROTOTYPE: object = ObjectFreeze(ObjectCreate(ObjectPrototype, { then: { value: undefined } }));
+
 /** A frozen result linked to `call`. */
 export function toolResultMessage(call: ToolCallLink, content: string, isError: boolean): CourseToolResultMessage {
   return ObjectFreeze({
+    __proto__: RESULT_PROTOTYPE,
     role: "toolResult",
     id: "tool-result-" + call.id,
     toolCallId: call.id,
