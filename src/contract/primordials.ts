@@ -26,6 +26,7 @@ export const ReflectOwnKeys = Reflect.ownKeys;
 
 export const ArrayIsArray = Array.isArray;
 export const ArrayPrototype = Array.prototype;
+export const FunctionPrototype = Function.prototype;
 // Fixed-arity wrappers (no rest parameters): they sit on hot paths.
 const sort = Array.prototype.sort;
 export const ArrayPrototypeSort = (self: string[]): string[] => ReflectApply(sort, self, []);
