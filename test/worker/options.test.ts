@@ -35,21 +35,24 @@ describe("numeric options have an upper bound, named with the value", () => {
     expect(error).toMatchObject({ code: "INVALID_ARGUMENT", message });
   });
 
-  test.each([
+  test.each<[string, Record<string, unknown>, string]>([
     [
+      "a zero heap limit",
       { resourceLimits: { maxOldGenerationSizeMb: 0 } },
       "options.resourceLimits.maxOldGenerationSizeMb must be a number above 0 and at most 1048576 (got 0)",
     ],
     [
+      "a 2 TiB stack",
       { resourceLimits: { stackSizeMb: 2 ** 21 } },
       "options.resourceLimits.stackSizeMb must be a number above 0 and at most 1048576 (got 2097152)",
     ],
-    [{ resourceLimits: "big" }, "options.resourceLimits must be an object"],
+    ["resourceLimits not an object", { resourceLimits: "big" }, "options.resourceLimits must be an object"],
     [
+      "257 modules",
       { modules: new Array(257).fill(CONTRACT_TOOLS.href) },
       "options.modules must be a non-empty array of at most 256 tool module URLs or paths",
     ],
-  ])("%j is an INVALID_ARGUMENT", async (options, message) => {
+  ])("%s is an INVALID_ARGUMENT", async (_label, options, message) => {
     expect(await refusal(options)).toMatchObject({ code: "INVALID_ARGUMENT", message });
   });
 
