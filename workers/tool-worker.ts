@@ -61,13 +61,17 @@ function onFault(error: unknown): void {
 process.on("uncaughtException", onFault);
 process.on("unhandledRejection", onFault);
 
+// All modules load at once, each within its own time. Awaiting a native promise looks no
+// `then` up, so a tool module that plants one on a prototype cannot take its result over.
 const loading: Promise<WorkerModule>[] = [];
-for (let index = 0; index < moduleUrls.length; index += 1)
+for (let index = 0; index < moduleUrls.length; index += 1) {
   loading[index] = loadModuleInWorker(moduleUrls[index] as string, moduleLoadTimeoutMs);
-const loaded = await NativePromise.all(loading); // every `then` it looks up is read before any tool module runs
+}
+const loaded: WorkerModule[] = [];
 const failures: (string | undefined)[] = [];
-for (let index = 0; index < loaded.length; index += 1) {
-  const module = loaded[index] as WorkerModule;
+for (let index = 0; index < loading.length; index += 1) {
+  const module = await (loading[index] as Promise<WorkerModule>);
+  loaded[index] = module;
   failures[index] = module.ok ? undefined : module.failure;
 }
 parentPort?.postMessage({ toolgateThreadLoaded: true, threadId, failures } satisfies ThreadLoaded);
@@ -87,27 +91,27 @@ export default function runToolTask(task: WorkerTask): WorkerOutcome | Promise<W
     const file = moduleFileName(moduleUrls[task.module] as string);
     return finish(undefined, task, failed(`tool "${task.toolName}" is not defined by ${file} in the worker thread`));
   }
-  const running_ = new RunningTask(task.taskId, task.toolCallId);
-  MapPrototypeSet(running, task.taskId, running_);
-  active = running_;
+  const record = new RunningTask(task.taskId, task.toolCallId);
+  MapPrototypeSet(running, task.taskId, record);
+  active = record;
   let outcome: ToolOutcome | Promise<ToolOutcome>;
   try {
-    outcome = runInTask(running_, runTool, tool, task.args, running_.context);
+    outcome = runInTask(record, runTool, tool, task.args, record.context);
   } catch (error) {
-    return finish(running_, task, encodeFailure(error, running_));
+    return finish(record, task, encodeFailure(error, record));
   }
-  if (!isPromise(outcome)) return finish(running_, task, encodeOutcome(outcome as ToolOutcome));
+  if (!isPromise(outcome)) return finish(record, task, encodeOutcome(outcome as ToolOutcome));
   const pending = outcome as Promise<ToolOutcome>;
   const decided = new NativePromise<Reply>((resolve) => {
-    running_.fault = (error) =>
+    record.fault = (error) =>
       resolve(failed(`the tool caused an uncaught exception or unhandled rejection: ${describeFailure(error).text}`));
     void PromisePrototypeThen(
       pending,
       (settled) => resolve(encodeOutcome(settled as ToolOutcome)),
-      (error: unknown) => resolve(encodeFailure(error, running_)),
+      (error: unknown) => resolve(encodeFailure(error, record)),
     );
   });
-  return PromisePrototypeThen(decided, (reply) => finish(running_, task, reply as Reply)) as Promise<WorkerOutcome>;
+  return PromisePrototypeThen(decided, (reply) => finish(record, task, reply as Reply)) as Promise<WorkerOutcome>;
 }
 
 /**

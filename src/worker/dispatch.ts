@@ -5,11 +5,18 @@
 import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_EXECUTION_TIMEOUT, COURSE_TOOL_VALIDATION_FAILED } from "../contract/constants.js";
 import { isNonRecoverableToolError } from "../contract/errors.js";
 import { describeFailure } from "../contract/failure.js";
-import { MapPrototypeGet, NativePromise, PromisePrototypeThen, PromiseResolve, StructuredClone } from "../contract/primordials.js";
+import {
+  MapPrototypeGet,
+  NativePromise,
+  PromisePrototypeThen,
+  PromiseReject,
+  PromiseResolve,
+  StructuredClone,
+} from "../contract/primordials.js";
 import { watchAbort } from "../executor/abort-watch.js";
 import type { RunRequest } from "../executor/pipeline.js";
 import type { ToolOutcome } from "../executor/run-tool.js";
-import { abortReason } from "../executor/signal.js";
+import { abortReason, isAborted } from "../executor/signal.js";
 import { DispatchQueue, type QueueEntry } from "./dispatch-queue.js";
 import type { ResolvedOptions } from "./options.js";
 import { decodeOutcome, failureOutcome, poolFailureOutcome, type StopReason, type WorkerOutcome } from "./protocol.js";
@@ -64,17 +71,14 @@ export class Dispatcher {
   run(request: RunRequest): Promise<ToolOutcome> {
     const unsendable = unsendableArguments(request);
     if (unsendable !== undefined) return PromiseResolve(unsendable);
+    // The pipeline checked the signal; a getter run by the clone test may have aborted it since.
+    if (isAborted(request.signal)) return PromiseReject(abortReason(request.signal));
     return new NativePromise<ToolOutcome>((resolve, reject) => {
       const call = new PendingCall(request, MapPrototypeGet(this.#moduleOf, request.call.name) as number, resolve, reject);
-      call.unwatch = watchAbort(request.signal, () => this.#onAbort(call)); // the pipeline checked it is not aborted yet
+      call.unwatch = watchAbort(request.signal, () => this.#onAbort(call));
       this.#queue.push(call);
       this.#pump();
     });
-  }
-
-  /** Calls waiting in the queue (for tests and diagnostics). */
-  get queued(): number {
-    return this.#queue.size;
   }
 
   /** Resolves once no call is queued or holds a slot. */

@@ -77,13 +77,27 @@ export type WorkerModule =
   | { readonly ok: true; readonly tools: Map<string, CourseTool> }
   | { readonly ok: false; readonly failure: string };
 
+/** A module's load result; an own `then` (undefined) keeps a `then` a tool module planted on a prototype from adopting it. */
+class ModuleLoad {
+  // biome-ignore lint/suspicious/noThenProperty: see above.
+  readonly then = undefined;
+  constructor(
+    readonly ok: boolean,
+    readonly tools: Map<string, CourseTool> | undefined,
+    readonly failure: string | undefined,
+  ) {}
+}
+
+const loadedModule = (tools: Map<string, CourseTool>): WorkerModule => new ModuleLoad(true, tools, undefined) as WorkerModule;
+const failedModule = (failure: string): WorkerModule => new ModuleLoad(false, undefined, failure) as WorkerModule;
+
 /** Loads a module in a worker thread: never rejects, and settles within `timeoutMs`. */
 export function loadModuleInWorker(url: string, timeoutMs: number): Promise<WorkerModule> {
   const name = moduleFileName(url);
   return new NativePromise<WorkerModule>((resolve) => {
     // A ref'd timer: a top-level await that never settles must not let the thread's loop run dry.
     const timer = setTimeout(
-      () => resolve({ ok: false, failure: `tool module ${name} did not finish loading in a worker thread within ${timeoutMs} ms` }),
+      () => resolve(failedModule(`tool module ${name} did not finish loading in a worker thread within ${timeoutMs} ms`)),
       timeoutMs,
     );
     const settle = (module: WorkerModule): void => {
@@ -100,12 +114,12 @@ export function loadModuleInWorker(url: string, timeoutMs: number): Promise<Work
           for (let index = 0; index < names.length; index += 1) {
             MapPrototypeSet(tools, names[index] as string, registry.get(names[index] as string) as CourseTool);
           }
-          settle({ ok: true, tools });
+          settle(loadedModule(tools));
         } catch (error) {
-          settle({ ok: false, failure: failureText(error) });
+          settle(failedModule(failureText(error)));
         }
       },
-      (error: unknown) => settle({ ok: false, failure: failureText(error) }),
+      (error: unknown) => settle(failedModule(failureText(error))),
     );
   });
 }
