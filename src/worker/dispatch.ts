@@ -201,9 +201,10 @@ export class Dispatcher {
     call.grace.unref();
   }
 
-  /** Marks the call answered and drops its timers and abort subscription; returns it. */
+  /** Marks the call answered and drops its timers, abort subscription and task messages; returns it. */
   #answer(call: PendingCall): PendingCall {
     call.answered = true;
+    this.#pool.messages.forget(call.taskId); // a task still running after its call settled speaks to no one
     call.unwatch?.();
     call.unwatch = undefined;
     if (call.timer !== undefined) clearTimeout(call.timer);
