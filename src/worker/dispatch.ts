@@ -1,7 +1,9 @@
 // Dispatch and kill: one validated call from the executor's queue to a slot, to a thread and
-// back, settled exactly once (result, abort, timeout or fault, whichever comes first). The
-// slot is held until Piscina has heard back, even when the caller moved on at abort or
-// timeout, so at most maxThreads calls are ever in the pool.
+// back, settled exactly once (result, abort, timeout or fault, whichever comes first). At most
+// maxThreads calls run at once. A slot is held until Piscina has heard back, even when the
+// caller moved on at abort or timeout; such a task no longer counts as a running call, so the
+// next call does not wait for its grace period: it goes to the first thread that is free, or
+// to a spare Piscina starts at once (the board has 2 × maxThreads slots, the pool as many threads).
 import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_EXECUTION_TIMEOUT, COURSE_TOOL_VALIDATION_FAILED } from "../contract/constants.js";
 import { isNonRecoverableToolError } from "../contract/errors.js";
 import { describeFailure } from "../contract/failure.js";
@@ -34,6 +36,8 @@ class PendingCall implements QueueEntry {
   /** The caller's promise has settled: whatever comes later only frees the slot. */
   answered = false;
   slot = -1;
+  /** Counted among the calls running (from start until answered or its slot is free). */
+  counted = false;
   taskId = 0;
   attempts = 0;
   timer: NodeJS.Timeout | undefined;
@@ -56,6 +60,8 @@ export class Dispatcher {
   /** Slots not carrying a call (a stack, written by index). */
   readonly #freeSlots: number[] = [];
   #freeCount = 0;
+  /** Calls in slots that still count against maxThreads. */
+  #running = 0;
   #nextTaskId = 0;
   #idle: (() => void) | undefined;
 
@@ -99,7 +105,7 @@ export class Dispatcher {
   }
 
   #pump(): void {
-    while (this.#freeCount > 0 && this.#queue.size > 0) {
+    while (this.#freeCount > 0 && this.#running < this.#options.maxThreads && this.#queue.size > 0) {
       const call = this.#queue.shift() as PendingCall;
       this.#freeCount -= 1;
       this.#start(call, this.#freeSlots[this.#freeCount] as number);
@@ -121,6 +127,8 @@ export class Dispatcher {
     call.slot = slot;
     call.taskId = taskId;
     call.attempts += 1;
+    call.counted = true;
+    this.#running += 1;
     this.#board.assign(slot, taskId);
     const timeoutMs = this.#timeoutOf(call.request);
     if (timeoutMs !== undefined && call.timer === undefined) {
@@ -175,6 +183,7 @@ export class Dispatcher {
     if (call.waiting)
       this.#queue.cancel(call); // no thread will ever see it
     else this.#stop(call, "abort");
+    this.#pump();
   }
 
   #onTimeout(call: PendingCall): void {
@@ -183,6 +192,7 @@ export class Dispatcher {
     this.#answer(call).resolve(failureOutcome(COURSE_TOOL_EXECUTION_TIMEOUT, `the tool did not finish within ${timeoutMs} ms`));
     if (call.waiting) this.#queue.cancel(call);
     else this.#stop(call, "timeout");
+    this.#pump();
   }
 
   /**
@@ -192,6 +202,7 @@ export class Dispatcher {
    */
   #stop(call: PendingCall, reason: StopReason): void {
     const { slot, taskId } = call;
+    this.#uncount(call);
     if (slot < 0 || this.#board.stop(slot)) return;
     this.#pool.abort(slot, taskId, reason);
     call.grace = setTimeout(() => {
@@ -212,7 +223,15 @@ export class Dispatcher {
     return call;
   }
 
+  /** The call no longer counts against maxThreads (its slot may still be held). */
+  #uncount(call: PendingCall): void {
+    if (!call.counted) return;
+    call.counted = false;
+    this.#running -= 1;
+  }
+
   #freeSlot(call: PendingCall, slot: number): void {
+    this.#uncount(call);
     if (call.grace !== undefined) clearTimeout(call.grace);
     call.grace = undefined;
     call.slot = -1;

@@ -50,7 +50,8 @@ export class WorkerToolExecutor implements ToolExecutor {
   static async create(options: WorkerToolExecutorOptions): Promise<WorkerToolExecutor> {
     const resolved: ResolvedOptions = resolveOptions(options);
     const modules = await loadToolModules(resolved.modules);
-    const board = TaskBoard.create(resolved.maxThreads);
+    // Twice maxThreads: a task whose call was answered (abort, timeout) may still run while the next call starts.
+    const board = TaskBoard.create(resolved.maxThreads * 2);
     const pool = new WorkerPool(resolved, modules.urls, board);
     try {
       await pool.started;

@@ -22,7 +22,11 @@ export interface WorkerToolExecutorOptions {
   readonly modules: readonly ToolModuleSpecifier[];
   /** Threads kept alive, 0 to `maxThreads` (default 1, so the first call does not wait for a thread to boot). */
   readonly minThreads?: number;
-  /** Upper bound of threads, and of calls running at once, 1 to 256 (default `os.availableParallelism()`). */
+  /**
+   * Calls running at once, 1 to 256 (default `os.availableParallelism()`). Threads: as many,
+   * plus up to as many again, briefly, while tasks whose calls were aborted or timed out wind
+   * down (the next call does not wait for their grace period).
+   */
   readonly maxThreads?: number;
   /** Milliseconds an idle thread above `minThreads` lives on (default 30 000: bursts reuse threads). */
   readonly idleTimeout?: number;

@@ -86,6 +86,8 @@ export class WorkerPool {
   readonly #ports = new Map<number, ThreadPort>();
   /** Aborts for threads whose port has not arrived yet (sent when it does). */
   readonly #pendingAborts = new Map<number, [number, StopReason][]>();
+  /** Threads that have loaded their modules: the only ones handed a task (Piscina lists threads still starting first). */
+  readonly #loaded = new Set<number>();
   /** Threads that take no new task (a fault they did not cause, a module that never loaded). */
   readonly #retiring = new Set<number>();
   /** Piscina's live view of threads that were handed a task (to see when a retiring one is idle). */
@@ -119,7 +121,8 @@ export class WorkerPool {
     this.#piscina = new Piscina({
       filename: WORKER_ENTRY,
       minThreads: options.minThreads,
-      maxThreads: options.maxThreads,
+      // One thread per slot: up to maxThreads running calls, and as many tasks winding down after their calls settled.
+      maxThreads: board.slots,
       idleTimeout: options.idleTimeout,
       concurrentTasksPerWorker: 1,
       workerData: {
@@ -200,13 +203,16 @@ export class WorkerPool {
     return this.#piscina.destroy();
   }
 
-  /** Piscina's load balancer: the first idle thread that is not retiring; records which slot went where. */
+  /**
+   * Piscina's load balancer: the first idle thread that has loaded its modules and is not
+   * retiring (none: the task waits in Piscina's queue until one is); records which slot went where.
+   */
   #choose(task: { [queueOptionsSymbol]: SlotTag | null }, workers: PiscinaWorker[]): PiscinaWorker | null {
     for (let index = 0; index < workers.length; index += 1) {
       const worker = workers[index] as PiscinaWorker;
       if (worker.currentUsage !== 0 || worker.terminating || worker.destroyed) continue;
       const threadId = worker.id;
-      if (SetPrototypeHas(this.#retiring, threadId)) continue;
+      if (!SetPrototypeHas(this.#loaded, threadId) || SetPrototypeHas(this.#retiring, threadId)) continue;
       const tag = task[queueOptionsSymbol];
       if (tag !== null) {
         this.#slotThread[tag.slot] = threadId;
@@ -246,6 +252,7 @@ export class WorkerPool {
     const timer = MapPrototypeGet(this.#loadTimers, threadId);
     if (timer !== undefined) clearTimeout(timer);
     MapPrototypeDelete(this.#loadTimers, threadId);
+    SetPrototypeAdd(this.#loaded, threadId);
     if (this.#started.done) return; // after start, a module that failed in a thread fails its own calls there
     for (let index = 0; index < failures.length; index += 1) {
       const failure = failures[index];
@@ -293,6 +300,7 @@ export class WorkerPool {
     MapPrototypeDelete(this.#pendingAborts, threadId);
     MapPrototypeDelete(this.#piscinaWorkers, threadId);
     SetPrototypeDelete(this.#retiring, threadId);
+    SetPrototypeDelete(this.#loaded, threadId);
     const timer = MapPrototypeGet(this.#loadTimers, threadId);
     if (timer !== undefined) clearTimeout(timer);
     MapPrototypeDelete(this.#loadTimers, threadId);

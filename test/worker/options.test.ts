@@ -96,6 +96,7 @@ describe("the longest delays allowed are honoured, not clamped", () => {
       await new Promise((resolve) => setTimeout(resolve, 30));
       controller.abort("stop");
       await expect(spinning).rejects.toBe("stop");
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the spin is over: the thread is idle, and alive
       expect((await executor.executeToolCall(call("threadId"), neverAborted())).content).toBe(before);
     } finally {
       await executor.close();

@@ -194,6 +194,30 @@ describe("lifecycle", () => {
     }
   });
 
+  test("the next call does not wait for the grace period of a spinning tool: it runs on another thread at once", async () => {
+    const graceMs = 4000;
+    const executor = await WorkerToolExecutor.create({
+      modules: [WORKER_TOOLS, CONTRACT_TOOLS],
+      minThreads: 1,
+      maxThreads: 1,
+      abortGraceMs: graceMs,
+    });
+    try {
+      const spinner = Number((await executor.executeToolCall(call("threadId"), neverAborted())).content);
+      const controller = new AbortController();
+      const spinning = executor.executeToolCall(call("spin", { ms: 60_000 }), controller.signal);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const abortedAt = performance.now();
+      controller.abort("stop");
+      await expect(spinning).rejects.toBe("stop");
+      const next = Number((await executor.executeToolCall(call("threadId"), neverAborted())).content);
+      expect(performance.now() - abortedAt).toBeLessThan(graceMs / 2); // generous: a thread boot, not the grace period
+      expect(next).not.toBe(spinner);
+    } finally {
+      await executor.close(); // waits for the grace-period kill of the spinning thread
+    }
+  });
+
   const runScript = (source: string) => {
     const dir = scratchDir();
     const script = join(dir, "script.mjs");
