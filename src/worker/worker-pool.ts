@@ -84,8 +84,6 @@ export class WorkerPool {
   /** The thread each slot's current task was handed to (0: none yet). */
   readonly #slotThread: Int32Array;
   readonly #ports = new Map<number, ThreadPort>();
-  /** Aborts for threads whose port has not arrived yet (sent when it does). */
-  readonly #pendingAborts = new Map<number, [number, StopReason][]>();
   /** Threads that have loaded their modules: the only ones handed a task (Piscina lists threads still starting first). */
   readonly #loaded = new Set<number>();
   /** Threads that take no new task (a fault they did not cause, a module that never loaded). */
@@ -170,16 +168,9 @@ export class WorkerPool {
 
   /** Fires the worker-side signal of the slot's task (over its thread's port). */
   abort(slot: number, taskId: number, reason: StopReason): void {
-    const threadId = this.threadOf(slot);
-    if (threadId === 0) return; // not on a thread: the board's stop mark keeps it from running
-    const port = MapPrototypeGet(this.#ports, threadId);
-    if (port !== undefined) {
-      port.abort(taskId, reason);
-      return;
-    }
-    const pending = MapPrototypeGet(this.#pendingAborts, threadId);
-    if (pending === undefined) MapPrototypeSet(this.#pendingAborts, threadId, [[taskId, reason]]);
-    else pending[pending.length] = [taskId, reason];
+    // A task is only handed to a thread that has reported its modules loaded, which it does
+    // after its hello on the same channel: its port is known (unless the thread is gone).
+    MapPrototypeGet(this.#ports, this.threadOf(slot))?.abort(taskId, reason);
   }
 
   /** Ends the thread running the slot's task, through Piscina, bound to that very task. */
@@ -231,16 +222,7 @@ export class WorkerPool {
 
   /** A thread started: its port, the watch on its module loading, and what to forget when it exits. */
   #onHello({ threadId, port }: ThreadHello): void {
-    const threadPort = new ThreadPort(port, this.messages);
-    MapPrototypeSet(this.#ports, threadId, threadPort);
-    const pending = MapPrototypeGet(this.#pendingAborts, threadId);
-    if (pending !== undefined) {
-      MapPrototypeDelete(this.#pendingAborts, threadId);
-      for (let index = 0; index < pending.length; index += 1) {
-        const [taskId, reason] = pending[index] as [number, StopReason];
-        threadPort.abort(taskId, reason);
-      }
-    }
+    MapPrototypeSet(this.#ports, threadId, new ThreadPort(port, this.messages));
     const timer = setTimeout(() => this.#loadTimedOut(threadId), this.#options.moduleLoadTimeoutMs + LOAD_REPORT_SLACK_MS);
     timer.unref();
     MapPrototypeSet(this.#loadTimers, threadId, timer);
@@ -297,7 +279,6 @@ export class WorkerPool {
     const port = MapPrototypeGet(this.#ports, threadId);
     port?.close();
     MapPrototypeDelete(this.#ports, threadId);
-    MapPrototypeDelete(this.#pendingAborts, threadId);
     MapPrototypeDelete(this.#piscinaWorkers, threadId);
     SetPrototypeDelete(this.#retiring, threadId);
     SetPrototypeDelete(this.#loaded, threadId);
