@@ -19,7 +19,7 @@ import {
 } from "../src/contract/primordials.js";
 import { errorContent } from "../src/contract/results.js";
 import { runTool, type ToolOutcome } from "../src/executor/run-tool.js";
-import type { ThreadHello, ThreadLoaded, ToolWorkerData, WorkerOutcome, WorkerTask } from "../src/worker/protocol.js";
+import type { ThreadHello, ThreadLoaded, ToolWorkerData, WorkerOutcome, WorkerTask, WorkerWarmup } from "../src/worker/protocol.js";
 import { TaskBoard } from "../src/worker/task-board.js";
 import { RunningTask, runInTask, tracedTask, useThreadPort } from "../src/worker/task-context.js";
 import { WorkerPort } from "../src/worker/thread-port.js";
@@ -80,7 +80,8 @@ parentPort?.postMessage({ toolgateThreadLoaded: true, threadId, failures } satis
  * Runs one task. Synchronous when the tool returns a plain value (Piscina awaits either way,
  * and every skipped await is a microtask less on each call's round trip).
  */
-export default function runToolTask(task: WorkerTask): WorkerOutcome | Promise<WorkerOutcome> {
+export default function runToolTask(task: WorkerTask | WorkerWarmup): WorkerOutcome | Promise<WorkerOutcome> {
+  if (task.kind === "warmup") return new Reply("warm", "", false, "", retiring);
   if (retiring) return new Reply("refused", "", false, "", true); // not claimed: the main thread runs it elsewhere
   // Stopped while it waited for this thread: never started.
   if (!board.claim(task.slot, threadId)) return new Reply("stopped", "", false, "", retiring);

@@ -205,6 +205,7 @@ export class Dispatcher {
     this.#uncount(call);
     if (slot < 0 || this.#board.stop(slot)) return;
     this.#pool.abort(slot, taskId, reason);
+    this.#pool.prewarm(); // the next call should find a warm thread, not wait for this one
     call.grace = setTimeout(() => {
       call.grace = undefined;
       if (this.#board.condemn(slot, taskId) !== 0) this.#pool.kill(slot);

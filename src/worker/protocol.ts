@@ -23,6 +23,11 @@ export interface WorkerTask {
   readonly args: unknown;
 }
 
+/** Main → worker: a no-op, so Piscina starts a spare thread before a call needs it. */
+export interface WorkerWarmup {
+  readonly kind: "warmup";
+}
+
 /**
  * Worker → main, per task. `kind`: "result" (the bounded `content`, `isError`); "fatal" (a
  * NonRecoverableToolError's `message`); "stopped" (its abort won before the tool ran or
@@ -31,7 +36,7 @@ export interface WorkerTask {
  * the task did not cause).
  */
 export interface WorkerOutcome {
-  readonly kind: "result" | "fatal" | "stopped" | "refused";
+  readonly kind: "result" | "fatal" | "stopped" | "refused" | "warm";
   readonly content: string;
   readonly isError: boolean;
   readonly message: string;

@@ -20,12 +20,14 @@ import {
   MapPrototypeSet,
   mapEntryStepper,
   NativePromise,
+  PromisePrototypeThen,
   SetPrototypeAdd,
   SetPrototypeDelete,
   SetPrototypeHas,
+  setValueStepper,
 } from "../contract/primordials.js";
 import type { ResolvedOptions } from "./options.js";
-import type { StopReason, ThreadHello, ThreadLoaded, ToolWorkerData, WorkerOutcome, WorkerTask } from "./protocol.js";
+import type { StopReason, ThreadHello, ThreadLoaded, ToolWorkerData, WorkerOutcome, WorkerTask, WorkerWarmup } from "./protocol.js";
 import type { TaskBoard } from "./task-board.js";
 import { TaskMessages, ThreadPort } from "./thread-port.js";
 import { moduleFileName } from "./tool-modules.js";
@@ -71,6 +73,10 @@ class SlotSignal {
     listener?.();
   }
 }
+
+const WARMUP: WorkerWarmup = { kind: "warmup" };
+
+function ignore(): void {}
 
 /** How long after its module-load deadline a thread that never reported back is ended. */
 const LOAD_REPORT_SLACK_MS = 500;
@@ -201,17 +207,37 @@ export class WorkerPool {
   #choose(task: { [queueOptionsSymbol]: SlotTag | null }, workers: PiscinaWorker[]): PiscinaWorker | null {
     for (let index = 0; index < workers.length; index += 1) {
       const worker = workers[index] as PiscinaWorker;
-      if (worker.currentUsage !== 0 || worker.terminating || worker.destroyed) continue;
       const threadId = worker.id;
+      if (MapPrototypeGet(this.#piscinaWorkers, threadId) === undefined) MapPrototypeSet(this.#piscinaWorkers, threadId, worker);
+      if (worker.currentUsage !== 0 || worker.terminating || worker.destroyed) continue;
       if (!SetPrototypeHas(this.#loaded, threadId) || SetPrototypeHas(this.#retiring, threadId)) continue;
       const tag = task[queueOptionsSymbol];
-      if (tag !== null) {
-        this.#slotThread[tag.slot] = threadId;
-        if (MapPrototypeGet(this.#piscinaWorkers, threadId) === undefined) MapPrototypeSet(this.#piscinaWorkers, threadId, worker);
-      }
+      if (tag !== null) this.#slotThread[tag.slot] = threadId; // a warm-up has no slot
       return worker;
     }
     return null;
+  }
+
+  /**
+   * A task whose call settled runs on (abort, timeout): unless a thread that has loaded its
+   * modules is idle, start a spare now, so the next call finds a warm thread instead of one
+   * still booting (or the grace period). The warm-up is a no-op task; Piscina starts a thread
+   * for it when none is free.
+   */
+  prewarm(): void {
+    if (this.#hasIdleThread()) return;
+    void PromisePrototypeThen(this.#piscina.run(WARMUP), undefined, ignore);
+  }
+
+  #hasIdleThread(): boolean {
+    const next = setValueStepper(this.#loaded);
+    for (let step = next(); step.done !== true; step = next()) {
+      const threadId = step.value;
+      if (SetPrototypeHas(this.#retiring, threadId)) continue;
+      const worker = MapPrototypeGet(this.#piscinaWorkers, threadId);
+      if (worker === undefined || worker.currentUsage === 0) return true;
+    }
+    return false;
   }
 
   #onThreadMessage(message: unknown): void {
