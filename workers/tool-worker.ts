@@ -1,138 +1,169 @@
-// The Piscina worker entry: runs a validated call's tool and the serializer, and returns
-// an explicitly encoded outcome. Nothing here may throw at load time (Piscina would stop
-// replacing workers); every failure of a call is encoded as that call's outcome.
-import { types } from "node:util";
-import { threadId, workerData } from "node:worker_threads";
-import { expose } from "comlink";
+// The Piscina worker entry: runs a validated call's tool and the serializer, and returns an
+// explicitly encoded outcome. At start it hands its thread port to the main thread, loads the
+// tool modules (each within moduleLoadTimeoutMs) and reports how that went. Nothing here may
+// throw at load time (Piscina would stop replacing workers); every failure of a call is
+// encoded as that call's outcome, and a fault no running task caused retires the thread.
+import { MessageChannel, parentPort, threadId, workerData } from "node:worker_threads";
 import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_MAX_STRING_CODE_POINTS } from "../src/contract/constants.js";
 import { cutToCodePoints } from "../src/contract/content.js";
-import type { CourseTool } from "../src/contract/definition.js";
 import { isNonRecoverableToolError } from "../src/contract/errors.js";
 import { describeFailure, readDataProperty } from "../src/contract/failure.js";
+import {
+  AbortSignalPrototypeGetAborted,
+  isPromise,
+  MapPrototypeDelete,
+  MapPrototypeGet,
+  MapPrototypeSet,
+  NativePromise,
+  PromisePrototypeThen,
+} from "../src/contract/primordials.js";
 import { errorContent } from "../src/contract/results.js";
 import { runTool, type ToolOutcome } from "../src/executor/run-tool.js";
-import { addressedEndpoint, openControlChannel } from "../src/worker/control-channel.js";
-import {
-  MAIN_ADDRESS,
-  type StopReason,
-  type ToolWorkerData,
-  type WorkerControl,
-  type WorkerOutcome,
-  type WorkerTask,
-  type WorkerWarmup,
-  workerAddress,
-} from "../src/worker/protocol.js";
+import type { ThreadHello, ThreadLoaded, ToolWorkerData, WorkerOutcome, WorkerTask, WorkerWarmup } from "../src/worker/protocol.js";
 import { TaskBoard } from "../src/worker/task-board.js";
-import { importToolModule, registryOfModule } from "../src/worker/tool-modules.js";
+import { RunningTask, runInTask, tracedTask, useThreadPort } from "../src/worker/task-context.js";
+import { WorkerPort } from "../src/worker/thread-port.js";
+import { loadModuleInWorker, moduleFileName, type WorkerModule } from "../src/worker/tool-modules.js";
 
-const isPromise = types.isPromise;
-
-/** Tasks running on this thread, by id, so the main thread can fire their signals. */
-const running = new Map<number, AbortController>();
-
-const control: WorkerControl = {
-  stop(taskId: number, reason: StopReason): boolean {
-    const controller = running.get(taskId);
-    if (controller === undefined) return false;
-    const message = reason === "timeout" ? "The tool call timed out" : "The tool call was aborted";
-    controller.abort(new DOMException(message, reason === "timeout" ? "TimeoutError" : "AbortError"));
-    return true;
-  },
-};
-
-const { controlChannel, modules: moduleUrls, board: boardMemory } = workerData as ToolWorkerData;
+const { modules: moduleUrls, board: boardMemory, moduleLoadTimeoutMs } = workerData as ToolWorkerData;
 const board = TaskBoard.attach(boardMemory);
 
-try {
-  expose(control, addressedEndpoint(openControlChannel(controlChannel), workerAddress(threadId), MAIN_ADDRESS).endpoint);
-} catch {
-  // Without the channel, aborts still end in the grace-period kill; the thread stays usable.
+/** Tasks this thread has started and not finished, by id (the abort RPC looks them up). */
+const running = new Map<number, RunningTask>();
+/** The task whose outcome Piscina is waiting for (at most one: one task per thread). */
+let active: RunningTask | undefined;
+/** A fault this thread's running task did not cause: finish the task, then let the thread go. */
+let retiring = false;
+
+// The thread port, made once, before anything can fail: the main thread's abort reaches us
+// even while the modules load.
+const channel = new MessageChannel();
+useThreadPort(
+  new WorkerPort(channel.port1, {
+    abort(taskId, reason) {
+      const task = MapPrototypeGet(running, taskId);
+      if (task === undefined) return false;
+      task.abort(reason);
+      return true;
+    },
+  }),
+);
+parentPort?.postMessage({ toolgateThreadPort: true, threadId, port: channel.port2 } satisfies ThreadHello, [channel.port2]);
+
+// A fault traced to the running task (or not traceable at all while it runs) is that task's;
+// one traced to a finished task, or between tasks, is not: the running task gets its own
+// outcome and the thread is replaced after it. Either way the thread does not die mid-call.
+function onFault(error: unknown): void {
+  retiring = true;
+  const owner = tracedTask();
+  if (active !== undefined && (owner === undefined || owner === active)) active.fault?.(error);
 }
+process.on("uncaughtException", onFault);
+process.on("unhandledRejection", onFault);
 
-/** Tool modules of this thread, by index: loading (or failed: kept, as Node's loader keeps it)... */
-const loading = new Map<number, Promise<Map<string, CourseTool>>>();
-/** ...and loaded, for the common case to skip an await. */
-const loaded = new Map<number, Map<string, CourseTool>>();
-
-function toolsOf(module: number): Promise<Map<string, CourseTool>> {
-  let tools = loading.get(module);
-  if (tools === undefined) {
-    const url = moduleUrls[module] as string;
-    tools = importToolModule(url).then((definitions) => {
-      const registry = registryOfModule(url, definitions);
-      const byName = new Map(registry.names().map((name) => [name, registry.get(name) as CourseTool]));
-      loaded.set(module, byName);
-      return byName;
-    });
-    loading.set(module, tools);
-  }
-  return tools;
+// All modules load at once, each within its own time. Awaiting a native promise looks no
+// `then` up, so a tool module that plants one on a prototype cannot take its result over.
+const loading: Promise<WorkerModule>[] = [];
+for (let index = 0; index < moduleUrls.length; index += 1) {
+  loading[index] = loadModuleInWorker(moduleUrls[index] as string, moduleLoadTimeoutMs);
 }
-
-// Import every tool module before this thread reports ready (Piscina awaits the entry
-// module), so no call pays for module loading. A failure is kept for the calls to report.
-await Promise.allSettled(moduleUrls.map((_url, index) => toolsOf(index)));
+const loaded: WorkerModule[] = [];
+const failures: (string | undefined)[] = [];
+for (let index = 0; index < loading.length; index += 1) {
+  const module = await (loading[index] as Promise<WorkerModule>);
+  loaded[index] = module;
+  failures[index] = module.ok ? undefined : module.failure;
+}
+parentPort?.postMessage({ toolgateThreadLoaded: true, threadId, failures } satisfies ThreadLoaded);
 
 /**
  * Runs one task. Synchronous when the tool returns a plain value (Piscina awaits either way,
  * and every skipped await is a microtask less on each call's round trip).
  */
 export default function runToolTask(task: WorkerTask | WorkerWarmup): WorkerOutcome | Promise<WorkerOutcome> {
-  if (task.kind === "warmup") return WARM;
-  const tools = loaded.get(task.module);
-  if (tools === undefined) {
-    // Only a module that failed to load gets here (every module is imported before ready).
-    return toolsOf(task.module).then(
-      () => runToolTask(task),
-      (error: unknown) => failed(describeFailure(error).text),
-    );
+  if (task.kind === "warmup") return new Reply("warm", "", false, "", retiring);
+  if (retiring) return new Reply("refused", "", false, "", true); // not claimed: the main thread runs it elsewhere
+  // Stopped while it waited for this thread: never started.
+  if (!board.claim(task.slot, threadId)) return new Reply("stopped", "", false, "", retiring);
+  const module = loaded[task.module] as WorkerModule;
+  if (!module.ok) return finish(undefined, task, failed(module.failure));
+  const tool = MapPrototypeGet(module.tools, task.toolName);
+  if (tool === undefined) {
+    const file = moduleFileName(moduleUrls[task.module] as string);
+    return finish(undefined, task, failed(`tool "${task.toolName}" is not defined by ${file} in the worker thread`));
   }
-  if (!board.claim(task.slot, threadId)) return ABORTED; // stopped while it waited for this thread
-  const tool = tools.get(task.toolName);
-  if (tool === undefined) return failed(`tool "${task.toolName}" is not defined by ${moduleUrls[task.module]} in the worker thread`);
-  const controller = new AbortController();
-  running.set(task.taskId, controller);
-  let outcome: ReturnType<typeof runTool>;
+  const record = new RunningTask(task.taskId, task.toolCallId);
+  MapPrototypeSet(running, task.taskId, record);
+  active = record;
+  let outcome: ToolOutcome | Promise<ToolOutcome>;
   try {
-    outcome = runTool(tool, task.args, Object.freeze({ signal: controller.signal, toolCallId: task.toolCallId }));
+    outcome = runInTask(record, runTool, tool, task.args, record.context);
   } catch (error) {
-    running.delete(task.taskId);
-    return encodeFailure(error, controller.signal);
+    return finish(record, task, encodeFailure(error, record));
   }
-  if (!isPromise(outcome)) {
-    running.delete(task.taskId);
-    return encodeOutcome(outcome as ToolOutcome);
-  }
-  return (outcome as Promise<ToolOutcome>).then(
-    (settled) => {
-      running.delete(task.taskId);
-      return encodeOutcome(settled);
-    },
-    (error: unknown) => {
-      running.delete(task.taskId);
-      return encodeFailure(error, controller.signal);
-    },
-  );
+  if (!isPromise(outcome)) return finish(record, task, encodeOutcome(outcome as ToolOutcome));
+  const pending = outcome as Promise<ToolOutcome>;
+  const decided = new NativePromise<Reply>((resolve) => {
+    record.fault = (error) =>
+      resolve(failed(`the tool caused an uncaught exception or unhandled rejection: ${describeFailure(error).text}`));
+    void PromisePrototypeThen(
+      pending,
+      (settled) => resolve(encodeOutcome(settled as ToolOutcome)),
+      (error: unknown) => resolve(encodeFailure(error, record)),
+    );
+  });
+  return PromisePrototypeThen(decided, (reply) => finish(record, task, reply as Reply)) as Promise<WorkerOutcome>;
 }
 
-const WARM: WorkerOutcome = { kind: "warm" };
-const ABORTED: WorkerOutcome = { kind: "aborted" };
+/**
+ * The task's outcome is decided: nothing more is sent for it, and the board moves to DONE.
+ * When the main thread condemned the task first, this thread is being terminated: it must
+ * not return (and so never takes another call).
+ */
+function finish(record: RunningTask | undefined, task: WorkerTask, reply: Reply): Reply {
+  if (record !== undefined) {
+    record.settled = true;
+    record.fault = undefined;
+    MapPrototypeDelete(running, task.taskId);
+    if (active === record) active = undefined;
+  }
+  if (!board.release(task.slot)) board.awaitTermination(task.slot);
+  reply.retire = retiring;
+  return reply;
+}
 
-function encodeOutcome(outcome: ToolOutcome): WorkerOutcome {
-  return { kind: "result", content: outcome.content, isError: outcome.isError };
+/**
+ * What goes back to the main thread. A class, so the own `then` (undefined) survives the
+ * structured clone: a `then` a tool planted on Object.prototype never adopts the reply, here
+ * or on the main thread.
+ */
+class Reply implements WorkerOutcome {
+  // biome-ignore lint/suspicious/noThenProperty: see above.
+  readonly then = undefined;
+  constructor(
+    readonly kind: WorkerOutcome["kind"],
+    readonly content: string,
+    readonly isError: boolean,
+    readonly message: string,
+    public retire: boolean,
+  ) {}
+}
+
+function encodeOutcome(outcome: ToolOutcome): Reply {
+  return new Reply("result", outcome.content, outcome.isError, "", false);
 }
 
 /** A rejection of runTool: the abort, a NonRecoverableToolError, or (defensively) anything else. */
-function encodeFailure(error: unknown, signal: AbortSignal): WorkerOutcome {
-  if (signal.aborted) return ABORTED;
+function encodeFailure(error: unknown, task: RunningTask): Reply {
+  if (AbortSignalPrototypeGetAborted(task.context.signal)) return new Reply("stopped", "", false, "", false);
   if (isNonRecoverableToolError(error)) {
     const message = readDataProperty(error, "message");
     const text = typeof message === "string" ? message : "";
-    return { kind: "fatal", message: cutToCodePoints(text, COURSE_TOOL_MAX_STRING_CODE_POINTS).text };
+    return new Reply("fatal", "", false, cutToCodePoints(text, COURSE_TOOL_MAX_STRING_CODE_POINTS).text, false);
   }
   return failed(describeFailure(error).text);
 }
 
-function failed(text: string): WorkerOutcome {
-  return { kind: "result", content: errorContent(COURSE_TOOL_EXECUTION_FAILED, { text, cut: false }), isError: true };
+function failed(text: string): Reply {
+  return new Reply("result", errorContent(COURSE_TOOL_EXECUTION_FAILED, { text, cut: false }), true, "", false);
 }

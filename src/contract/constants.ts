@@ -58,6 +58,8 @@ export const COURSE_TOOL_DUPLICATE_TOOL_NAME = "DUPLICATE_TOOL_NAME";
 export const COURSE_TOOL_INVALID_ARGUMENT = "INVALID_ARGUMENT";
 /** A tool module could not be loaded or does not export a list of definitions. */
 export const COURSE_TOOL_INVALID_TOOL_MODULE = "INVALID_TOOL_MODULE";
+/** The worker pool could not start its threads (its error is described in the message). */
+export const COURSE_TOOL_WORKER_POOL_START_FAILED = "WORKER_POOL_START_FAILED";
 /** The worker executor was used after `close()`. */
 export const COURSE_TOOL_EXECUTOR_CLOSED = "EXECUTOR_CLOSED";
 
@@ -67,4 +69,5 @@ export type ToolContractErrorCode =
   | typeof COURSE_TOOL_DUPLICATE_TOOL_NAME
   | typeof COURSE_TOOL_INVALID_ARGUMENT
   | typeof COURSE_TOOL_INVALID_TOOL_MODULE
+  | typeof COURSE_TOOL_WORKER_POOL_START_FAILED
   | typeof COURSE_TOOL_EXECUTOR_CLOSED;

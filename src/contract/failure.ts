@@ -5,6 +5,7 @@ import { cutToCodePoints } from "./content.js";
 import {
   DOMExceptionPrototypeGetMessage,
   DOMExceptionPrototypeGetName,
+  ErrorPrototype,
   isNativeError,
   isProxy,
   ObjectGetOwnPropertyDescriptor,
@@ -30,7 +31,7 @@ export function describeFailure(value: unknown): FailureText {
       if (value === null) return { text: "null", cut: false };
       if (isProxy(value)) return { text: "a Proxy was thrown", cut: false };
       if (isNativeError(value)) return describeError(value);
-      return describeDOMException(value) ?? describeObject(value);
+      return describeDOMException(value) ?? (inheritsFromError(value) ? describeError(value) : describeObject(value));
     case "function":
       return { text: "a function was thrown", cut: false };
     case "symbol":
@@ -40,9 +41,36 @@ export function describeFailure(value: unknown): FailureText {
   }
 }
 
+/**
+ * An error rebuilt from another realm (a worker's error as Node deserializes it) is not a
+ * native error but still descends from this realm's Error.prototype: described as an error.
+ */
+function inheritsFromError(value: object): boolean {
+  let current: object | null = ObjectGetPrototypeOf(value) as object | null;
+  for (let hops = 0; current !== null && hops < MAX_PROTOTYPE_HOPS; hops += 1) {
+    if (current === ErrorPrototype) return true;
+    if (isProxy(current)) return false;
+    current = ObjectGetPrototypeOf(current) as object | null;
+  }
+  return false;
+}
+
+/**
+ * The error's name: its `name` data property, or, when that is only the inherited "Error",
+ * the name of its class (`class QuotaError extends Error {}`). Data properties only.
+ */
+function errorName(error: object): unknown {
+  const name = readDataProperty(error, "name");
+  if (name !== "Error") return name;
+  const errorClass = readDataProperty(error, "constructor");
+  if (typeof errorClass !== "function" || isProxy(errorClass)) return name;
+  const className = readDataProperty(errorClass, "name");
+  return typeof className === "string" && className.length > 0 ? className : name;
+}
+
 /** "TypeError: message" for a genuine error; plain "message" when the name is just "Error". */
 function describeError(error: object): FailureText {
-  const name = readDataProperty(error, "name");
+  const name = errorName(error);
   const message = readDataProperty(error, "message");
   const text = typeof message === "string" ? message : "";
   if (typeof name !== "string" || name === "Error" || name.length === 0) {

@@ -14,6 +14,7 @@ function getterOf<T, R>(proto: object, name: PropertyKey): (self: T) => R {
   return (self) => ReflectApply(get, self, []) as R;
 }
 
+export const ObjectCreate = Object.create;
 export const ObjectDefineProperty = Object.defineProperty;
 export const ObjectFreeze = Object.freeze;
 export const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
@@ -25,6 +26,7 @@ export const ReflectOwnKeys = Reflect.ownKeys;
 
 export const ArrayIsArray = Array.isArray;
 export const ArrayPrototype = Array.prototype;
+export const FunctionPrototype = Function.prototype;
 // Fixed-arity wrappers (no rest parameters): they sit on hot paths.
 const sort = Array.prototype.sort;
 export const ArrayPrototypeSort = (self: string[]): string[] => ReflectApply(sort, self, []);
@@ -56,6 +58,8 @@ const mapGet = Map.prototype.get;
 export const MapPrototypeGet = <K, V>(self: Map<K, V>, key: K): V | undefined => ReflectApply(mapGet, self, [key]);
 const mapSet = Map.prototype.set;
 export const MapPrototypeSet = <K, V>(self: Map<K, V>, key: K, value: V): Map<K, V> => ReflectApply(mapSet, self, [key, value]);
+const mapDelete = Map.prototype.delete;
+export const MapPrototypeDelete = <K, V>(self: Map<K, V>, key: K): boolean => ReflectApply(mapDelete, self, [key]);
 const mapHas = Map.prototype.has;
 export const MapPrototypeHas = <K, V>(self: Map<K, V>, key: K): boolean => ReflectApply(mapHas, self, [key]);
 export const MapPrototypeGetSize = getterOf<Map<unknown, unknown>, number>(Map.prototype, "size");
@@ -67,6 +71,8 @@ const setAdd = Set.prototype.add;
 export const SetPrototypeAdd = <T>(self: Set<T>, value: T): Set<T> => ReflectApply(setAdd, self, [value]);
 const setDelete = Set.prototype.delete;
 export const SetPrototypeDelete = <T>(self: Set<T>, value: T): boolean => ReflectApply(setDelete, self, [value]);
+const setHas = Set.prototype.has;
+export const SetPrototypeHas = <T>(self: Set<T>, value: T): boolean => ReflectApply(setHas, self, [value]);
 export const SetPrototypeGetSize = getterOf<Set<unknown>, number>(Set.prototype, "size");
 const SetPrototypeValuesMethod = Set.prototype.values;
 const SetIteratorNext = ObjectGetPrototypeOf(new Set().values()).next as () => IteratorResult<unknown>;
@@ -131,6 +137,10 @@ export const EventTargetPrototypeAddEventListener = (
   listener: () => void,
   options: { once: boolean },
 ): void => ReflectApply(addEventListener, self, [type, listener, options]);
+
+export const ErrorPrototype = Error.prototype;
+/** The realm's `structuredClone`, captured at load. */
+export const StructuredClone = structuredClone;
 
 export const isProxy = types.isProxy;
 export const isArrayBufferView = types.isArrayBufferView;

@@ -3,7 +3,7 @@ import type { ToolAttachment } from "./attachments.js";
 import type { RecoverableToolErrorCode } from "./constants.js";
 import { capContent } from "./content.js";
 import type { FailureText } from "./failure.js";
-import { JSONStringify, ObjectFreeze, RegExpPrototypeExec } from "./primordials.js";
+import { JSONStringify, ObjectCreate, ObjectFreeze, ObjectPrototype, RegExpPrototypeExec } from "./primordials.js";
 
 /** The transcript entry for one tool call. Frozen. */
 export interface CourseToolResultMessage {
@@ -29,6 +29,15 @@ export interface ToolCallLink {
   readonly name: string;
 }
 
+/**
+ * The prototype of every result: Object.prototype, with one non-enumerable `then` that is
+ * undefined in between. A promise resolved with a result looks `then` up on it; with this,
+ * a `then` planted on Object.prototype is never found, so a result is never adopted as a
+ * thenable (its own keys, JSON and equality stay those of a plain object).
+ */
+// biome-ignore lint/suspicious/noThenProperty: an undefined `then` is the point: it hides Object.prototype.then.
+const RESULT_PROTOTYPE: object = ObjectFreeze(ObjectCreate(ObjectPrototype, { then: { value: undefined } }));
+
 /** A frozen result linked to `call`; `attachments` (a frozen list) only when there are some. */
 export function toolResultMessage(
   call: ToolCallLink,
@@ -38,6 +47,7 @@ export function toolResultMessage(
 ): CourseToolResultMessage {
   if (attachments !== undefined && attachments.length > 0) {
     return ObjectFreeze({
+      __proto__: RESULT_PROTOTYPE,
       role: "toolResult",
       id: "tool-result-" + call.id,
       toolCallId: call.id,
@@ -48,6 +58,7 @@ export function toolResultMessage(
     });
   }
   return ObjectFreeze({
+    __proto__: RESULT_PROTOTYPE,
     role: "toolResult",
     id: "tool-result-" + call.id,
     toolCallId: call.id,

@@ -14,6 +14,7 @@ import {
   MapPrototypeHas,
   MapPrototypeSet,
   NativePromise,
+  ObjectDefineProperty,
   ObjectGetOwnPropertyDescriptor,
   ObjectHasOwn,
   PromisePrototypeThen,
@@ -39,6 +40,9 @@ export async function runBatch(
   throwIfAborted(signal);
   const snapshots = snapshotAll(calls);
   const results: CourseToolResultMessage[] = [];
+  // Resolving a promise with the array looks `then` up on it: an own (hidden, undefined) one
+  // keeps a `then` planted on Array.prototype or Object.prototype from adopting it.
+  ObjectDefineProperty(results, "then", { value: undefined });
   if (snapshots.length === 0) return results;
 
   // The batch's own controller: the caller's abort and a sibling's fatal error both stop it.

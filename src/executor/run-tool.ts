@@ -5,7 +5,18 @@ import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED }
 import type { CourseTool, ToolContext } from "../contract/definition.js";
 import { isNonRecoverableToolError } from "../contract/errors.js";
 import { describeFailure, readDataProperty } from "../contract/failure.js";
-import { isPromise, isProxy, NativePromise, PromisePrototypeThen, ReflectApply } from "../contract/primordials.js";
+import {
+  ArrayPrototype,
+  FunctionPrototype,
+  isPromise,
+  isProxy,
+  NativePromise,
+  ObjectGetOwnPropertyDescriptor,
+  ObjectGetPrototypeOf,
+  ObjectPrototype,
+  PromisePrototypeThen,
+  ReflectApply,
+} from "../contract/primordials.js";
 import { errorContent } from "../contract/results.js";
 import { serializeToolOutput } from "../contract/serialize.js";
 import { watchAbort } from "./abort-watch.js";
@@ -96,13 +107,28 @@ function settleExecution(tool: CourseTool, args: unknown, context: ToolContext):
 /**
  * A native promise as it is; a thenable (a callable `then` data property) adopted; anything
  * else, including an object whose `then` is a getter, is the output itself (not awaited).
+ * A `then` found only on Object.prototype, Array.prototype or Function.prototype is pollution,
+ * not a thenable: a plain output is never handed to it.
  */
 export function asPromise(value: unknown): Promise<unknown> | undefined {
   if ((typeof value !== "object" && typeof value !== "function") || value === null || isProxy(value)) return undefined;
   if (isPromise(value)) return value as Promise<unknown>;
   const then = readDataProperty(value, "then");
+  if (then !== undefined && isPlantedOnIntrinsic(value)) return undefined;
   if (typeof then !== "function") return undefined;
   return new NativePromise((resolve, reject) => ReflectApply(then, value, [resolve, reject]));
+}
+
+/** True when the `then` that `value` inherits comes from an intrinsic prototype (own or class ones are real). */
+function isPlantedOnIntrinsic(value: object): boolean {
+  let current: object | null = value;
+  for (let hops = 0; current !== null && hops < 32; hops += 1) {
+    if (ObjectGetOwnPropertyDescriptor(current, "then") !== undefined) {
+      return current === ObjectPrototype || current === ArrayPrototype || current === FunctionPrototype;
+    }
+    current = ObjectGetPrototypeOf(current) as object | null;
+  }
+  return false;
 }
 
 /** Settles with the tool's promise, or rejects with the abort reason the moment the signal aborts. */

@@ -1,3 +1,4 @@
 // toolgate/worker: the worker-pool executor (loads piscina and comlink).
-export { WorkerToolExecutor, type WorkerToolExecutorOptions } from "./executor.js";
+export { WorkerToolExecutor } from "./executor.js";
+export type { WorkerToolExecutorOptions } from "./options.js";
 export type { ToolModuleSpecifier } from "./tool-modules.js";

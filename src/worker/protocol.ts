@@ -1,5 +1,14 @@
-// What crosses the thread boundary, in both directions. Outcomes are encoded explicitly:
-// errors lose their class and own properties when structured-cloned.
+// What crosses the thread boundary, in both directions, and how the main thread decodes it.
+// Outcomes are encoded explicitly: errors lose their class and own properties when
+// structured-cloned. Every record that resolves a promise has an own `then` (undefined), so a
+// `then` planted on Object.prototype (in either realm) never adopts it as a thenable.
+import type { MessagePort } from "node:worker_threads";
+import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_VALIDATION_FAILED, type RecoverableToolErrorCode } from "../contract/constants.js";
+import { NonRecoverableToolError } from "../contract/errors.js";
+import { describeFailure } from "../contract/failure.js";
+import { ObjectFreeze, StringPrototypeSlice } from "../contract/primordials.js";
+import { errorContent } from "../contract/results.js";
+import type { ToolOutcome } from "../executor/run-tool.js";
 
 /** Main → worker, one per call: only validated arguments travel. */
 export interface WorkerTask {
@@ -14,41 +23,83 @@ export interface WorkerTask {
   readonly args: unknown;
 }
 
-/**
- * Main → worker once per initial thread, from `create()`. Piscina hands tasks to its
- * initial threads before they have loaded the entry module; a warm-up makes sure each has
- * subscribed to the control channel before a real call (and its abort) can reach it.
- */
+/** Main → worker: a no-op, so Piscina starts a spare thread before a call needs it. */
 export interface WorkerWarmup {
   readonly kind: "warmup";
 }
 
-/** Worker → main: the bounded content, a fatal error's message, or "stopped by abort". */
-export type WorkerOutcome =
-  | { readonly kind: "result"; readonly content: string; readonly isError: boolean }
-  | { readonly kind: "fatal"; readonly message: string }
-  | { readonly kind: "aborted" }
-  | { readonly kind: "warm" };
+/**
+ * Worker → main, per task. `kind`: "result" (the bounded `content`, `isError`); "fatal" (a
+ * NonRecoverableToolError's `message`); "stopped" (its abort won before the tool ran or
+ * finished); "refused" (this thread is retiring and did not start the task: run it
+ * elsewhere). `retire` asks the main thread to replace the thread once it is idle (a fault
+ * the task did not cause).
+ */
+export interface WorkerOutcome {
+  readonly kind: "result" | "fatal" | "stopped" | "refused" | "warm";
+  readonly content: string;
+  readonly isError: boolean;
+  readonly message: string;
+  readonly retire: boolean;
+}
 
 /** Why the main thread asks a worker to stop a task. */
 export type StopReason = "abort" | "timeout";
 
-/** The control object each worker exposes to the main thread over comlink. */
-export interface WorkerControl {
-  /** Fires the worker-side signal of `taskId`; true when this worker was running it. */
-  stop(taskId: number, reason: StopReason): boolean;
+/** Worker → main over `parentPort`, once, as the thread starts: its end of the thread port. */
+export interface ThreadHello {
+  readonly toolgateThreadPort: true;
+  readonly threadId: number;
+  readonly port: MessagePort;
+}
+
+/** Worker → main over `parentPort`, once its modules have loaded (before Piscina hears it is ready). */
+export interface ThreadLoaded {
+  readonly toolgateThreadLoaded: true;
+  readonly threadId: number;
+  /** Module index → why it failed to load in this thread (its file name, never a host path). */
+  readonly failures: readonly (string | undefined)[];
 }
 
 /** `workerData` of every pool thread. */
 export interface ToolWorkerData {
-  /** Name of the BroadcastChannel carrying the comlink control messages. */
-  readonly controlChannel: string;
   /** URLs of the tool modules, in `create()` order. */
   readonly modules: readonly string[];
   /** The task board's memory (see task-board.ts). */
   readonly board: SharedArrayBuffer;
+  readonly moduleLoadTimeoutMs: number;
 }
 
-/** Addresses on the control channel. */
-export const MAIN_ADDRESS = "main";
-export const workerAddress = (threadId: number): string => `worker:${threadId}`;
+/** A finished call, as the pipeline takes it. */
+class Outcome implements ToolOutcome {
+  // biome-ignore lint/suspicious/noThenProperty: an own undefined `then` keeps a polluted Object.prototype.then from adopting this record.
+  readonly then = undefined;
+  constructor(
+    readonly content: string,
+    readonly isError: boolean,
+  ) {}
+}
+
+/** A recoverable error outcome with a fixed message. */
+export function failureOutcome(code: RecoverableToolErrorCode, text: string): ToolOutcome {
+  return ObjectFreeze(new Outcome(errorContent(code, { text, cut: false }), true));
+}
+
+/** What a finished task means for its call: an outcome, or a NonRecoverableToolError to reject with. */
+export function decodeOutcome(outcome: WorkerOutcome): ToolOutcome | NonRecoverableToolError {
+  const kind = outcome.kind;
+  if (kind === "result") return new Outcome(outcome.content, outcome.isError);
+  // A worker has its own realm: re-create the error here so it is genuine on this thread.
+  if (kind === "fatal") return new NonRecoverableToolError(outcome.message);
+  // "stopped" without an abort or timeout here: something else fired the tool's signal.
+  return failureOutcome(COURSE_TOOL_EXECUTION_FAILED, "the tool was stopped in the worker");
+}
+
+/** A task the pool itself failed: uncloneable arguments, or a thread that died mid-call. */
+export function poolFailureOutcome(error: unknown): ToolOutcome {
+  const description = describeFailure(error).text;
+  if (StringPrototypeSlice(description, 0, 14) === "DataCloneError") {
+    return failureOutcome(COURSE_TOOL_VALIDATION_FAILED, `the validated arguments cannot be sent to a worker thread (${description})`);
+  }
+  return failureOutcome(COURSE_TOOL_EXECUTION_FAILED, `the worker thread running the tool failed: ${description}`);
+}

@@ -41,10 +41,10 @@ describe("create() checks every module and option on the main thread", () => {
 
   test.each<[string, Record<string, unknown>, string]>([
     ["no modules", { modules: [] }, "options.modules"],
-    ["maxThreads 0", { modules: [CONTRACT_TOOLS], maxThreads: 0 }, "options.maxThreads must be an integer >= 1 (got 0)"],
+    ["maxThreads 0", { modules: [CONTRACT_TOOLS], maxThreads: 0 }, "options.maxThreads must be an integer from 1 to 256 (got 0)"],
     ["minThreads above maxThreads", { modules: [CONTRACT_TOOLS], minThreads: 3, maxThreads: 2 }, "must not exceed"],
     ["a negative grace period", { modules: [CONTRACT_TOOLS], abortGraceMs: -1 }, "options.abortGraceMs"],
-    ["a zero timeout", { modules: [CONTRACT_TOOLS], timeoutMs: 0 }, "options.timeoutMs must be an integer >= 1"],
+    ["a zero timeout", { modules: [CONTRACT_TOOLS], timeoutMs: 0 }, "options.timeoutMs must be an integer from 1 to 2147483647 (got 0)"],
     ["fractional threads", { modules: [CONTRACT_TOOLS], maxThreads: 1.5 }, "options.maxThreads"],
   ])("%s is an INVALID_ARGUMENT with a precise message", async (_label, options, message) => {
     const error = await contractError(WorkerToolExecutor.create(options as never));
@@ -67,7 +67,7 @@ describe("a running pool", () => {
   let executor: WorkerToolExecutor;
   beforeAll(async () => {
     executor = await WorkerToolExecutor.create({
-      modules: [CONTRACT_TOOLS, WORKER_TOOLS, fixture("throws-in-worker")],
+      modules: [CONTRACT_TOOLS, WORKER_TOOLS],
       minThreads: 1,
       maxThreads: 1,
       abortGraceMs: 100,
@@ -146,14 +146,6 @@ describe("a running pool", () => {
     expect((await run("echo", { after: "oom" })).content).toBe('{"after":"oom"}');
   });
 
-  test("a tool module that fails to load in the worker is a per-call error, not a dead pool", async () => {
-    const result = await run("brokenInWorker");
-    expect(errorOf(result).code).toBe("TOOL_EXECUTION_FAILED");
-    expect(errorOf(result).message).toContain("this module refuses to load in a worker");
-    expect((await run("brokenInWorker")).isError).toBe(true);
-    expect((await run("echo", { after: "broken module" })).content).toBe('{"after":"broken module"}');
-  });
-
   test("validated arguments that cannot be structured-cloned give a clear recoverable error", async () => {
     const result = await run("uncloneable");
     expect(errorOf(result).code).toBe("TOOL_VALIDATION_FAILED");
@@ -199,6 +191,34 @@ describe("lifecycle", () => {
       expect(await waitForFile(path, 100)).toBeUndefined();
     } finally {
       await executor.close();
+    }
+  });
+
+  test("the next call does not wait for the grace period of a spinning tool: a spare thread is warming already", async () => {
+    const graceMs = 4000;
+    const executor = await WorkerToolExecutor.create({
+      modules: [WORKER_TOOLS, CONTRACT_TOOLS],
+      minThreads: 1,
+      maxThreads: 1,
+      abortGraceMs: graceMs,
+    });
+    try {
+      const spinner = Number((await executor.executeToolCall(call("threadId"), neverAborted())).content);
+      const controller = new AbortController();
+      const spinning = executor.executeToolCall(call("spin", { ms: 60_000 }), controller.signal);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const abortedAt = performance.now();
+      controller.abort("stop");
+      await expect(spinning).rejects.toBe("stop");
+      // A spare thread starts at once: before the next call is made, long before the grace period ends.
+      while (executor.threadCount < 2 && performance.now() - abortedAt < graceMs / 2)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(executor.threadCount).toBe(2);
+      const next = Number((await executor.executeToolCall(call("threadId"), neverAborted())).content);
+      expect(performance.now() - abortedAt).toBeLessThan(graceMs / 2); // generous: a thread boot, not the grace period
+      expect(next).not.toBe(spinner);
+    } finally {
+      await executor.close(); // waits for the grace-period kill of the spinning thread
     }
   });
 

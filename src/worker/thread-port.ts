@@ -1,0 +1,97 @@
+// One persistent MessagePort per pool thread, with comlink on both ends. The worker makes the
+// channel as it starts and hands one end to the main thread once (`ThreadHello`, over
+// Piscina's `parentPort` messages); nothing is created per call, and the port is unref'd so
+// it never keeps a process or a thread alive.
+//
+//   main → worker  `abort(taskId, reason)`: fires the signal the running tool sees.
+//   worker → main  `taskMessage(taskId, message)`: a message for one task (progress, later),
+//                  delivered to that task's listener; nothing is delivered once it settled.
+import type { MessagePort } from "node:worker_threads";
+import { type Endpoint, expose, type Remote, wrap } from "comlink";
+import { MapPrototypeDelete, MapPrototypeGet, MapPrototypeSet, PromisePrototypeThen } from "../contract/primordials.js";
+import type { StopReason } from "./protocol.js";
+
+/** What a worker exposes to the main thread. */
+export interface WorkerControl {
+  /** Fires the worker-side signal of `taskId`; true when this thread was running it. */
+  abort(taskId: number, reason: StopReason): boolean;
+}
+
+/** What the main thread exposes to a worker. */
+export interface MainControl {
+  /** A message for task `taskId` (dropped when the task has no listener: settled, or nobody listens). */
+  taskMessage(taskId: number, message: unknown): void;
+}
+
+/** Receives the messages a worker sends for one task, in order. */
+export type TaskMessageListener = (message: unknown) => void;
+
+/** The main thread's listeners, by task id, shared by every thread's port. */
+export class TaskMessages {
+  readonly #listeners = new Map<number, TaskMessageListener>();
+
+  /** Listens to task `taskId` until `forget(taskId)` (the dispatch calls it when the task settles). */
+  listen(taskId: number, listener: TaskMessageListener): void {
+    MapPrototypeSet(this.#listeners, taskId, listener);
+  }
+
+  forget(taskId: number): void {
+    MapPrototypeDelete(this.#listeners, taskId);
+  }
+
+  deliver(taskId: number, message: unknown): void {
+    const listener = MapPrototypeGet(this.#listeners, taskId);
+    if (listener !== undefined) listener(message);
+  }
+}
+
+/** The main thread's end of one thread's port. */
+export class ThreadPort {
+  readonly #port: MessagePort;
+  readonly #worker: Remote<WorkerControl>;
+
+  constructor(port: MessagePort, messages: TaskMessages) {
+    this.#port = port;
+    const control: MainControl = {
+      taskMessage: (taskId, message) => {
+        if (typeof taskId === "number") messages.deliver(taskId, message);
+      },
+    };
+    expose(control, asEndpoint(port));
+    this.#worker = wrap<WorkerControl>(asEndpoint(port));
+    port.unref();
+  }
+
+  /**
+   * Asks the thread to fire the signal of `taskId`. Fire and forget: a spinning or dead thread
+   * never answers, and the grace-period kill covers it.
+   */
+  abort(taskId: number, reason: StopReason): void {
+    void PromisePrototypeThen(this.#worker.abort(taskId, reason) as Promise<boolean>, undefined, ignore);
+  }
+
+  close(): void {
+    this.#port.close();
+  }
+}
+
+/** The worker's end: exposes `control`, and sends task messages to the main thread. */
+export class WorkerPort {
+  readonly #main: Remote<MainControl>;
+
+  constructor(port: MessagePort, control: WorkerControl) {
+    expose(control, asEndpoint(port));
+    this.#main = wrap<MainControl>(asEndpoint(port));
+    port.unref();
+  }
+
+  /** Sends `message` for task `taskId` (the caller checks the task has not settled). */
+  send(taskId: number, message: unknown): void {
+    void PromisePrototypeThen(this.#main.taskMessage(taskId, message) as Promise<void>, undefined, ignore);
+  }
+}
+
+/** A Node MessagePort is an EventTarget with `postMessage` and `start`: what comlink takes. */
+const asEndpoint = (port: MessagePort): Endpoint => port as unknown as Endpoint;
+
+function ignore(): void {}

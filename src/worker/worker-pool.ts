@@ -1,0 +1,347 @@
+// The Piscina pool as the dispatch sees it: threads, their ports, which thread each slot's
+// task went to, and the ways a thread ends. Piscina runs the tasks; this file decides which
+// thread may take one (a load balancer that skips retiring threads and records the choice),
+// hears each thread's hello and module-load report, bounds how long a thread may take to load
+// its modules, and ends threads without ever taking another call down with them.
+import type { Worker } from "node:worker_threads";
+import { Piscina, queueOptionsSymbol } from "piscina";
+import {
+  COURSE_TOOL_INVALID_TOOL_MODULE,
+  COURSE_TOOL_WORKER_POOL_START_FAILED,
+  type ToolContractErrorCode,
+} from "../contract/constants.js";
+import { ToolContractError } from "../contract/errors.js";
+import { describeFailure } from "../contract/failure.js";
+import {
+  ArrayPrototypeJoin,
+  MapPrototypeDelete,
+  MapPrototypeGet,
+  MapPrototypeGetSize,
+  MapPrototypeSet,
+  mapEntryStepper,
+  NativePromise,
+  PromisePrototypeThen,
+  SetPrototypeAdd,
+  SetPrototypeDelete,
+  SetPrototypeHas,
+  setValueStepper,
+} from "../contract/primordials.js";
+import type { ResolvedOptions } from "./options.js";
+import type { StopReason, ThreadHello, ThreadLoaded, ToolWorkerData, WorkerOutcome, WorkerTask, WorkerWarmup } from "./protocol.js";
+import type { TaskBoard } from "./task-board.js";
+import { TaskMessages, ThreadPort } from "./thread-port.js";
+import { moduleFileName } from "./tool-modules.js";
+
+const WORKER_ENTRY = new URL("../../workers/tool-worker.js", import.meta.url).href;
+
+/** The key under which a task's slot rides along to the load balancer (Piscina's queue options; a symbol key is never cloned). */
+export const SLOT_TAG: typeof queueOptionsSymbol = queueOptionsSymbol;
+
+/** A task as handed to Piscina. */
+export type PoolTask = WorkerTask & { readonly [SLOT_TAG]: SlotTag };
+
+/** The slot of a task, as the load balancer reads it. */
+export interface SlotTag {
+  readonly slot: number;
+}
+
+/** Piscina's view of a thread, as its load balancer gets it. */
+interface PiscinaWorker {
+  readonly id: number;
+  readonly currentUsage: number;
+  readonly terminating: boolean;
+  readonly destroyed: boolean;
+}
+
+/**
+ * One per slot, reused by every task of that slot: Piscina's `signal` for the task. Firing it
+ * makes Piscina drop the task if no thread has it yet, or terminate exactly the thread that
+ * runs it (Piscina stops listening the moment the task is done, so it can hit no other task).
+ */
+class SlotSignal {
+  readonly aborted = false;
+  #listener: (() => void) | undefined;
+  addEventListener(_type: "abort", listener: () => void): void {
+    this.#listener = listener;
+  }
+  removeEventListener(_type: "abort", listener: () => void): void {
+    if (this.#listener === listener) this.#listener = undefined;
+  }
+  fire(): void {
+    const listener = this.#listener;
+    this.#listener = undefined;
+    listener?.();
+  }
+}
+
+const WARMUP: WorkerWarmup = { kind: "warmup" };
+
+function ignore(): void {}
+
+/** How long after its module-load deadline a thread that never reported back is ended. */
+const LOAD_REPORT_SLACK_MS = 500;
+
+export class WorkerPool {
+  readonly #piscina: Piscina;
+  readonly #options: ResolvedOptions;
+  readonly #moduleNames: readonly string[];
+  readonly #slotSignals: SlotSignal[] = [];
+  readonly #slotTags: SlotTag[] = [];
+  /** The thread each slot's current task was handed to (0: none yet). */
+  readonly #slotThread: Int32Array;
+  readonly #ports = new Map<number, ThreadPort>();
+  /** Threads that have loaded their modules: the only ones handed a task (Piscina lists threads still starting first). */
+  readonly #loaded = new Set<number>();
+  /** Threads that take no new task (a fault they did not cause, a module that never loaded). */
+  readonly #retiring = new Set<number>();
+  /** Piscina's live view of threads that were handed a task (to see when a retiring one is idle). */
+  readonly #piscinaWorkers = new Map<number, PiscinaWorker>();
+  readonly #loadTimers = new Map<number, NodeJS.Timeout>();
+  /** Why this pool ended a thread, for the calls that were on it. */
+  readonly #endReasons = new Map<number, string>();
+  /** Listeners of the worker → main per-task messages. */
+  readonly messages = new TaskMessages();
+  readonly #started: { resolve: () => void; reject: (error: unknown) => void; threadsLoaded: number; done: boolean };
+  /** Resolves once `minThreads` threads have loaded every module; rejects with a ToolContractError. */
+  readonly started: Promise<void>;
+
+  constructor(options: ResolvedOptions, moduleUrls: readonly string[], board: TaskBoard) {
+    this.#options = options;
+    const names: string[] = [];
+    for (let index = 0; index < moduleUrls.length; index += 1) names[index] = moduleFileName(moduleUrls[index] as string);
+    this.#moduleNames = names;
+    this.#slotThread = new Int32Array(board.slots);
+    for (let slot = 0; slot < board.slots; slot += 1) {
+      this.#slotSignals[slot] = new SlotSignal();
+      this.#slotTags[slot] = { slot };
+    }
+    let resolve!: () => void;
+    let reject!: (error: unknown) => void;
+    this.started = new NativePromise<void>((onResolve, onReject) => {
+      resolve = onResolve;
+      reject = onReject;
+    });
+    this.#started = { resolve, reject, threadsLoaded: 0, done: false };
+    this.#piscina = new Piscina({
+      filename: WORKER_ENTRY,
+      minThreads: options.minThreads,
+      // One thread per slot: up to maxThreads running calls, and as many tasks winding down after their calls settled.
+      maxThreads: board.slots,
+      idleTimeout: options.idleTimeout,
+      concurrentTasksPerWorker: 1,
+      workerData: {
+        modules: moduleUrls,
+        board: board.buffer,
+        moduleLoadTimeoutMs: options.moduleLoadTimeoutMs,
+      } satisfies ToolWorkerData,
+      loadBalancer: ((task: { [queueOptionsSymbol]: SlotTag | null }, workers: PiscinaWorker[]) => this.#choose(task, workers)) as never,
+      ...(options.resourceLimits === undefined ? {} : { resourceLimits: options.resourceLimits }),
+    });
+    this.#piscina.on("message", (message: unknown) => this.#onThreadMessage(message));
+    // A thread error no task claims (e.g. the worker entry failing as the pool starts).
+    this.#piscina.on("error", (error: unknown) =>
+      this.#failStart(COURSE_TOOL_WORKER_POOL_START_FAILED, describeFailure(error).text, error),
+    );
+    if (options.minThreads === 0) this.#settleStart();
+  }
+
+  /** The pool's live threads. */
+  get threads(): readonly Worker[] {
+    return this.#piscina.threads;
+  }
+
+  /** Runs a task on the thread the balancer picks; settles when Piscina hears back (or the thread ends). */
+  run(task: PoolTask): Promise<WorkerOutcome> {
+    const slot = task.slot;
+    this.#slotThread[slot] = 0;
+    return this.#piscina.run(task, { signal: this.#slotSignals[slot] as SlotSignal }) as Promise<WorkerOutcome>;
+  }
+
+  /** The slot's tag, made once per slot. */
+  slotTag(slot: number): SlotTag {
+    return this.#slotTags[slot] as SlotTag;
+  }
+
+  /** The thread the slot's task was handed to (0: still in Piscina's queue). */
+  threadOf(slot: number): number {
+    return this.#slotThread[slot] as number;
+  }
+
+  /** Why this pool ended `threadId`, when it did. */
+  endReasonOf(threadId: number): string | undefined {
+    return threadId === 0 ? undefined : MapPrototypeGet(this.#endReasons, threadId);
+  }
+
+  /** Fires the worker-side signal of the slot's task (over its thread's port). */
+  abort(slot: number, taskId: number, reason: StopReason): void {
+    // A task is only handed to a thread that has reported its modules loaded, which it does
+    // after its hello on the same channel: its port is known (unless the thread is gone).
+    MapPrototypeGet(this.#ports, this.threadOf(slot))?.abort(taskId, reason);
+  }
+
+  /** Ends the thread running the slot's task, through Piscina, bound to that very task. */
+  kill(slot: number): void {
+    (this.#slotSignals[slot] as SlotSignal).fire();
+  }
+
+  /** The thread takes no new task, and is terminated as soon as it runs none. */
+  retire(threadId: number): void {
+    if (threadId === 0) return;
+    SetPrototypeAdd(this.#retiring, threadId);
+    const worker = MapPrototypeGet(this.#piscinaWorkers, threadId);
+    if (worker === undefined || worker.currentUsage === 0) this.#terminate(threadId);
+  }
+
+  destroy(): Promise<void> {
+    const timers = mapEntryStepper(this.#loadTimers);
+    for (let step = timers(); step.done !== true; step = timers()) clearTimeout(step.value[1]);
+    const ports = mapEntryStepper(this.#ports);
+    for (let step = ports(); step.done !== true; step = ports()) step.value[1].close();
+    return this.#piscina.destroy();
+  }
+
+  /**
+   * Piscina's load balancer: the first idle thread that has loaded its modules and is not
+   * retiring (none: the task waits in Piscina's queue until one is); records which slot went where.
+   */
+  #choose(task: { [queueOptionsSymbol]: SlotTag | null }, workers: PiscinaWorker[]): PiscinaWorker | null {
+    for (let index = 0; index < workers.length; index += 1) {
+      const worker = workers[index] as PiscinaWorker;
+      const threadId = worker.id;
+      if (MapPrototypeGet(this.#piscinaWorkers, threadId) === undefined) MapPrototypeSet(this.#piscinaWorkers, threadId, worker);
+      if (worker.currentUsage !== 0 || worker.terminating || worker.destroyed) continue;
+      if (!SetPrototypeHas(this.#loaded, threadId) || SetPrototypeHas(this.#retiring, threadId)) continue;
+      const tag = task[queueOptionsSymbol];
+      if (tag !== null) this.#slotThread[tag.slot] = threadId; // a warm-up has no slot
+      return worker;
+    }
+    return null;
+  }
+
+  /**
+   * A task whose call settled runs on (abort, timeout): unless a thread that has loaded its
+   * modules is idle, start a spare now, so the next call finds a warm thread instead of one
+   * still booting (or the grace period). The warm-up is a no-op task; Piscina starts a thread
+   * for it when none is free.
+   */
+  prewarm(): void {
+    if (this.#hasIdleThread()) return;
+    void PromisePrototypeThen(this.#piscina.run(WARMUP), undefined, ignore);
+  }
+
+  #hasIdleThread(): boolean {
+    const next = setValueStepper(this.#loaded);
+    for (let step = next(); step.done !== true; step = next()) {
+      const threadId = step.value;
+      if (SetPrototypeHas(this.#retiring, threadId)) continue;
+      const worker = MapPrototypeGet(this.#piscinaWorkers, threadId);
+      if (worker === undefined || worker.currentUsage === 0) return true;
+    }
+    return false;
+  }
+
+  #onThreadMessage(message: unknown): void {
+    if (typeof message !== "object" || message === null) return;
+    if ((message as ThreadHello).toolgateThreadPort === true) this.#onHello(message as ThreadHello);
+    else if ((message as ThreadLoaded).toolgateThreadLoaded === true) this.#onLoaded(message as ThreadLoaded);
+  }
+
+  /** A thread started: its port, the watch on its module loading, and what to forget when it exits. */
+  #onHello({ threadId, port }: ThreadHello): void {
+    MapPrototypeSet(this.#ports, threadId, new ThreadPort(port, this.messages));
+    const timer = setTimeout(() => this.#loadTimedOut(threadId), this.#options.moduleLoadTimeoutMs + LOAD_REPORT_SLACK_MS);
+    timer.unref();
+    MapPrototypeSet(this.#loadTimers, threadId, timer);
+    const worker = this.#workerById(threadId);
+    worker?.once("exit", (code: number) => this.#onExit(threadId, code));
+  }
+
+  #onLoaded({ threadId, failures }: ThreadLoaded): void {
+    const timer = MapPrototypeGet(this.#loadTimers, threadId);
+    if (timer !== undefined) clearTimeout(timer);
+    MapPrototypeDelete(this.#loadTimers, threadId);
+    SetPrototypeAdd(this.#loaded, threadId);
+    if (this.#started.done) return; // after start, a module that failed in a thread fails its own calls there
+    for (let index = 0; index < failures.length; index += 1) {
+      const failure = failures[index];
+      if (failure !== undefined) {
+        this.#failStart(COURSE_TOOL_INVALID_TOOL_MODULE, failure, undefined);
+        return;
+      }
+    }
+    this.#started.threadsLoaded += 1;
+    if (this.#started.threadsLoaded >= this.#options.minThreads) this.#settleStart();
+  }
+
+  /** A thread never reported its modules loaded (a top-level spin, say): it is ended. */
+  #loadTimedOut(threadId: number): void {
+    MapPrototypeDelete(this.#loadTimers, threadId);
+    const reason = `a worker thread did not finish loading the tool modules (${ArrayPrototypeJoin(this.#moduleNames, ", ")}) within ${this.#options.moduleLoadTimeoutMs} ms`;
+    MapPrototypeSet(this.#endReasons, threadId, reason);
+    this.#failStart(COURSE_TOOL_INVALID_TOOL_MODULE, reason, undefined);
+    SetPrototypeAdd(this.#retiring, threadId);
+    if (!this.#failCallsWaitingFor(threadId)) this.#terminate(threadId);
+  }
+
+  /**
+   * Fails, with the reason `threadId` was ended, the calls handed to it and the calls Piscina
+   * holds for a thread to become ready (a thread that cannot load its modules is not
+   * replaced by Piscina: they would wait forever). True when one was running on it (Piscina
+   * then terminates the thread itself).
+   */
+  #failCallsWaitingFor(threadId: number): boolean {
+    let onThread = false;
+    for (let slot = 0; slot < this.#slotThread.length; slot += 1) {
+      const owner = this.#slotThread[slot] as number;
+      if (owner !== threadId && owner !== 0) continue;
+      if (owner === threadId) onThread = true;
+      this.#slotThread[slot] = threadId; // so the dispatch finds the reason
+      this.kill(slot); // a free slot has no listener: nothing happens
+    }
+    return onThread;
+  }
+
+  #onExit(threadId: number, code: number): void {
+    const port = MapPrototypeGet(this.#ports, threadId);
+    port?.close();
+    MapPrototypeDelete(this.#ports, threadId);
+    MapPrototypeDelete(this.#piscinaWorkers, threadId);
+    SetPrototypeDelete(this.#retiring, threadId);
+    SetPrototypeDelete(this.#loaded, threadId);
+    const timer = MapPrototypeGet(this.#loadTimers, threadId);
+    if (timer !== undefined) clearTimeout(timer);
+    MapPrototypeDelete(this.#loadTimers, threadId);
+    if (!this.#started.done)
+      this.#failStart(COURSE_TOOL_WORKER_POOL_START_FAILED, `a worker thread exited with code ${code} while starting`, undefined);
+    // Calls that reached Piscina after we ended a thread that could not load its modules.
+    if (MapPrototypeGet(this.#endReasons, threadId) !== undefined) this.#failCallsWaitingFor(threadId);
+    // Reasons are read by the calls settling right after the exit; keep the map small.
+    if (MapPrototypeGetSize(this.#endReasons) > 64) this.#endReasons.clear();
+  }
+
+  #terminate(threadId: number): void {
+    void this.#workerById(threadId)?.terminate();
+  }
+
+  #workerById(threadId: number): Worker | undefined {
+    const threads = this.#piscina.threads;
+    for (let index = 0; index < threads.length; index += 1) {
+      const worker = threads[index] as Worker;
+      if (worker.threadId === threadId) return worker;
+    }
+    return undefined;
+  }
+
+  #settleStart(): void {
+    if (this.#started.done) return;
+    this.#started.done = true;
+    this.#started.resolve();
+  }
+
+  #failStart(code: ToolContractErrorCode, message: string, cause: unknown): void {
+    if (this.#started.done) return;
+    this.#started.done = true;
+    const text = code === COURSE_TOOL_INVALID_TOOL_MODULE ? message : `the worker pool could not start: ${message}`;
+    this.#started.reject(new ToolContractError(code, text, cause === undefined ? undefined : { cause }));
+  }
+}
