@@ -1,5 +1,6 @@
 // The README's agent-loop snippet, run from the installed tarball by test/package/pack.test.ts.
-// From the toolgate import to the "Checks" line this file is the README's code block, verbatim.
+// From the toolgate import to the "Checks" line this file is the README's code block, verbatim
+// (test/package/docs.test.ts holds them together).
 import assert from "node:assert/strict";
 import {
   type CourseToolCall,

@@ -1,6 +1,6 @@
 // The README's first example, run from the installed tarball by test/package/pack.test.ts.
 // From the toolgate import to the "Checks" line this file is the README's code block,
-// verbatim (test/package/readme.test.ts holds them together).
+// verbatim (test/package/docs.test.ts holds them together).
 import assert from "node:assert/strict";
 import { defineTool, executeToolCall, ToolRegistry } from "toolgate";
 
