@@ -1,34 +1,10 @@
-// The README's agent-loop snippet, run from the installed tarball by test/package/pack.test.ts.
-// From the toolgate import to the "Checks" line this file is the README's code block, verbatim
-// (test/package/docs.test.ts holds them together).
+// The README's agent-loop snippet (loop/run-tool-call.ts, verbatim in the README: see
+// test/package/docs.test.ts), run from the installed tarball by test/package/pack.test.ts:
+// each of the three outcomes of a call goes where the snippet's comments say.
 import assert from "node:assert/strict";
-import {
-  type CourseToolCall,
-  type CourseToolResultMessage,
-  defineTool,
-  executeToolCall,
-  NonRecoverableToolError,
-  ToolRegistry,
-} from "toolgate";
+import { type CourseToolCall, type CourseToolResultMessage, defineTool, NonRecoverableToolError, ToolRegistry } from "toolgate";
+import { runToolCall } from "./loop/run-tool-call.js";
 
-// Every resolved result goes into the transcript (errors included: the model reads them);
-// a rejection ends the turn.
-async function runToolCall(
-  registry: ToolRegistry,
-  toolCall: CourseToolCall,
-  runSignal: AbortSignal,
-  transcript: CourseToolResultMessage[],
-): Promise<"continue" | "cancelled"> {
-  try {
-    transcript.push(await executeToolCall(registry, toolCall, runSignal));
-    return "continue";
-  } catch (error) {
-    if (runSignal.aborted && error === runSignal.reason) return "cancelled"; // no result is published
-    throw error; // NonRecoverableToolError (the run must stop) or ToolContractError (a bug)
-  }
-}
-
-// Checks (not in the README): each of the three outcomes goes where the comments say.
 const registry = new ToolRegistry([
   defineTool({ name: "ok", description: "Succeeds.", validate: () => ({ ok: true, value: null }), execute: () => "fine" }),
   defineTool({
