@@ -25,6 +25,7 @@ import { hitLog, hits, resetHits } from "../support/user-code.js";
 
 afterEach(resetHits);
 
+/** The four tools the generated calls name (REGISTERED in test/support/hostile-calls.ts). */
 function makeRegistry(): ToolRegistry {
   return new ToolRegistry([
     defineTool({

@@ -1,7 +1,8 @@
 // The documents a newcomer reads keep pointing at real things: every relative link in
 // README.md and docs/*.md resolves, every test title docs/ quotes (“…” after a link to a test
-// file) is in that file, and every TypeScript block in README.md is, verbatim, part of a
-// consumer file that pack.test.ts compiles and runs against the installed tarball.
+// file) is in that file, every TypeScript block in README.md is, verbatim, part of a consumer
+// file that pack.test.ts compiles and runs against the installed tarball, and the README's
+// layout names every folder of the tree (and nothing that is not there).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -74,5 +75,27 @@ describe("the documents (README.md, docs/)", () => {
     const consumers = filesBelow(CONSUMERS);
     const orphans = blocks.filter((block) => !consumers.some((source) => source.includes(block)));
     expect(orphans).toEqual([]);
+  });
+
+  test("the README's layout names every top-level folder and every wing of src/, and only real paths", () => {
+    const readme = read("README.md");
+    const start = readme.indexOf("## Layout");
+    const block = /```\n([\s\S]*?)```/.exec(readme.slice(start))?.[1] ?? "";
+    const named: string[] = [];
+    let parent = "";
+    for (const line of block.split("\n")) {
+      const entry = /^( *)(\S+)/.exec(line);
+      if (entry === null || !/\/$|\.ts$/.test(entry[2] as string)) continue; // a continuation line
+      const path = (entry[1] as string).length === 0 ? (entry[2] as string) : `${parent}${entry[2]}`;
+      if ((entry[1] as string).length === 0) parent = path;
+      named.push(path);
+    }
+    expect(named.filter((path) => !existsSync(join(ROOT, path)))).toEqual([]);
+    const folders = (dir: string): string[] =>
+      readdirSync(join(ROOT, dir), { withFileTypes: true })
+        .filter((entry) => entry.isDirectory() && !entry.name.startsWith(".") && !["node_modules", "dist", "coverage"].includes(entry.name))
+        .map((entry) => `${dir}${entry.name}/`);
+    const expected = [...folders(""), ...folders("src/")];
+    expect(expected.filter((path) => !named.includes(path))).toEqual([]);
   });
 });
