@@ -1,4 +1,5 @@
 // The fixed limits, the truncation marker and every error code of the contract.
+// docs/contract.md: rule 11 — work budgets, rule 12 — content cap; the codes: docs/guarantees.md.
 
 /** Maximum length of a result's `content`, in Unicode code points, marker included. */
 export const COURSE_TOOL_MAX_CONTENT_CODE_POINTS = 4096;

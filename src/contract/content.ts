@@ -1,5 +1,6 @@
 // Code-point arithmetic for the 4096-code-point content cap. A surrogate pair counts as
 // one code point and is never split; a lone surrogate counts as one code point.
+// docs/contract.md: rule 12 — content cap.
 import { COURSE_TOOL_MAX_CONTENT_CODE_POINTS, COURSE_TOOL_TRUNCATION_MARKER } from "./constants.js";
 import { RegExpPrototypeExec, StringPrototypeCharCodeAt, StringPrototypeSlice } from "./primordials.js";
 

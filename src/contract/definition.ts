@@ -1,5 +1,6 @@
 // Tool definitions: the four-field contract, and defineTool(), which turns a caller's
 // object into a frozen snapshot whose functions cannot be redirected afterwards.
+// docs/contract.md: rule 1 — definition snapshot.
 import type { ToolApp } from "./app.js";
 import { COURSE_TOOL_INVALID_TOOL_DEFINITION } from "./constants.js";
 import { isToolContractError, ToolContractError } from "./errors.js";

@@ -1,4 +1,5 @@
 // The two error classes that cross the boundary as rejections, and how they are recognised.
+// docs/contract.md: rule 9 — failure classification.
 import type { ToolContractErrorCode } from "./constants.js";
 import {
   globalThisRef,

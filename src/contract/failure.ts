@@ -1,5 +1,6 @@
 // Turning whatever a validator or tool threw (or rejected with) into a readable message.
 // Never throws and never runs code supplied by the value: no getters, toString, toJSON or traps.
+// docs/contract.md: rule 9 — failure classification.
 import { COURSE_TOOL_MAX_STRING_CODE_POINTS } from "./constants.js";
 import { cutToCodePoints } from "./content.js";
 import {

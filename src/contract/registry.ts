@@ -1,4 +1,5 @@
 // ToolRegistry: owns frozen tool snapshots by name. Batches register atomically.
+// docs/contract.md: rule 2 — atomic registration, rule 3 — registry snapshot.
 import { COURSE_TOOL_DUPLICATE_TOOL_NAME, COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_INVALID_TOOL_DEFINITION } from "./constants.js";
 import { type CourseTool, type CourseToolDefinition, defineTool } from "./definition.js";
 import { isToolContractError, ToolContractError } from "./errors.js";

@@ -1,4 +1,5 @@
 // Result messages: frozen, and linked to their call by toolCallId, toolName and id.
+// docs/contract.md: rule 13 — frozen, linked results (and rule 12 — content cap for errors).
 import type { ToolAttachment } from "./attachments.js";
 import type { RecoverableToolErrorCode } from "./constants.js";
 import { capContent } from "./content.js";

@@ -1,5 +1,6 @@
 // Running a tool's validator: synchronous, before any side effect, and with its decision
 // read strictly (own data properties only). Promises and thenables are refused but observed.
+// docs/contract.md: rule 6 — validation first.
 import { COURSE_TOOL_ARGUMENTS_INVALID, COURSE_TOOL_VALIDATION_FAILED, type RecoverableToolErrorCode } from "./constants.js";
 import type { CourseTool } from "./definition.js";
 import { isNonRecoverableToolError } from "./errors.js";

@@ -1,5 +1,6 @@
-// Checkpoint 06: the tool contract, rule by rule (SPEC section 3). Each describe block
-// names the rule it pins down; hostile inputs count every read they receive.
+// Checkpoint 06: the tool contract, rule by rule (docs/contract.md, rules 1–13). Each
+// describe block names the rule it pins down by number and title; hostile inputs count every
+// read they receive.
 import { getEventListeners } from "node:events";
 import {
   COURSE_TOOL_MAX_CONTENT_CODE_POINTS,
@@ -94,7 +95,7 @@ test("the seed's failure experiment: an accepting validator calls the spy once a
   expect(result).toMatchObject({ toolCallId: "call-add", isError: false, content: '{"sum":42}' });
 });
 
-describe("rule 1: defineTool snapshots four own fields, each read once", () => {
+describe("rule 1 — definition snapshot: defineTool snapshots four own fields, each read once", () => {
   test("each field is read exactly once, through own getters", () => {
     const reads = { name: 0, description: 0, validate: 0, execute: 0 };
     const definition = {
@@ -222,7 +223,7 @@ describe("rule 1: defineTool snapshots four own fields, each read once", () => {
   });
 });
 
-describe("rule 2: registerMany is atomic", () => {
+describe("rule 2 — atomic registration: registerMany is atomic", () => {
   const valid = (name: string) => ({ name, description: "d", validate: () => ({ ok: true as const, value: null }), execute: () => null });
 
   test("a hostile definition at position 2 leaves the registry exactly as it was", () => {
@@ -305,7 +306,7 @@ describe("rule 2: registerMany is atomic", () => {
   });
 });
 
-describe("rule 3: snapshot() copies membership and reuses the frozen tools", () => {
+describe("rule 3 — registry snapshot: snapshot() copies membership and reuses the frozen tools", () => {
   test("same tool objects, independent membership", () => {
     const registry = new ToolRegistry([echoTool("a"), echoTool("b")]);
     const copy = registry.snapshot();
@@ -318,7 +319,7 @@ describe("rule 3: snapshot() copies membership and reuses the frozen tools", () 
   });
 });
 
-describe("rule 4: the signal is checked first, then the call is snapshotted", () => {
+describe("rule 4 — call snapshot: the signal is checked first, then the call is snapshotted", () => {
   test("an aborted signal wins over a malformed call", async () => {
     const controller = new AbortController();
     const reason = new Error("stop");
@@ -449,7 +450,7 @@ describe("rule 4: the signal is checked first, then the call is snapshotted", ()
   });
 });
 
-describe("rule 5: an unregistered tool is a linked TOOL_NOT_FOUND result", () => {
+describe("rule 5 — unknown tool: an unregistered tool is a linked TOOL_NOT_FOUND result", () => {
   test("no throw, no registry change, and the message names what is registered", async () => {
     const registry = new ToolRegistry([echoTool("search"), echoTool("read_file")]);
     const result = await executeToolCall(registry, call("serach", {}, "call-typo"), never());
@@ -470,7 +471,7 @@ describe("rule 5: an unregistered tool is a linked TOOL_NOT_FOUND result", () =>
   });
 });
 
-describe("rule 6: validate runs first, synchronously, and its decision is read strictly", () => {
+describe("rule 6 — validation first: validate runs first, synchronously, and its decision is read strictly", () => {
   function validating(validate: (args: unknown) => unknown) {
     const execute = vi.fn(() => "ran");
     const registry = new ToolRegistry([defineTool({ name: "v", description: "Validated.", validate: validate as never, execute })]);
@@ -542,7 +543,7 @@ describe("rule 6: validate runs first, synchronously, and its decision is read s
   });
 });
 
-describe("rule 7: execute gets the validated value and a frozen { signal, toolCallId }", () => {
+describe("rule 7 — execution context: execute gets the validated value and a frozen { signal, toolCallId }", () => {
   test("the value, not the raw arguments, and the very same signal", async () => {
     const seen: { args: unknown; context: unknown }[] = [];
     const registry = new ToolRegistry([
@@ -567,7 +568,7 @@ describe("rule 7: execute gets the validated value and a frozen { signal, toolCa
   });
 });
 
-describe("rule 8: abort is checked at every boundary and never becomes a result", () => {
+describe("rule 8 — abort wins: abort is checked at every boundary and never becomes a result", () => {
   test("checked before validation: the validator never runs", async () => {
     const controller = new AbortController();
     controller.abort("early");
@@ -690,7 +691,7 @@ describe("rule 8: abort is checked at every boundary and never becomes a result"
   });
 });
 
-describe("rule 9: ordinary failures are recoverable; genuine NonRecoverableToolErrors escape", () => {
+describe("rule 9 — failure classification: ordinary failures are recoverable; genuine NonRecoverableToolErrors escape", () => {
   function throwing(thrown: () => unknown) {
     return new ToolRegistry([
       defineTool({ name: "fail", description: "Fails.", validate: () => ({ ok: true, value: null }), execute: thrown as never }),
@@ -816,7 +817,7 @@ describe("rule 9: ordinary failures are recoverable; genuine NonRecoverableToolE
   });
 });
 
-describe("rule 10: the serializer calls no code supplied by the value", () => {
+describe("rule 10 — safe serialization: the serializer calls no code supplied by the value", () => {
   test("toJSON, getters and Proxy traps are never called", async () => {
     const touched = vi.fn(() => "touched");
     const value = {
@@ -922,7 +923,7 @@ describe("rule 10: the serializer calls no code supplied by the value", () => {
   });
 });
 
-describe("rule 11: each budget does what the README says", () => {
+describe("rule 11 — work budgets: each budget does what docs/guarantees.md says", () => {
   const nest = (levels: number) => {
     let value: unknown = "leaf";
     for (let level = 0; level < levels; level += 1) value = [value];
@@ -969,7 +970,7 @@ describe("rule 11: each budget does what the README says", () => {
   });
 });
 
-describe("rule 12: content is at most 4096 code points, exactly 4096 with one marker when cut", () => {
+describe("rule 12 — content cap: content is at most 4096 code points, exactly 4096 with one marker when cut", () => {
   test("a long rendering is cut to exactly 4096 code points ending with the marker once", async () => {
     const result = await serialized(() => Array.from({ length: 100 }, (_, index) => `item-${index}-${"x".repeat(60)}`));
     expect(codePoints(result.content)).toBe(4096);
@@ -1002,7 +1003,7 @@ describe("rule 12: content is at most 4096 code points, exactly 4096 with one ma
   });
 });
 
-describe("rule 13: results are frozen, deterministic and linked; concurrency never cross-links", () => {
+describe("rule 13 — frozen, linked results: results are frozen, deterministic and linked; concurrency never cross-links", () => {
   test("success and error results are frozen and carry the exact link fields", async () => {
     const registry = new ToolRegistry([echoTool()]);
     const success = await executeToolCall(registry, call("echo", { b: 1, a: 2 }, "call-ok"), never());

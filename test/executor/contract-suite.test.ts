@@ -1,6 +1,6 @@
-// One contract suite, run against every executor (test/support/executors.ts). The tools
-// live in one module (test/fixtures/contract-tools.ts), so every executor runs the very same
-// definitions; side effects are observed through files.
+// One contract suite, run against every executor (test/support/executors.ts; docs/contract.md,
+// rule W7 — one contract suite). The tools live in one module (test/fixtures/contract-tools.ts),
+// so every executor runs the very same definitions; side effects are observed through files.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import {

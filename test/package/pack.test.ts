@@ -1,0 +1,254 @@
+// The package as users get it: `npm pack` once, install the tarball into a temporary project
+// with `npm ci --offline` (a lock file written from ours, so every dependency comes from the
+// npm cache that `npm ci` filled: no network), then type-check and run every consumer file in
+// test/package/consumers/ (top-level *.ts; subfolders hold what they import, such as tool
+// modules) against the installed package. A file missing from `files`, a wrong `exports`
+// path, a dependency missing from `dependencies` or a source map pointing at an unshipped
+// source fails here, not for users.
+//
+// The tarball is packed from the dist/ that `npm test` has just built (`--ignore-scripts`:
+// the `prepack` script would clean dist/ under the test files still to run).
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const CONSUMERS = join(ROOT, "test/package/consumers");
+const TSC = join(ROOT, "node_modules/typescript/bin/tsc");
+/** Where shipped files may live: what users run, and the sources its maps point at. */
+const SHIPPED_DIRS = ["dist/src/", "dist/workers/", "src/", "workers/"];
+const SHIPPED_FILES = ["package.json", "README.md", "LICENSE", "CHANGELOG.md"];
+const SLOW = 180_000; // npm and tsc in child processes, on a contended 2-core machine
+
+/** The consumer programs: top-level .ts files, each run on its own. */
+const consumers = readdirSync(CONSUMERS)
+  .filter((name) => name.endsWith(".ts") && statSync(join(CONSUMERS, name)).isFile())
+  .sort();
+
+interface LockEntry {
+  version?: string;
+  dev?: boolean;
+  devOptional?: boolean;
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  [field: string]: unknown;
+}
+interface PackedManifest {
+  version: string;
+  license: string;
+  exports: unknown;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, unknown>;
+  engines?: Record<string, string>;
+}
+
+/** Our lock file: the versions and integrity hashes `npm ci` put in the npm cache. */
+const ours = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as { packages: Record<string, LockEntry> };
+
+let work: string;
+let project: string;
+let installed: string;
+let packedFiles: string[];
+let manifest: PackedManifest;
+let typecheck: { ok: true } | { ok: false; output: string };
+
+/** Bare package names the consumers import (besides toolgate itself and node: built-ins). */
+function consumerImports(): string[] {
+  const names = new Set<string>();
+  const visit = (dir: string): void => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) visit(path);
+      else if (name.endsWith(".ts")) {
+        for (const match of readFileSync(path, "utf8").matchAll(/\bfrom\s+"([^"]+)"|\bimport\(\s*"([^"]+)"\s*\)/g)) {
+          const specifier = (match[1] ?? match[2]) as string;
+          if (specifier.startsWith(".") || specifier.startsWith("node:")) continue;
+          const parts = specifier.split("/");
+          const pkg = specifier.startsWith("@") ? `${parts[0]}/${parts[1]}` : (parts[0] as string);
+          if (pkg !== "toolgate") names.add(pkg);
+        }
+      }
+    }
+  };
+  visit(CONSUMERS);
+  return [...names].sort();
+}
+
+/**
+ * The temporary project's lock file: toolgate from the tarball, and every other package
+ * (toolgate's dependencies, what the consumers import, @types/node) copied from our lock
+ * with its transitive dependencies, found the way Node resolves them.
+ */
+function lockFor(tarball: string, rootDependencies: Record<string, string>, extra: readonly string[]): object {
+  const packages: Record<string, unknown> = { "": { name: "toolgate-consumer", version: "1.0.0", dependencies: rootDependencies } };
+  packages["node_modules/toolgate"] = {
+    version: manifest.version,
+    resolved: `file:${tarball}`,
+    integrity: `sha512-${createHash("sha512")
+      .update(readFileSync(join(project, tarball)))
+      .digest("base64")}`,
+    license: manifest.license,
+    dependencies: manifest.dependencies,
+    peerDependencies: manifest.peerDependencies,
+    peerDependenciesMeta: manifest.peerDependenciesMeta,
+    engines: manifest.engines,
+  };
+  const add = (from: string, name: string): void => {
+    for (let base = from; ; ) {
+      const path = `${base === "" ? "" : `${base}/`}node_modules/${name}`;
+      const entry = ours.packages[path];
+      if (entry !== undefined) {
+        if (path in packages) return;
+        const { dev: _dev, devOptional: _devOptional, ...copy } = entry; // a dependency of the consumer, not a dev one
+        packages[path] = copy;
+        for (const dependency of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies })) add(path, dependency);
+        return;
+      }
+      if (base === "") throw new Error(`${name} (needed by ${from || "the consumer project"}) is not in package-lock.json`);
+      const at = base.lastIndexOf("/node_modules/");
+      base = at < 0 ? "" : base.slice(0, at);
+    }
+  };
+  for (const name of [...Object.keys(manifest.dependencies ?? {}), ...extra]) add("", name);
+  return { name: "toolgate-consumer", version: "1.0.0", lockfileVersion: 3, requires: true, packages };
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), "toolgate-pack-"));
+  project = join(work, "project");
+  mkdirSync(project);
+  const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", project], { cwd: ROOT });
+  const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
+  if (packed === undefined) throw new Error(`npm pack printed no tarball: ${stdout}`);
+  packedFiles = packed.files.map((file) => file.path).sort();
+  const { stdout: manifestText } = await run("tar", ["-xzOf", join(project, packed.filename), "package/package.json"]);
+  manifest = JSON.parse(manifestText) as PackedManifest;
+
+  // The consumer project: toolgate from the tarball, @types/node and whatever the consumers import.
+  const extra = ["@types/node", ...consumerImports()];
+  const rootDependencies: Record<string, string> = { toolgate: `file:${packed.filename}` };
+  for (const name of extra) {
+    const version = ours.packages[`node_modules/${name}`]?.version;
+    if (version === undefined) throw new Error(`a consumer imports ${name}, which is not in package-lock.json`);
+    rootDependencies[name] = version;
+  }
+  writeFileSync(
+    join(project, "package.json"),
+    JSON.stringify({ name: "toolgate-consumer", version: "1.0.0", private: true, type: "module", dependencies: rootDependencies }),
+  );
+  writeFileSync(join(project, "package-lock.json"), JSON.stringify(lockFor(packed.filename, rootDependencies, extra)));
+  await run("npm", ["ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund"], { cwd: project });
+  installed = join(project, "node_modules/toolgate");
+
+  // Compile the consumers as a user's strict project would.
+  cpSync(CONSUMERS, join(project, "consumers"), { recursive: true });
+  writeFileSync(
+    join(project, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        target: "ES2023",
+        lib: ["ES2024"],
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        types: ["node"],
+        strict: true,
+        exactOptionalPropertyTypes: true,
+        noUncheckedIndexedAccess: true,
+        verbatimModuleSyntax: true,
+        skipLibCheck: true, // comlink's own .d.ts needs the DOM lib; toolgate's are checked through their use
+        rootDir: "consumers",
+        outDir: "out",
+      },
+      include: ["consumers"],
+    }),
+  );
+  typecheck = await run(process.execPath, [TSC, "-p", project], { cwd: project }).then(
+    () => ({ ok: true as const }),
+    (error: { stdout?: string; stderr?: string }) => ({ ok: false as const, output: `${error.stdout ?? ""}${error.stderr ?? ""}` }),
+  );
+}, SLOW);
+
+afterAll(() => {
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+/** Every string target in an `exports` map, with the key path that leads to it. */
+function exportTargets(value: unknown, at = "exports"): [string, string][] {
+  if (typeof value === "string") return [[at, value]];
+  if (value === null || typeof value !== "object") return [];
+  return Object.entries(value).flatMap(([key, inner]) => exportTargets(inner, `${at}[${JSON.stringify(key)}]`));
+}
+
+describe("the packed tarball", () => {
+  test("ships what users run and the sources its maps point at, nothing else", () => {
+    const stray = packedFiles.filter((path) => !SHIPPED_FILES.includes(path) && !SHIPPED_DIRS.some((dir) => path.startsWith(dir)));
+    expect(stray).toEqual([]);
+    for (const file of [
+      "package.json",
+      "README.md",
+      "LICENSE",
+      "dist/src/index.js",
+      "dist/src/index.d.ts",
+      "dist/workers/tool-worker.js",
+    ]) {
+      expect(packedFiles).toContain(file);
+    }
+    expect(manifest.license).toBe("MIT");
+    expect(readFileSync(join(installed, "LICENSE"), "utf8")).toMatch(/^MIT License/);
+  });
+
+  test("every `exports` target exists in the installed package", () => {
+    const targets = exportTargets(manifest.exports);
+    expect(targets.length).toBeGreaterThan(0);
+    const missing = targets.filter(([, target]) => !existsSync(join(installed, target))).map(([at, target]) => `${at}: ${target}`);
+    expect(missing).toEqual([]);
+  });
+
+  test("every compiled module has its source map and declaration map, and every map's sources are shipped", () => {
+    const compiled = packedFiles.filter((path) => path.endsWith(".js") || path.endsWith(".d.ts"));
+    expect(compiled.length).toBeGreaterThan(0);
+    expect(compiled.filter((path) => !packedFiles.includes(`${path}.map`))).toEqual([]);
+    const unresolved: string[] = [];
+    for (const map of packedFiles.filter((path) => path.endsWith(".map"))) {
+      const { sources, sourceRoot } = JSON.parse(readFileSync(join(installed, map), "utf8")) as { sources: string[]; sourceRoot?: string };
+      for (const source of sources) {
+        const path = resolve(dirname(join(installed, map)), sourceRoot ?? "", source);
+        if (!relative(installed, path).startsWith("..") && existsSync(path)) continue;
+        unresolved.push(`${map} -> ${source}`);
+      }
+    }
+    expect(unresolved).toEqual([]);
+  });
+});
+
+describe("consumers of the installed package (test/package/consumers)", () => {
+  test("there are consumers, among them the README's first example and the worker tour", () => {
+    expect(consumers).toEqual(expect.arrayContaining(["core.ts", "worker.ts"]));
+  });
+
+  test("type-check against the installed package under strict settings", () => {
+    expect(typecheck.ok ? "" : typecheck.output).toBe("");
+  });
+
+  test.each(consumers)(
+    "%s runs to completion and exits by itself",
+    async (name) => {
+      expect(typecheck.ok).toBe(true);
+      const script = join(project, "out", name.replace(/\.ts$/, ".js"));
+      const outcome = await run(process.execPath, [script], { cwd: project, timeout: 60_000 }).then(
+        () => "exit 0",
+        (error: { code?: unknown; signal?: unknown; stderr?: string }) =>
+          `failed (${String(error.code ?? error.signal)}): ${error.stderr ?? ""}`,
+      );
+      expect(outcome).toBe("exit 0");
+    },
+    90_000,
+  );
+});
