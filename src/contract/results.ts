@@ -4,7 +4,7 @@ import type { ToolAttachment } from "./attachments.js";
 import type { RecoverableToolErrorCode } from "./constants.js";
 import { capContent } from "./content.js";
 import type { FailureText } from "./failure.js";
-import { JSONStringify, ObjectCreate, ObjectFreeze, ObjectPrototype, RegExpPrototypeExec } from "./primordials.js";
+import { JSONStringify, ObjectDefineProperty, ObjectFreeze, RegExpPrototypeExec } from "./primordials.js";
 
 /** The transcript entry for one tool call. Frozen. */
 export interface CourseToolResultMessage {
@@ -31,13 +31,17 @@ export interface ToolCallLink {
 }
 
 /**
- * The prototype of every result: Object.prototype, with one non-enumerable `then` that is
- * undefined in between. A promise resolved with a result looks `then` up on it; with this,
- * a `then` planted on Object.prototype is never found, so a result is never adopted as a
- * thenable (its own keys, JSON and equality stay those of a plain object).
+ * Every result carries one own, non-enumerable `then` that is undefined. A promise resolved
+ * with a result looks `then` up on it; with this, a `then` planted on Object.prototype is
+ * never found, so a result is never adopted as a thenable. Being non-enumerable, it leaves
+ * the result's keys, JSON and (strict) deep equality those of a plain object.
  */
-// biome-ignore lint/suspicious/noThenProperty: an undefined `then` is the point: it hides Object.prototype.then.
-const RESULT_PROTOTYPE: object = ObjectFreeze(ObjectCreate(ObjectPrototype, { then: { value: undefined } }));
+const HIDDEN_THEN: PropertyDescriptor = ObjectFreeze({ __proto__: null, value: undefined }) as PropertyDescriptor;
+
+function sealResult<T extends object>(result: T): T {
+  ObjectDefineProperty(result, "then", HIDDEN_THEN);
+  return ObjectFreeze(result);
+}
 
 /** A frozen result linked to `call`; `attachments` (a frozen list) only when there are some. */
 export function toolResultMessage(
@@ -47,8 +51,7 @@ export function toolResultMessage(
   attachments?: readonly ToolAttachment[],
 ): CourseToolResultMessage {
   if (attachments !== undefined && attachments.length > 0) {
-    return ObjectFreeze({
-      __proto__: RESULT_PROTOTYPE,
+    return sealResult({
       role: "toolResult",
       id: "tool-result-" + call.id,
       toolCallId: call.id,
@@ -58,8 +61,7 @@ export function toolResultMessage(
       attachments,
     });
   }
-  return ObjectFreeze({
-    __proto__: RESULT_PROTOTYPE,
+  return sealResult({
     role: "toolResult",
     id: "tool-result-" + call.id,
     toolCallId: call.id,
