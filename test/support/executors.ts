@@ -2,7 +2,9 @@
 // `describe.each(EXECUTORS)`: a test written once runs against each implementation.
 // A new executor is one more entry here; nothing else in the suites changes.
 import { type CourseToolDefinition, InProcessToolExecutor, type ToolExecutor, ToolRegistry } from "toolgate";
+import { QueueToolExecutor, runToolWorkerHost } from "toolgate/queue";
 import { WorkerToolExecutor } from "toolgate/worker";
+import { findRedis, uniqueQueue } from "./redis.js";
 
 /** Makes an executor over the tool module at `modules[0]` (and the others, if any). */
 export type ExecutorFactory = (modules: readonly URL[]) => Promise<ToolExecutor>;
@@ -18,8 +20,30 @@ export async function inProcessExecutor(modules: readonly URL[]): Promise<ToolEx
 
 export const workerPoolExecutor: ExecutorFactory = (modules) => WorkerToolExecutor.create({ modules, maxThreads: 2, abortGraceMs: 500 });
 
-/** `[label, factory]` rows for `describe.each`. */
+const redis = await findRedis();
+
+/** A worker host over the modules on a queue of its own, and a QueueToolExecutor on it; close() closes both. */
+export async function queueExecutor(modules: readonly URL[]): Promise<ToolExecutor> {
+  if (!("url" in redis)) throw new Error(redis.unavailable);
+  const queue = uniqueQueue("contract");
+  const host = await runToolWorkerHost({ connection: redis.url, queue, modules, threads: 2, abortGraceMs: 500 });
+  const executor = await QueueToolExecutor.create({ connection: redis.url, queue, modules, heartbeatMs: 200 });
+  return {
+    get registry() {
+      return executor.registry;
+    },
+    executeToolCall: (call, signal, options) => executor.executeToolCall(call, signal, options),
+    executeBatch: (calls, signal, options) => executor.executeBatch(calls, signal, options),
+    close: async () => {
+      await executor.close();
+      await host.close();
+    },
+  };
+}
+
+/** `[label, factory]` rows for `describe.each`; the queue row needs Redis (see ./redis.ts). */
 export const EXECUTORS: ReadonlyArray<readonly [string, ExecutorFactory]> = [
   ["in-process", inProcessExecutor],
   ["worker pool", workerPoolExecutor],
+  ...("url" in redis ? [["queue (BullMQ on Redis)", queueExecutor] as const] : []),
 ];
