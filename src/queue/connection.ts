@@ -74,4 +74,24 @@ export async function closeRedis(client: Redis): Promise<void> {
   }
 }
 
+/** How long a close waits for BullMQ to let go of Redis before the clients are disconnected. */
+export const BULLMQ_CLOSE_MS = 2000;
+
+/** True when `pending` settles within `ms` (either way). */
+export async function settlesWithin(pending: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const settled = pending.then(
+    () => true,
+    () => true,
+  );
+  try {
+    return await Promise.race([settled, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function ignore(): void {}

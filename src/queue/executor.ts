@@ -21,7 +21,7 @@ import type { ToolOutcome } from "../executor/run-tool.js";
 import { abortReason } from "../executor/signal.js";
 import type { BatchOptions, CallOptions, ToolExecutor } from "../executor/tool-executor.js";
 import { loadToolModules, type ToolModuleSpecifier } from "../worker/tool-modules.js";
-import { closeRedis, connectOrFail, openRedis } from "./connection.js";
+import { BULLMQ_CLOSE_MS, closeRedis, connectOrFail, openRedis, settlesWithin } from "./connection.js";
 import { type JobState, readJobStates } from "./job-states.js";
 import {
   durationOption,
@@ -214,9 +214,10 @@ export class QueueToolExecutor implements ToolExecutor {
     await this.#idleWithin(this.#options.closeTimeoutMs);
     for (const entry of [...this.#pending.values()]) entry.giveUp(failedOutcome("the executor closed before the host answered"));
     this.#resendCancels();
-    await Promise.allSettled([...this.#sendingCancels]);
+    await settlesWithin(Promise.allSettled([...this.#sendingCancels]), this.#options.redisLostMs);
     this.#stopHeartbeat();
-    await Promise.allSettled([this.#events.close(), this.#queue.close()]);
+    // BullMQ's close waits on a blocked read that a lost Redis never answers: bounded, then the clients go.
+    await settlesWithin(Promise.allSettled([this.#events.close(), this.#queue.close()]), BULLMQ_CLOSE_MS);
     await Promise.all(this.#clients.map(closeRedis));
   }
 

@@ -14,8 +14,9 @@ import type { ToolRegistry } from "../contract/registry.js";
 import { errorContent } from "../contract/results.js";
 import { WorkerToolExecutor } from "../worker/executor.js";
 import type { ToolModuleSpecifier } from "../worker/tool-modules.js";
-import { closeRedis, connectOrFail, openRedis } from "./connection.js";
+import { closeRedis, connectOrFail, openRedis, settlesWithin } from "./connection.js";
 import {
+  durationOption,
   integerOption,
   invalidOption,
   optionalDuration,
@@ -47,6 +48,8 @@ export interface ToolWorkerHostOptions {
   readonly lockDurationMs?: number;
   /** How long startup tries to reach Redis (default 5000, at most 60 000). */
   readonly connectTimeoutMs?: number;
+  /** How long `close()` lets running jobs finish before it stops them (default 30 000). */
+  readonly closeTimeoutMs?: number;
   /** Told of BullMQ and Redis errors the host survives (a lost connection, a failed lock renewal). */
   readonly onError?: (error: unknown) => void;
 }
@@ -56,7 +59,11 @@ export interface ToolWorkerHost {
   readonly queue: string;
   /** A copy of the registry the host's executor built from the modules. */
   readonly registry: ToolRegistry;
-  /** Stops taking jobs, lets the running ones finish, then closes the threads and connections. Idempotent. */
+  /**
+   * Stops taking jobs and lets the running ones finish; after `closeTimeoutMs` stops them
+   * (their tools' signals abort, spinning threads are terminated); then closes the threads
+   * and connections. Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -69,10 +76,15 @@ interface ResolvedHostOptions {
   readonly abortGraceMs: number;
   readonly lockDurationMs: number;
   readonly connectTimeoutMs: number;
+  readonly closeTimeoutMs: number;
   readonly onError: (error: unknown) => void;
 }
 
 const CANCELLED: QueueJobResult = { kind: "cancelled" };
+/** How often the cancel marks of running jobs are read (a fallback for lost cancel messages). */
+const CANCEL_POLL_MS = 1000;
+/** How long a closing host waits for Redis to record the jobs it stopped. */
+const STOPPED_JOBS_RECORD_MS = 2000;
 
 /**
  * Starts a worker host: reaches Redis (a ToolContractError naming the server when it
@@ -108,6 +120,9 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
   });
   await subscriber.connect();
   await subscriber.subscribe(cancelChannel(resolved.queue));
+  // Pub/sub drops messages while a connection is down: the marks are read again while jobs run.
+  const markPoll = setInterval(() => void abortMarked(control, resolved.queue, running), CANCEL_POLL_MS);
+  markPoll.unref();
 
   const runJob = async (job: Job, _token: string | undefined, bullSignal?: AbortSignal): Promise<QueueJobResult> => {
     const jobId = job.id as string;
@@ -143,6 +158,7 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
     await worker.waitUntilReady();
   } catch (error) {
     await worker.close(true);
+    clearInterval(markPoll);
     await executor.close();
     await Promise.all(clients.map(closeRedis));
     throw error;
@@ -156,13 +172,35 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
     },
     close() {
       closing ??= (async () => {
-        await worker.close();
+        const graceful = worker.close();
+        if (!(await settlesWithin(graceful, resolved.closeTimeoutMs))) {
+          for (const controller of running.values()) controller.abort(stopReason("gave-up"));
+          // The stopped jobs answer at once; recording that needs Redis, which may be gone.
+          await settlesWithin(graceful, resolved.abortGraceMs + STOPPED_JOBS_RECORD_MS);
+        }
+        clearInterval(markPoll);
         await executor.close();
         await Promise.all(clients.map(closeRedis));
       })();
       return closing;
     },
   };
+}
+
+/** Aborts every running job whose cancel mark is set; Redis errors wait for the next poll. */
+async function abortMarked(control: Redis, queue: string, running: Map<string, AbortController>): Promise<void> {
+  if (running.size === 0) return;
+  const jobIds = [...running.keys()];
+  let marks: (string | null)[];
+  try {
+    marks = await control.mget(jobIds.map((jobId) => cancelMarkKey(queue, jobId)));
+  } catch {
+    return;
+  }
+  for (let index = 0; index < jobIds.length; index += 1) {
+    const reason = marks[index];
+    if (reason === "abort" || reason === "timeout" || reason === "gave-up") running.get(jobIds[index] as string)?.abort(stopReason(reason));
+  }
 }
 
 /** What the tool's signal carries when the agent stops a job. */
@@ -204,6 +242,7 @@ function resolveHostOptions(options: ToolWorkerHostOptions): ResolvedHostOptions
     abortGraceMs: integerOption("abortGraceMs", raw.abortGraceMs, 0, 600_000, 1000),
     lockDurationMs: integerOption("lockDurationMs", raw.lockDurationMs, 500, 600_000, 30_000),
     connectTimeoutMs: integerOption("connectTimeoutMs", raw.connectTimeoutMs, 1, 60_000, 5000),
+    closeTimeoutMs: durationOption("closeTimeoutMs", raw.closeTimeoutMs, 0, 30_000),
     onError: (onError as ((error: unknown) => void) | undefined) ?? ignore,
   };
 }
