@@ -5,13 +5,14 @@ import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { type AbortResult, benchAbort } from "./cases/abort.js";
 import { benchCpuBatch, type CpuBatchResult, type ResponsivenessResult } from "./cases/cpu-batch.js";
 import { benchInProcess, type InProcessResult } from "./cases/in-process.js";
+import { benchQueue, type QueueResult } from "./cases/queue.js";
 import { benchSerializer, type SerializerResult } from "./cases/serializer.js";
 import { benchWorkerDispatch, type WorkerDispatchResult } from "./cases/worker-dispatch.js";
 import { type CaseOptions, now, round, type TargetCheck } from "./harness.js";
 
 export type { CaseOptions, TargetCheck } from "./harness.js";
-export type { AbortResult, CpuBatchResult, InProcessResult, ResponsivenessResult, SerializerResult, WorkerDispatchResult };
-export { benchAbort, benchCpuBatch, benchInProcess, benchSerializer, benchWorkerDispatch };
+export type { AbortResult, CpuBatchResult, InProcessResult, QueueResult, ResponsivenessResult, SerializerResult, WorkerDispatchResult };
+export { benchAbort, benchCpuBatch, benchInProcess, benchQueue, benchSerializer, benchWorkerDispatch };
 
 export const RESULTS_SCHEMA = "toolgate-bench/1";
 
@@ -37,6 +38,8 @@ export interface BenchResults {
   readonly cpuBatch: CpuBatchResult;
   readonly responsiveness: ResponsivenessResult;
   readonly abort: AbortResult;
+  /** Through Redis (BullMQ): only when Redis answers at REDIS_URL. */
+  readonly queue: QueueResult;
   /** Every case's targets, in case order. */
   readonly targets: TargetCheck[];
   /** Passes and misses of the targets that are not informational. */
@@ -52,7 +55,8 @@ export async function runBenchmarks(options: CaseOptions = {}): Promise<BenchRes
   const workerDispatch = await benchWorkerDispatch(options);
   const { cpuBatch, responsiveness } = await benchCpuBatch(options);
   const abort = await benchAbort(options);
-  const targets = [serializer, inProcess, workerDispatch, cpuBatch, responsiveness, abort].flatMap((result) => result.targets);
+  const queue = await benchQueue(options);
+  const targets = [serializer, inProcess, workerDispatch, cpuBatch, responsiveness, abort, queue].flatMap((result) => result.targets);
   const counted = targets.filter((check) => check.informational !== true);
   const missed = counted.filter((check) => !check.pass);
   return {
@@ -76,6 +80,7 @@ export async function runBenchmarks(options: CaseOptions = {}): Promise<BenchRes
     cpuBatch,
     responsiveness,
     abort,
+    queue,
     targets,
     summary: { passed: counted.length - missed.length, missed: missed.length, missedIds: missed.map((check) => check.id) },
   };

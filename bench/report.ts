@@ -11,7 +11,7 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
 }
 
 export function renderReport(results: BenchResults): string {
-  const { serializer, inProcess, workerDispatch, cpuBatch, responsiveness, abort, machine } = results;
+  const { serializer, inProcess, workerDispatch, cpuBatch, responsiveness, abort, queue, machine } = results;
   const out: string[] = [];
   out.push(
     `toolgate benchmarks (${results.mode}) — Node ${machine.node}, ${machine.platform}/${machine.arch}, ${machine.availableParallelism} cores (${machine.cpuModel}), ${fmt(results.durationMs / 1000, 1)} s, load average ${machine.loadAverageStart} -> ${machine.loadAverageEnd}`,
@@ -128,6 +128,21 @@ export function renderReport(results: BenchResults): string {
         ],
       ],
     ),
+    "",
+    queue.ran
+      ? `7. Through Redis (BullMQ): toolgate-worker hosts (1 thread each) vs raw BullMQ workers (concurrency 1), ${queue.rounds} rounds\n${table(
+          ["hosts", "in flight", "toolgate µs/call", "BullMQ µs/call", "toolgate calls/s", "BullMQ calls/s", "ours/BullMQ"],
+          queue.variants.map((variant) => [
+            String(variant.hosts),
+            String(variant.inFlight),
+            fmt(variant.oursUsPerCall, 1),
+            fmt(variant.bullmqUsPerCall, 1),
+            fmt(variant.oursCallsPerSec, 0),
+            fmt(variant.bullmqCallsPerSec, 0),
+            `${fmt(variant.ratio)}x`,
+          ]),
+        )}`
+      : `7. Through Redis (BullMQ): not run (${queue.reason})`,
     "",
     `Targets: ${results.summary.passed} pass, ${results.summary.missed} miss (info rows are context, not counted)`,
     table(

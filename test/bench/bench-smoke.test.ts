@@ -32,6 +32,14 @@ const TARGET_IDS = [
   "abort.worker.spinningNextCallMs",
 ];
 
+/** Case 7 runs only when Redis answers (required in CI). */
+const QUEUE_TARGET_IDS = [
+  "queue.hosts1.inFlight1.ratio",
+  "queue.hosts1.inFlight8.ratio",
+  "queue.hosts2.inFlight1.ratio",
+  "queue.hosts2.inFlight8.ratio",
+];
+
 describe("benchmarks, smoke mode (one tiny round of every case)", () => {
   let results: BenchResults;
   beforeAll(async () => {
@@ -116,14 +124,31 @@ describe("benchmarks, smoke mode (one tiny round of every case)", () => {
     expect(results.abort.inProcess.cooperativeRejectMs).toEqual(expect.any(Number));
   });
 
+  test("through Redis: 1 and 2 hosts, sequential and a window in flight, beside raw BullMQ", () => {
+    if (process.env.TOOLGATE_REQUIRE_REDIS === "1") expect(results.queue.ran).toBe(true);
+    if (!results.queue.ran) return;
+    expect(results.queue.variants.map((variant) => [variant.hosts, variant.inFlight])).toEqual([
+      [1, 1],
+      [1, 8],
+      [2, 1],
+      [2, 8],
+    ]);
+    for (const variant of results.queue.variants) {
+      expect(variant.oursCallsPerSec).toBeGreaterThan(0);
+      expect(variant.bullmqCallsPerSec).toBeGreaterThan(0);
+      expect(variant.ratio).toEqual(expect.any(Number));
+    }
+  });
+
   test("every target has a stable id, a verdict, and the report renders it", () => {
-    expect(results.targets.map((check) => check.id)).toEqual(TARGET_IDS);
+    const queueIds = results.queue.ran ? QUEUE_TARGET_IDS : [];
+    expect(results.targets.map((check) => check.id)).toEqual([...TARGET_IDS, ...queueIds]);
     for (const check of results.targets) {
       expect(check).toMatchObject({ target: expect.any(String), value: expect.any(Number), pass: expect.any(Boolean) });
     }
     const informational = results.targets.filter((check) => check.informational === true).map((check) => check.id);
-    expect(informational).toEqual(["workerDispatch.parallel.ratio", "abort.inProcess.spinningSettledAfterMs"]);
-    expect(results.summary.passed + results.summary.missed).toBe(TARGET_IDS.length - informational.length);
+    expect(informational).toEqual(["workerDispatch.parallel.ratio", "abort.inProcess.spinningSettledAfterMs", ...queueIds]);
+    expect(results.summary.passed + results.summary.missed).toBe(TARGET_IDS.length + queueIds.length - informational.length);
     const report = renderReport(results);
     for (const heading of [
       "1. Serializer",
@@ -132,6 +157,7 @@ describe("benchmarks, smoke mode (one tiny round of every case)", () => {
       "4. CPU-heavy batch",
       "5. Main-thread",
       "6. Abort latency",
+      "7. Through Redis",
       "Targets:",
     ]) {
       expect(report).toContain(heading);

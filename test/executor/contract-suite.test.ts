@@ -11,12 +11,12 @@ import {
   type ToolExecutor,
 } from "toolgate";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { EXECUTORS } from "../support/executors.js";
+import { CONTRACT_EXECUTORS } from "../support/executors.js";
 import { call, codePoints, errorOf, fixture, neverAborted, scratchDir, settle, waitForFile } from "../support/helpers.js";
 
 const CONTRACT_TOOLS = fixture("contract-tools");
 
-describe.each(EXECUTORS)("the contract, %s", (_label, make) => {
+describe.each(CONTRACT_EXECUTORS)("the contract, %s", (_label, make) => {
   let executor: ToolExecutor;
   let dir: string;
   beforeAll(async () => {

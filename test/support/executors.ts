@@ -2,7 +2,9 @@
 // `describe.each(EXECUTORS)`: a test written once runs against each implementation.
 // A new executor is one more entry here; nothing else in the suites changes.
 import { type CourseToolDefinition, type ExecutorOptions, InProcessToolExecutor, type ToolExecutor, ToolRegistry } from "toolgate";
+import { QueueToolExecutor, runToolWorkerHost } from "toolgate/queue";
 import { WorkerToolExecutor } from "toolgate/worker";
+import { findRedis, uniqueQueue } from "./redis.js";
 
 /** Makes an executor over the tool module at `modules[0]` (and the others, if any), with the shared executor options. */
 export type ExecutorFactory = (modules: readonly URL[], options?: ExecutorOptions) => Promise<ToolExecutor>;
@@ -19,8 +21,39 @@ export async function inProcessExecutor(modules: readonly URL[], options?: Execu
 export const workerPoolExecutor: ExecutorFactory = (modules, options) =>
   WorkerToolExecutor.create({ modules, maxThreads: 2, abortGraceMs: 500, ...options });
 
-/** `[label, factory]` rows for `describe.each`. */
+const redis = await findRedis();
+
+/** A worker host over the modules on a queue of its own, and a QueueToolExecutor on it; close() closes both. */
+export async function queueExecutor(modules: readonly URL[]): Promise<ToolExecutor> {
+  if (!("url" in redis)) throw new Error(redis.unavailable);
+  const queue = uniqueQueue("contract");
+  const host = await runToolWorkerHost({ connection: redis.url, queue, modules, threads: 2, abortGraceMs: 500 });
+  const executor = await QueueToolExecutor.create({ connection: redis.url, queue, modules, heartbeatMs: 200 });
+  return {
+    get registry() {
+      return executor.registry;
+    },
+    executeToolCall: (call, signal, options) => executor.executeToolCall(call, signal, options),
+    executeBatch: (calls, signal, options) => executor.executeBatch(calls, signal, options),
+    close: async () => {
+      await executor.close();
+      await host.close();
+    },
+  };
+}
+
+/** `[label, factory]` rows for `describe.each`: the executors that run in this process's realm. */
 export const EXECUTORS: ReadonlyArray<readonly [string, ExecutorFactory]> = [
   ["in-process", inProcessExecutor],
   ["worker pool", workerPoolExecutor],
+];
+
+/**
+ * The rows of the shared contract suite: every executor, the queue executor included when
+ * Redis is reachable (see ./redis.ts). The queue executor does not yet run the suites that
+ * patch this realm's built-ins or take per-executor options (BullMQ and ioredis run in it).
+ */
+export const CONTRACT_EXECUTORS: ReadonlyArray<readonly [string, ExecutorFactory]> = [
+  ...EXECUTORS,
+  ...("url" in redis ? [["queue (BullMQ on Redis)", queueExecutor] as const] : []),
 ];

@@ -1,0 +1,97 @@
+// Redis connections: every client is our own ioredis instance (BullMQ is handed instances,
+// so both sides decide how connections retry and when they give up). Reaching Redis is
+// checked once at startup, with a bound, so an unreachable server is a clear error.
+import { Redis, type RedisOptions } from "ioredis";
+import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
+import { ToolContractError } from "../contract/errors.js";
+import { describeFailure } from "../contract/failure.js";
+import type { QueueConnection } from "./options.js";
+
+/** Reconnects back off up to this; a restarted Redis is found again within it. */
+const MAX_RECONNECT_DELAY_MS = 1000;
+
+/**
+ * A new client, not yet connected. `maxRetriesPerRequest: null` as BullMQ requires of the
+ * connections it blocks on; `overrides` tighten that for control clients.
+ */
+export function openRedis(connection: QueueConnection, overrides: RedisOptions = {}): Redis {
+  const options: RedisOptions = {
+    lazyConnect: true,
+    maxRetriesPerRequest: null,
+    retryStrategy: (times) => Math.min(50 * times, MAX_RECONNECT_DELAY_MS),
+    ...overrides,
+  };
+  const client = typeof connection === "string" ? new Redis(connection, options) : new Redis({ ...connection, ...options });
+  client.on("error", ignore); // reconnects are ioredis's job; callers see failures as outcomes
+  return client;
+}
+
+/**
+ * Connects and pings within `timeoutMs`; on failure disconnects the client and throws a
+ * ToolContractError(INVALID_ARGUMENT) naming the server (without credentials).
+ */
+export async function connectOrFail(client: Redis, timeoutMs: number, connection: QueueConnection): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    await Promise.race([client.connect().then(() => client.ping()), timeout]);
+  } catch (error) {
+    client.disconnect();
+    throw new ToolContractError(
+      COURSE_TOOL_INVALID_ARGUMENT,
+      `cannot reach Redis at ${describeServer(connection)}: ${describeFailure(error).text}`,
+      {
+        cause: error,
+      },
+    );
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** host:port of the server, never its password. */
+export function describeServer(connection: QueueConnection): string {
+  if (typeof connection === "string") {
+    try {
+      const url = new URL(connection);
+      return `${url.protocol}//${url.hostname}:${url.port || "6379"}`;
+    } catch {
+      return "an unparsable URL";
+    }
+  }
+  return `${connection.host ?? "127.0.0.1"}:${connection.port ?? 6379}`;
+}
+
+/** Closes a client whatever its state, without throwing. */
+export async function closeRedis(client: Redis): Promise<void> {
+  try {
+    if (client.status === "ready") await client.quit();
+    else client.disconnect();
+  } catch {
+    client.disconnect();
+  }
+}
+
+/** How long a close waits for BullMQ to let go of Redis before the clients are disconnected. */
+export const BULLMQ_CLOSE_MS = 2000;
+
+/** True when `pending` settles within `ms` (either way). */
+export async function settlesWithin(pending: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const settled = pending.then(
+    () => true,
+    () => true,
+  );
+  try {
+    return await Promise.race([settled, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function ignore(): void {}
