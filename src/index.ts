@@ -1,6 +1,7 @@
 // toolgate: the tool boundary of an LLM agent. The root entry point: the contract, the
 // in-process executor and the public types. It loads no worker pool (see `toolgate/worker`).
 
+export type { ArgumentBudgets, OutputBudgets } from "./contract/budgets.js";
 export type { CourseToolCall, JsonValue } from "./contract/call.js";
 export * from "./contract/constants.js";
 export {
@@ -14,7 +15,7 @@ export { isNonRecoverableToolError, isToolContractError, NonRecoverableToolError
 export { type ToolLike, ToolRegistry } from "./contract/registry.js";
 export type { CourseToolResultMessage } from "./contract/results.js";
 export { type SerializationOutcome, serializeToolOutput } from "./contract/serialize.js";
-export { executeToolCall, executeToolCalls, InProcessToolExecutor } from "./executor/in-process.js";
+export { executeToolCall, executeToolCalls, InProcessToolExecutor, type InProcessToolExecutorOptions } from "./executor/in-process.js";
 export type { BatchOptions, CallOptions, ToolExecutor } from "./executor/tool-executor.js";
 export type { WorkerToolExecutor, WorkerToolExecutorOptions } from "./worker/executor.js";
 // Types only: the runtime lives in `toolgate/worker`, so `import "toolgate"` never loads piscina.

@@ -1,5 +1,6 @@
 // Tool definitions: the four-field contract, and defineTool(), which turns a caller's
 // object into a frozen snapshot whose functions cannot be redirected afterwards.
+import { type OutputBudgets, readOutputBudgets } from "./budgets.js";
 import { COURSE_TOOL_INVALID_TOOL_DEFINITION } from "./constants.js";
 import { isToolContractError, ToolContractError } from "./errors.js";
 import {
@@ -35,6 +36,8 @@ export interface CourseToolDefinition<A = unknown, O = unknown> {
   validate(args: unknown): ValidationDecision<A>;
   /** Runs only with arguments `validate` accepted. */
   execute(args: A, context: ToolContext): Promise<O> | O;
+  /** Optional: this tool's serializer budgets (over the executor's), e.g. `{ maxNodes: 4096 }`. */
+  budgets?: OutputBudgets;
 }
 
 /** A frozen tool snapshot made by `defineTool`; what a `ToolRegistry` holds. */
@@ -75,11 +78,13 @@ export function defineTool(definition: unknown): CourseTool {
   }
   if (typeof validate !== "function" || isProxy(validate)) invalid(`tool "${name}": validate must be a function`);
   if (typeof execute !== "function" || isProxy(execute)) invalid(`tool "${name}": execute must be a function`);
+  const budgets = readOptionalBudgets(definition, name);
   const tool: CourseTool = ObjectFreeze({
     name,
     description,
     validate: ObjectFreeze((args: unknown) => ReflectApply(validate, undefined, [args])),
     execute: ObjectFreeze((args: unknown, context: ToolContext) => ReflectApply(execute, undefined, [args, context])),
+    ...(budgets === undefined ? {} : { budgets }),
   });
   WeakSetPrototypeAdd(definedTools, tool);
   WeakMapPrototypeSet(validators, tool, validate as (args: unknown) => unknown);
@@ -104,6 +109,13 @@ function readField(definition: object, field: string): unknown {
     if (isToolContractError(error)) throw error;
     throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_DEFINITION, `reading the tool definition's "${field}" threw`, { cause: error });
   }
+}
+
+/** The optional `budgets` field: read once if it is an own property (an inherited one is not read). */
+function readOptionalBudgets(definition: object, name: string): OutputBudgets | undefined {
+  if (ObjectGetOwnPropertyDescriptor(definition, "budgets") === undefined) return undefined;
+  const budgets = readField(definition, "budgets");
+  return budgets === undefined ? undefined : readOutputBudgets(budgets, `tool "${name}": budgets`, COURSE_TOOL_INVALID_TOOL_DEFINITION);
 }
 
 function invalid(message: string): never {

@@ -38,6 +38,7 @@ export const StringPrototypeSlice = (self: string, start: number, end: number): 
 const toWellFormed = String.prototype.toWellFormed;
 export const StringPrototypeToWellFormed = (self: string): string => ReflectApply(toWellFormed, self, []);
 export const NumberIsFinite = Number.isFinite;
+export const NumberIsSafeInteger = Number.isSafeInteger;
 const bigIntToString = BigInt.prototype.toString;
 export const BigIntPrototypeToString = (self: bigint): string => ReflectApply(bigIntToString, self, []);
 export const DatePrototype = Date.prototype;
@@ -58,6 +59,8 @@ const mapSet = Map.prototype.set;
 export const MapPrototypeSet = <K, V>(self: Map<K, V>, key: K, value: V): Map<K, V> => ReflectApply(mapSet, self, [key, value]);
 const mapHas = Map.prototype.has;
 export const MapPrototypeHas = <K, V>(self: Map<K, V>, key: K): boolean => ReflectApply(mapHas, self, [key]);
+const mapClear = Map.prototype.clear;
+export const MapPrototypeClear = (self: Map<unknown, unknown>): void => ReflectApply(mapClear, self, []);
 export const MapPrototypeGetSize = getterOf<Map<unknown, unknown>, number>(Map.prototype, "size");
 const MapPrototypeEntriesMethod = Map.prototype.entries;
 const MapPrototypeKeysMethod = Map.prototype.keys;

@@ -1,32 +1,96 @@
 // The in-process executor: the seed's `executeToolCall(registry, call, signal)`, its batch
 // twin, and the same thing as a ToolExecutor object. The tool runs on this thread.
-import { COURSE_TOOL_EXECUTOR_CLOSED } from "../contract/constants.js";
+import {
+  type ArgumentBudgets,
+  DEFAULT_ARGUMENT_BUDGETS,
+  DEFAULT_OUTPUT_BUDGETS,
+  type OutputBudgets,
+  readArgumentBudgets,
+  readOutputBudgets,
+  resolveArgumentBudgets,
+  resolveOutputBudgets,
+} from "../contract/budgets.js";
+import { COURSE_TOOL_EXECUTOR_CLOSED, COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
-import { NativePromise, ObjectFreeze, PromisePrototypeThen, PromiseReject, PromiseResolve } from "../contract/primordials.js";
+import {
+  isProxy,
+  NativePromise,
+  ObjectFreeze,
+  ObjectGetOwnPropertyDescriptor,
+  ObjectHasOwn,
+  PromisePrototypeThen,
+  PromiseReject,
+  PromiseResolve,
+} from "../contract/primordials.js";
 import { registeredTools, type ToolRegistry } from "../contract/registry.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
 import { executeCall, executeCalls, type Pipeline, type RunRequest } from "./pipeline.js";
 import { runTool, type ToolOutcome } from "./run-tool.js";
 import type { BatchOptions, CallOptions, ToolExecutor } from "./tool-executor.js";
 
+/** Options of an `InProcessToolExecutor`, read and validated once, in the constructor. */
+export interface InProcessToolExecutorOptions {
+  /** Argument budgets of every call (a call's `options.argumentBudgets` override them). */
+  readonly argumentBudgets?: ArgumentBudgets;
+  /** Output budgets of every call (a tool's own `budgets` override them). */
+  readonly outputBudgets?: OutputBudgets;
+}
+
 /** Runs a validated call's tool right here, with a frozen `{ signal, toolCallId }` context. */
 function runHere(request: RunRequest): ToolOutcome | Promise<ToolOutcome> {
-  return runTool(request.tool, request.args, ObjectFreeze({ signal: request.signal, toolCallId: request.call.id }));
+  return runTool(request.tool, request.args, ObjectFreeze({ signal: request.signal, toolCallId: request.call.id }), request.outputBudgets);
 }
 
 function pipelineOf(registry: ToolRegistry): Pipeline {
   return { tools: registeredTools(registry), run: runHere };
 }
 
+/** The executor's pipeline: its own registry snapshot, and its options' budgets. */
+function executorPipeline(registry: ToolRegistry, options: InProcessToolExecutorOptions | undefined): Pipeline {
+  if (options === undefined) return pipelineOf(registry);
+  if (typeof options !== "object" || options === null || isProxy(options)) {
+    throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, "options must be an object");
+  }
+  const argumentBudgets = readOption(options, "argumentBudgets");
+  const outputBudgets = readOption(options, "outputBudgets");
+  return {
+    tools: registeredTools(registry),
+    run: runHere,
+    argumentBudgets: resolveArgumentBudgets(
+      DEFAULT_ARGUMENT_BUDGETS,
+      argumentBudgets === undefined ? undefined : readArgumentBudgets(argumentBudgets, "options.argumentBudgets"),
+    ),
+    outputBudgets: resolveOutputBudgets(
+      DEFAULT_OUTPUT_BUDGETS,
+      outputBudgets === undefined ? undefined : readOutputBudgets(outputBudgets, "options.outputBudgets"),
+    ),
+  };
+}
+
+/** One own data option (an accessor is refused, an inherited one ignored). */
+function readOption(options: object, name: string): unknown {
+  const descriptor = ObjectGetOwnPropertyDescriptor(options, name);
+  if (descriptor === undefined) return undefined;
+  if (!ObjectHasOwn(descriptor, "value"))
+    throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, `options.${name} must be a data property`);
+  return descriptor.value;
+}
+
 /**
  * Runs one tool call through the boundary. Resolves to a frozen result linked to the call
  * (a success, or a recoverable `isError: true` result); rejects with ToolContractError for
  * a malformed call, with `signal.reason` when the signal aborts first, and with a genuine
- * NonRecoverableToolError thrown by the tool. The registry is read live.
+ * NonRecoverableToolError thrown by the tool. The registry is read live. `options.argumentBudgets`
+ * overrides the default argument budgets for this call.
  */
-export function executeToolCall(registry: ToolRegistry, call: unknown, signal: AbortSignal): Promise<CourseToolResultMessage> {
+export function executeToolCall(
+  registry: ToolRegistry,
+  call: unknown,
+  signal: AbortSignal,
+  options?: CallOptions,
+): Promise<CourseToolResultMessage> {
   try {
-    return executeCall(pipelineOf(registry), call, signal);
+    return executeCall(pipelineOf(registry), call, signal, options);
   } catch (error) {
     return PromiseReject(error);
   }
@@ -63,10 +127,10 @@ export class InProcessToolExecutor implements ToolExecutor {
   #closing: Promise<void> | undefined;
   #drained: (() => void) | undefined;
 
-  constructor(registry: ToolRegistry) {
+  constructor(registry: ToolRegistry, options?: InProcessToolExecutorOptions) {
     registeredTools(registry); // a ToolContractError(INVALID_ARGUMENT) for anything else
     this.#registry = registry.snapshot();
-    this.#pipeline = pipelineOf(this.#registry);
+    this.#pipeline = executorPipeline(this.#registry, options);
   }
 
   get registry(): ToolRegistry {

@@ -2,12 +2,35 @@
 //   signal → snapshot → lookup → validate → signal → run → re-link → freeze → signal.
 // An executor supplies only `run`: how a validated call's tool is executed and its output
 // serialized (in this thread, in a worker thread, on another machine).
+import {
+  DEFAULT_ARGUMENT_BUDGETS,
+  DEFAULT_OUTPUT_BUDGETS,
+  type ResolvedArgumentBudgets,
+  type ResolvedOutputBudgets,
+  readArgumentBudgets,
+  resolveArgumentBudgets,
+} from "../contract/budgets.js";
 import { type CourseToolCall, snapshotToolCall } from "../contract/call.js";
-import { COURSE_TOOL_MAX_LISTED_TOOL_NAMES, COURSE_TOOL_NOT_FOUND, type RecoverableToolErrorCode } from "../contract/constants.js";
+import {
+  COURSE_TOOL_INVALID_ARGUMENT,
+  COURSE_TOOL_MAX_LISTED_TOOL_NAMES,
+  COURSE_TOOL_NOT_FOUND,
+  type RecoverableToolErrorCode,
+} from "../contract/constants.js";
 import { cutToCodePoints } from "../contract/content.js";
 import type { CourseTool } from "../contract/definition.js";
+import { ToolContractError } from "../contract/errors.js";
 import type { FailureText } from "../contract/failure.js";
-import { ArrayPrototypeJoin, JSONStringify, MapPrototypeGet, MapPrototypeGetSize, mapKeyStepper } from "../contract/primordials.js";
+import {
+  ArrayPrototypeJoin,
+  isProxy,
+  JSONStringify,
+  MapPrototypeGet,
+  MapPrototypeGetSize,
+  mapKeyStepper,
+  ObjectGetOwnPropertyDescriptor,
+  ObjectHasOwn,
+} from "../contract/primordials.js";
 import { type CourseToolResultMessage, errorContent, toolResultMessage } from "../contract/results.js";
 import { validateArguments } from "../contract/validation.js";
 import { runBatch } from "./batch.js";
@@ -22,6 +45,8 @@ export interface RunRequest {
   /** What the validator accepted: the value `execute` receives. */
   readonly args: unknown;
   readonly signal: AbortSignal;
+  /** The executor's output budgets; the tool's own `budgets` override them (runTool merges). */
+  readonly outputBudgets: ResolvedOutputBudgets;
 }
 
 /**
@@ -30,10 +55,14 @@ export interface RunRequest {
  */
 export type ToolRunner = (request: RunRequest) => ToolOutcome | Promise<ToolOutcome>;
 
-/** What an executor hands the pipeline: the tools it owns, and how it runs one. */
+/** What an executor hands the pipeline: the tools it owns, how it runs one, and its budgets. */
 export interface Pipeline {
   readonly tools: Map<string, CourseTool>;
   readonly run: ToolRunner;
+  /** The executor's argument budgets (validated and resolved); the defaults when absent. */
+  readonly argumentBudgets?: ResolvedArgumentBudgets;
+  /** The executor's output budgets (validated and resolved), handed to `run`; the defaults when absent. */
+  readonly outputBudgets?: ResolvedOutputBudgets;
 }
 
 /** A call after the main-thread steps: either already answered, or ready to run. */
@@ -46,11 +75,11 @@ export async function executeCall(
   pipeline: Pipeline,
   call: unknown,
   signal: AbortSignal,
-  _options?: CallOptions,
+  options?: CallOptions,
 ): Promise<CourseToolResultMessage> {
   assertAbortSignal(signal);
   throwIfAborted(signal);
-  const result = await completeCall(pipeline, snapshotToolCall(call), signal);
+  const result = await completeCall(pipeline, snapshotToolCall(call, argumentBudgetsOf(pipeline, options)), signal);
   throwIfAborted(signal); // the last check, on the very promise the caller holds
   return result;
 }
@@ -62,7 +91,9 @@ export async function executeCalls(
   signal: AbortSignal,
   options?: BatchOptions,
 ): Promise<CourseToolResultMessage[]> {
-  const results = await runBatch(calls, signal, options, (call, batchSignal) => completeCall(pipeline, call, batchSignal));
+  assertAbortSignal(signal); // before the options, as for a single call
+  const budgets = argumentBudgetsOf(pipeline, options);
+  const results = await runBatch(calls, signal, options, budgets, (call, batchSignal) => completeCall(pipeline, call, batchSignal));
   throwIfAborted(signal); // on the very promise the caller holds
   return results;
 }
@@ -79,8 +110,28 @@ export async function completeCall(
   throwIfAborted(signal);
   const prepared = prepareToolCall(pipeline.tools, call, signal);
   if (prepared.kind === "answered") return prepared.result;
-  const outcome = await pipeline.run({ call: prepared.call, tool: prepared.tool, args: prepared.args, signal });
+  const outputBudgets = pipeline.outputBudgets ?? DEFAULT_OUTPUT_BUDGETS;
+  const outcome = await pipeline.run({ call: prepared.call, tool: prepared.tool, args: prepared.args, signal, outputBudgets });
   return toolResultMessage(prepared.call, outcome.content, outcome.isError);
+}
+
+/**
+ * The argument budgets of one call (or batch): the executor's, with the call's
+ * `options.argumentBudgets` over them. Validated here, before anything is snapshotted.
+ */
+function argumentBudgetsOf(pipeline: Pipeline, options: CallOptions | undefined): ResolvedArgumentBudgets {
+  const base = pipeline.argumentBudgets ?? DEFAULT_ARGUMENT_BUDGETS;
+  if (options === undefined) return base;
+  if (typeof options !== "object" || options === null || isProxy(options)) {
+    throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, "options must be an object");
+  }
+  const descriptor = ObjectGetOwnPropertyDescriptor(options, "argumentBudgets");
+  if (descriptor === undefined) return base;
+  if (!ObjectHasOwn(descriptor, "value")) {
+    throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, "options.argumentBudgets must be a data property");
+  }
+  if (descriptor.value === undefined) return base;
+  return resolveArgumentBudgets(base, readArgumentBudgets(descriptor.value, "options.argumentBudgets"));
 }
 
 /** Lookup and validation, then the signal again. Synchronous; nothing here runs the tool. */

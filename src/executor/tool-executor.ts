@@ -1,11 +1,14 @@
 // The one interface every executor implements: in-process, worker pool, queue. Adapters,
 // batches, benchmarks and the contract suite take a ToolExecutor and nothing else.
+import type { ArgumentBudgets } from "../contract/budgets.js";
 import type { ToolRegistry } from "../contract/registry.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
 
 /** Options of one call (`executeToolCall`); every field is optional. */
-// biome-ignore lint/complexity/noBannedTypes: grows as executors gain per-call options; callers pass an object today.
-export type CallOptions = {};
+export interface CallOptions {
+  /** This call's argument budgets, over the executor's (validated up front: INVALID_ARGUMENT). */
+  readonly argumentBudgets?: ArgumentBudgets;
+}
 
 /** Options of a batch: the per-call options, plus how many calls run at once. */
 export interface BatchOptions extends CallOptions {

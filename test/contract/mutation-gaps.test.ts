@@ -2,6 +2,7 @@
 // under a specific, realistic mutation of src/ or workers/ that the rest of the suite missed.
 import { inspect } from "node:util";
 import {
+  COURSE_TOOL_MAX_COLLECTION_VISITS,
   COURSE_TOOL_TRUNCATION_MARKER,
   type CourseToolResultMessage,
   defineTool,
@@ -171,7 +172,10 @@ describe("rule 10: arrays are walked by index within the budget, never by listin
     const started = performance.now();
     const outcome = serializeToolOutput({ huge });
     const elapsed = performance.now() - started;
-    expect(outcome).toEqual({ ok: false, message: "output contains more than 256 collection members at $.huge" });
+    expect(outcome).toEqual({
+      ok: false,
+      message: `output contains more than ${COURSE_TOOL_MAX_COLLECTION_VISITS} collection members at $.huge`,
+    });
     expect(elapsed).toBeLessThan(250); // generous: the refusal itself takes microseconds
   });
 });
