@@ -5,13 +5,24 @@ import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { type AbortResult, benchAbort } from "./cases/abort.js";
 import { benchCpuBatch, type CpuBatchResult, type ResponsivenessResult } from "./cases/cpu-batch.js";
 import { benchInProcess, type InProcessResult } from "./cases/in-process.js";
+import { benchPeers, type PeersResult } from "./cases/peers.js";
+import { benchScaling, type ScalingResult } from "./cases/scaling.js";
 import { benchSerializer, type SerializerResult } from "./cases/serializer.js";
 import { benchWorkerDispatch, type WorkerDispatchResult } from "./cases/worker-dispatch.js";
 import { type CaseOptions, now, round, type TargetCheck } from "./harness.js";
 
 export type { CaseOptions, TargetCheck } from "./harness.js";
-export type { AbortResult, CpuBatchResult, InProcessResult, ResponsivenessResult, SerializerResult, WorkerDispatchResult };
-export { benchAbort, benchCpuBatch, benchInProcess, benchSerializer, benchWorkerDispatch };
+export type {
+  AbortResult,
+  CpuBatchResult,
+  InProcessResult,
+  PeersResult,
+  ResponsivenessResult,
+  ScalingResult,
+  SerializerResult,
+  WorkerDispatchResult,
+};
+export { benchAbort, benchCpuBatch, benchInProcess, benchPeers, benchScaling, benchSerializer, benchWorkerDispatch };
 
 export const RESULTS_SCHEMA = "toolgate-bench/1";
 
@@ -37,6 +48,8 @@ export interface BenchResults {
   readonly cpuBatch: CpuBatchResult;
   readonly responsiveness: ResponsivenessResult;
   readonly abort: AbortResult;
+  readonly scaling: ScalingResult;
+  readonly peers: PeersResult;
   /** Every case's targets, in case order. */
   readonly targets: TargetCheck[];
   /** Passes and misses of the targets that are not informational. */
@@ -52,7 +65,11 @@ export async function runBenchmarks(options: CaseOptions = {}): Promise<BenchRes
   const workerDispatch = await benchWorkerDispatch(options);
   const { cpuBatch, responsiveness } = await benchCpuBatch(options);
   const abort = await benchAbort(options);
-  const targets = [serializer, inProcess, workerDispatch, cpuBatch, responsiveness, abort].flatMap((result) => result.targets);
+  const scaling = await benchScaling(options);
+  const peers = await benchPeers(options);
+  const targets = [serializer, inProcess, workerDispatch, cpuBatch, responsiveness, abort, scaling, peers].flatMap(
+    (result) => result.targets,
+  );
   const counted = targets.filter((check) => check.informational !== true);
   const missed = counted.filter((check) => !check.pass);
   return {
@@ -76,6 +93,8 @@ export async function runBenchmarks(options: CaseOptions = {}): Promise<BenchRes
     cpuBatch,
     responsiveness,
     abort,
+    scaling,
+    peers,
     targets,
     summary: { passed: counted.length - missed.length, missed: missed.length, missedIds: missed.map((check) => check.id) },
   };
