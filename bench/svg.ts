@@ -14,7 +14,7 @@ export interface Line {
 const COLORS = ["#4269d0", "#efb118", "#ff725c", "#6cc5b0", "#3ca951", "#ff8ab7", "#a463f2", "#97bbf5"];
 const FONT = 'font-family="system-ui, sans-serif" font-size="12"';
 
-const escape = (text: string): string => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+const escapeXml = (text: string): string => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 const fmt = (value: number): string =>
   Math.abs(value) >= 100 ? Math.round(value).toLocaleString("en-US") : String(Math.round(value * 1000) / 1000);
@@ -23,7 +23,7 @@ function frame(width: number, height: number, title: string, body: string): stri
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" ${FONT}>`,
     `<rect width="${width}" height="${height}" fill="white"/>`,
-    `<text x="12" y="20" font-size="14" font-weight="bold">${escape(title)}</text>`,
+    `<text x="12" y="20" font-size="14" font-weight="bold">${escapeXml(title)}</text>`,
     body,
     "</svg>",
   ].join("\n");
@@ -46,9 +46,9 @@ export function barChart(
   const rows = bars.map((bar, index) => {
     const y = top + index * rowHeight;
     return [
-      `<text x="${labelWidth - 8}" y="${y + 15}" text-anchor="end">${escape(bar.label)}</text>`,
+      `<text x="${labelWidth - 8}" y="${y + 15}" text-anchor="end">${escapeXml(bar.label)}</text>`,
       `<rect x="${labelWidth}" y="${y + 3}" width="${(x(bar.value) - labelWidth).toFixed(1)}" height="${rowHeight - 6}" fill="${COLORS[index % COLORS.length]}"/>`,
-      `<text x="${(x(bar.value) + 4).toFixed(1)}" y="${y + 15}">${fmt(bar.value)} ${escape(unit)}</text>`,
+      `<text x="${(x(bar.value) + 4).toFixed(1)}" y="${y + 15}">${fmt(bar.value)} ${escapeXml(unit)}</text>`,
     ].join("");
   });
   const axisY = top + bars.length * rowHeight + 4;
@@ -56,7 +56,7 @@ export function barChart(
     reference === undefined
       ? ""
       : `<line x1="${x(reference.value).toFixed(1)}" x2="${x(reference.value).toFixed(1)}" y1="${top}" y2="${axisY}" stroke="#333" stroke-dasharray="4 3"/>` +
-        `<text x="${x(reference.value).toFixed(1)}" y="${axisY + 16}" text-anchor="middle">${escape(reference.label)}</text>`;
+        `<text x="${x(reference.value).toFixed(1)}" y="${axisY + 16}" text-anchor="middle">${escapeXml(reference.label)}</text>`;
   const axis = `<line x1="${labelWidth}" x2="${labelWidth}" y1="${top}" y2="${axisY}" stroke="#333"/>`;
   return frame(labelWidth + plotWidth + 110, height, title, [...rows, axis, extra].join("\n"));
 }
@@ -97,13 +97,13 @@ export function logLogChart(title: string, xLabel: string, yLabel: string, lines
     return (
       `<polyline points="${d}" fill="none" stroke="${color}" stroke-width="2"/>${dots}` +
       `<rect x="${left + plotWidth + 16}" y="${legendY - 9}" width="12" height="10" fill="${color}"/>` +
-      `<text x="${left + plotWidth + 32}" y="${legendY}">${escape(line.name)}</text>`
+      `<text x="${left + plotWidth + 32}" y="${legendY}">${escapeXml(line.name)}</text>`
     );
   });
   const axes =
     `<rect x="${left}" y="${top}" width="${plotWidth}" height="${plotHeight}" fill="none" stroke="#333"/>` +
-    `<text x="${left + plotWidth / 2}" y="${top + plotHeight + 34}" text-anchor="middle">${escape(xLabel)}</text>` +
-    `<text x="16" y="${top + plotHeight / 2}" transform="rotate(-90 16 ${top + plotHeight / 2})" text-anchor="middle">${escape(yLabel)}</text>`;
+    `<text x="${left + plotWidth / 2}" y="${top + plotHeight + 34}" text-anchor="middle">${escapeXml(xLabel)}</text>` +
+    `<text x="16" y="${top + plotHeight / 2}" transform="rotate(-90 16 ${top + plotHeight / 2})" text-anchor="middle">${escapeXml(yLabel)}</text>`;
   return frame(left + plotWidth + legendWidth, top + plotHeight + 46, title, [...grid, ...paths, axes].join("\n"));
 }
 

@@ -107,7 +107,7 @@ export async function benchScaling(options: CaseOptions = {}): Promise<ScalingRe
     const inputs = ns.map(make);
     const us: number[][] = ns.map(() => []);
     for (let index = 0; index < rounds; index += 1) {
-      ns.forEach((_, at) => us[at]?.push(timeSync(() => operation(inputs[at]), minMs)));
+      for (let at = 0; at < ns.length; at += 1) us[at]?.push(timeSync(() => operation(inputs[at]), minMs));
     }
     const points = ns.map((n, at) => ({ n, us: round(median(us[at] as number[]), 3) }));
     return { what, points, perDoubling: round(perDoublingOf(points)) };
