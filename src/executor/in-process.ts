@@ -92,7 +92,7 @@ export function executeToolCall(
   try {
     return executeCall(pipelineOf(registry), call, signal, options);
   } catch (error) {
-    return PromiseReject(error);
+    return PromiseReject(error); // a registry that is not one
   }
 }
 

@@ -23,6 +23,7 @@ import { ToolContractError } from "../contract/errors.js";
 import type { FailureText } from "../contract/failure.js";
 import {
   ArrayPrototypeJoin,
+  isPromise,
   isProxy,
   JSONStringify,
   MapPrototypeGet,
@@ -30,6 +31,9 @@ import {
   mapKeyStepper,
   ObjectGetOwnPropertyDescriptor,
   ObjectHasOwn,
+  PromisePrototypeThen,
+  PromiseReject,
+  PromiseResolve,
 } from "../contract/primordials.js";
 import { type CourseToolResultMessage, errorContent, toolResultMessage } from "../contract/results.js";
 import { validateArguments } from "../contract/validation.js";
@@ -70,17 +74,32 @@ export type PreparedCall =
   | { readonly kind: "answered"; readonly result: CourseToolResultMessage }
   | { readonly kind: "ready"; readonly call: Readonly<CourseToolCall>; readonly tool: CourseTool; readonly args: unknown };
 
-/** `executeToolCall` of every executor: the signal first, then the snapshot, then the call. */
-export async function executeCall(
+/**
+ * `executeToolCall` of every executor: the signal first, then the snapshot, then the call.
+ * Never throws: every failure is a rejection. A call whose tool settles synchronously costs
+ * one promise (the one returned); an asynchronous one, one more per step it waits on.
+ */
+export function executeCall(
   pipeline: Pipeline,
   call: unknown,
   signal: AbortSignal,
   options?: CallOptions,
 ): Promise<CourseToolResultMessage> {
-  assertAbortSignal(signal);
+  try {
+    assertAbortSignal(signal);
+    throwIfAborted(signal);
+    const completed = completeCall(pipeline, snapshotToolCall(call, argumentBudgetsOf(pipeline, options)), signal);
+    if (isPromise(completed))
+      return PromisePrototypeThen(completed, (result) => publish(result, signal)) as Promise<CourseToolResultMessage>;
+    return PromiseResolve(publish(completed as CourseToolResultMessage, signal));
+  } catch (error) {
+    return PromiseReject(error);
+  }
+}
+
+/** The last abort check, just before the result is handed to the caller. */
+function publish(result: CourseToolResultMessage, signal: AbortSignal): CourseToolResultMessage {
   throwIfAborted(signal);
-  const result = await completeCall(pipeline, snapshotToolCall(call, argumentBudgetsOf(pipeline, options)), signal);
-  throwIfAborted(signal); // the last check, on the very promise the caller holds
   return result;
 }
 
@@ -93,26 +112,41 @@ export async function executeCalls(
 ): Promise<CourseToolResultMessage[]> {
   assertAbortSignal(signal); // before the options, as for a single call
   const budgets = argumentBudgetsOf(pipeline, options);
-  const results = await runBatch(calls, signal, options, budgets, (call, batchSignal) => completeCall(pipeline, call, batchSignal));
+  const results = await runBatch(calls, signal, options, budgets, (call, batchSignal) => completeCallAsync(pipeline, call, batchSignal));
   throwIfAborted(signal); // on the very promise the caller holds
   return results;
 }
 
 /**
- * A snapshotted call from there on: lookup, validation, the executor's run, publication.
- * The final abort check is the caller's, on the promise it returns.
+ * A snapshotted call from there on: lookup, validation, the executor's run, linking. The
+ * caller has checked the signal since the snapshot (which runs no code of the caller's).
+ * Synchronous when the run is (it may then throw: the abort reason, a NonRecoverableToolError);
+ * the final abort check is the caller's, on the promise it hands out.
  */
-export async function completeCall(
+export function completeCall(
   pipeline: Pipeline,
   call: Readonly<CourseToolCall>,
   signal: AbortSignal,
-): Promise<CourseToolResultMessage> {
-  throwIfAborted(signal);
+): CourseToolResultMessage | Promise<CourseToolResultMessage> {
   const prepared = prepareToolCall(pipeline.tools, call, signal);
   if (prepared.kind === "answered") return prepared.result;
   const outputBudgets = pipeline.outputBudgets ?? DEFAULT_OUTPUT_BUDGETS;
-  const outcome = await pipeline.run({ call: prepared.call, tool: prepared.tool, args: prepared.args, signal, outputBudgets });
-  return toolResultMessage(prepared.call, outcome.content, outcome.isError);
+  const outcome = pipeline.run({ call: prepared.call, tool: prepared.tool, args: prepared.args, signal, outputBudgets });
+  if (!isPromise(outcome)) return toolResultMessage(prepared.call, (outcome as ToolOutcome).content, (outcome as ToolOutcome).isError);
+  return PromisePrototypeThen(outcome as Promise<ToolOutcome>, (settled) =>
+    toolResultMessage(prepared.call, settled.content, settled.isError),
+  ) as Promise<CourseToolResultMessage>;
+}
+
+/** `completeCall` as a promise that never throws synchronously (what a batch runs, each call later). */
+function completeCallAsync(pipeline: Pipeline, call: Readonly<CourseToolCall>, signal: AbortSignal): Promise<CourseToolResultMessage> {
+  try {
+    throwIfAborted(signal); // the batch may have been aborted since this call was snapshotted
+    const completed = completeCall(pipeline, call, signal);
+    return isPromise(completed) ? (completed as Promise<CourseToolResultMessage>) : PromiseResolve(completed as CourseToolResultMessage);
+  } catch (error) {
+    return PromiseReject(error);
+  }
 }
 
 /**

@@ -5,7 +5,16 @@ import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED }
 import type { CourseTool, ToolContext } from "../contract/definition.js";
 import { isNonRecoverableToolError } from "../contract/errors.js";
 import { describeFailure, readDataProperty } from "../contract/failure.js";
-import { isPromise, isProxy, NativePromise, PromisePrototypeThen, ReflectApply } from "../contract/primordials.js";
+import {
+  isPromise,
+  isProxy,
+  NativePromise,
+  ObjectGetPrototypeOf,
+  ObjectHasOwn,
+  ObjectPrototype,
+  PromisePrototypeThen,
+  ReflectApply,
+} from "../contract/primordials.js";
 import { errorContent } from "../contract/results.js";
 import { serializeWithin } from "../contract/serialize.js";
 import { watchAbort } from "./abort-watch.js";
@@ -93,6 +102,11 @@ function settleExecution(tool: CourseTool, args: unknown, context: ToolContext):
 function asPromise(value: unknown): Promise<unknown> | undefined {
   if ((typeof value !== "object" && typeof value !== "function") || value === null || isProxy(value)) return undefined;
   if (isPromise(value)) return value as Promise<unknown>;
+  // The common case, a plain object with no `then` on it or on Object.prototype, is settled
+  // without a descriptor (hasOwn allocates nothing); anything else walks the chain.
+  if (ObjectGetPrototypeOf(value) === ObjectPrototype && !ObjectHasOwn(value, "then") && !ObjectHasOwn(ObjectPrototype, "then")) {
+    return undefined;
+  }
   const then = readDataProperty(value, "then");
   if (typeof then !== "function") return undefined;
   return new NativePromise((resolve, reject) => ReflectApply(then, value, [resolve, reject]));
