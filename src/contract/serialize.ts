@@ -364,9 +364,27 @@ function quoteText(walk: Walk, text: string): string {
     text = bounded.text;
   }
   walk.emitted += text.length;
-  // JSON.stringify escapes lone surrogates too, so the JSON stays well-formed.
+  // A long string: JSON.stringify scans it once (a check first would scan it twice).
+  if (text.length > MAX_CACHED_KEY_LENGTH) return JSONStringify(text);
+  // Short values repeat too (statuses, enums, names): cached like keys.
+  const cached = MapPrototypeGet(quotedValues, text);
+  if (cached !== undefined) return cached;
+  const fresh = quoted(text);
+  remember(quotedValues, text, fresh);
+  return fresh;
+}
+
+/** JSON.stringify escapes lone surrogates too, so the JSON stays well-formed. */
+function quoted(text: string): string {
   return needsEscape(text) ? JSONStringify(text) : '"' + text + '"';
 }
+
+function remember(cache: Map<string, string>, text: string, rendered: string): void {
+  if (MapPrototypeGetSize(cache) >= MAX_CACHED_KEYS) MapPrototypeClear(cache);
+  MapPrototypeSet(cache, text, rendered);
+}
+
+const quotedValues = new Map<string, string>();
 
 // `"key":` by key: objects of one shape repeat their keys across rows and calls, and one cached
 // piece saves quoting and two concatenations per member. Bounded: emptied when full, and only
@@ -381,9 +399,8 @@ function keyPrefix(walk: Walk, key: string): string {
   walk.emitted += key.length;
   const cached = MapPrototypeGet(keyPrefixes, key);
   if (cached !== undefined) return cached;
-  const prefix = (needsEscape(key) ? JSONStringify(key) : '"' + key + '"') + ":";
-  if (MapPrototypeGetSize(keyPrefixes) >= MAX_CACHED_KEYS) MapPrototypeClear(keyPrefixes);
-  MapPrototypeSet(keyPrefixes, key, prefix);
+  const prefix = quoted(key) + ":";
+  remember(keyPrefixes, key, prefix);
   return prefix;
 }
 
