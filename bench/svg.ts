@@ -14,14 +14,15 @@ export interface Line {
 const COLORS = ["#4269d0", "#efb118", "#ff725c", "#6cc5b0", "#3ca951", "#ff8ab7", "#a463f2", "#97bbf5"];
 const FONT = 'font-family="system-ui, sans-serif" font-size="12"';
 
-const escapeXml = (text: string): string => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+const escapeXml = (text: string): string => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 const fmt = (value: number): string =>
   Math.abs(value) >= 100 ? Math.round(value).toLocaleString("en-US") : String(Math.round(value * 1000) / 1000);
 
 function frame(width: number, height: number, title: string, body: string): string {
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" ${FONT}>`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeXml(title)}" ${FONT}>`,
+    `<title>${escapeXml(title)}</title>`,
     `<rect width="${width}" height="${height}" fill="white"/>`,
     `<text x="12" y="20" font-size="14" font-weight="bold">${escapeXml(title)}</text>`,
     body,

