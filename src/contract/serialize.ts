@@ -33,11 +33,11 @@ import {
   MapPrototypeSet,
   mapEntryStepper,
   NumberIsFinite,
-  ObjectGetOwnPropertyDescriptor,
   ObjectGetPrototypeOf,
   ObjectHasOwn,
   ObjectKeys,
   ObjectPrototype,
+  ObjectPrototypeLookupGetter,
   RegExpPrototypeExec,
   SetPrototype,
   SetPrototypeGetSize,
@@ -222,14 +222,13 @@ function renderPlainObject(walk: Walk, object: object, depth: number): string {
   let text = "";
   for (let index = 0; index < keys.length; index += 1) {
     const key = keys[index] as string;
-    const descriptor = ObjectGetOwnPropertyDescriptor(object, key);
-    // Accessors are skipped without being called; hasOwn, not `in`, so a patched
-    // Object.prototype.value cannot make an accessor look like data.
-    if (descriptor === undefined || !ObjectHasOwn(descriptor, "value")) continue;
+    // Accessors are skipped without being called: an own key (Object.keys listed it) with no
+    // getter is data, or a setter-only accessor, which reads undefined and is omitted.
+    if (ObjectPrototypeLookupGetter(object, key) !== undefined) continue;
     path[depth] = key;
     // The key comes before its member in the text: whether it is still shown is decided first.
     const keyShown = walk.emitted <= walk.textNoLongerShown;
-    const member = render(walk, descriptor.value, inner);
+    const member = render(walk, (object as Record<string, unknown>)[key], inner);
     if (member === undefined) continue;
     text += (text.length === 0 ? "{" : ",") + (keyShown ? keyPrefix(walk, key) : hidden(walk) + ":") + member;
   }
@@ -303,10 +302,11 @@ function renderArray(walk: Walk, array: unknown[], depth: number): string {
   const path = walk.keys;
   let text = "[";
   for (let index = 0; index < length; index += 1) {
-    // Holes and accessors render as null without reading anything inherited or calling a getter.
-    const descriptor = ObjectGetOwnPropertyDescriptor(array, index);
+    // Holes and accessors render as null without reading anything inherited or calling a getter:
+    // an own element with no getter is data (or a setter-only accessor, which reads undefined).
     path[depth] = index;
-    const member = descriptor !== undefined && ObjectHasOwn(descriptor, "value") ? render(walk, descriptor.value, inner) : "null";
+    const member =
+      ObjectHasOwn(array, index) && ObjectPrototypeLookupGetter(array, index) === undefined ? render(walk, array[index], inner) : "null";
     text += (index === 0 ? "" : ",") + (member ?? "null");
   }
   return text + "]";
