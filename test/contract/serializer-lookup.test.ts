@@ -4,7 +4,7 @@ import { defineTool, executeToolCall, isToolContractError, serializeToolOutput, 
 import { afterEach, describe, expect, test } from "vitest";
 import { call, neverAborted, settle } from "../support/helpers.js";
 
-const original = Object.prototype.__lookupGetter__;
+const original = (Object.prototype as unknown as { __lookupGetter__: unknown }).__lookupGetter__;
 afterEach(() => {
   Object.defineProperty(Object.prototype, "__lookupGetter__", { value: original, writable: true, configurable: true, enumerable: false });
 });
