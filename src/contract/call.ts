@@ -54,10 +54,14 @@ export function snapshotToolCall(call: unknown, budgets: ResolvedArgumentBudgets
   const args = readOwnData(call, "arguments");
   if (!isPlainRecord(args) || isArrayBufferView(args) || isBoxedPrimitive(args)) invalid("call.arguments must be a plain JSON object");
   // The root is checked above (a plain, non-Proxy record): it is counted and copied directly.
-  const walk = new Walk(budgets);
-  walk.ancestors[0] = args;
-  spendNodes(walk, 1, 0);
-  return ObjectFreeze({ type: "toolCall", id, name, arguments: snapshotObject(walk, args, 0) as Record<string, JsonValue> });
+  const walk = startWalk(budgets);
+  try {
+    walk.ancestors[0] = args;
+    spendNodes(walk, 1, 0);
+    return ObjectFreeze({ type: "toolCall", id, name, arguments: snapshotObject(walk, args, 0) as Record<string, JsonValue> });
+  } finally {
+    endWalk(walk);
+  }
 }
 
 function invalid(message: string): never {
@@ -86,9 +90,31 @@ function readOwnData(record: object, key: string): unknown {
 class Walk {
   nodes = 0;
   size = 0;
-  readonly ancestors: object[] = [];
+  /** Deepest container index written to `ancestors` (cleared after the walk). */
+  deepest = 0;
+  readonly ancestors: (object | undefined)[] = [];
   readonly trail: (string | number)[] = [];
-  constructor(readonly budgets: ResolvedArgumentBudgets) {}
+  budgets: ResolvedArgumentBudgets = DEFAULT_ARGUMENT_BUDGETS;
+}
+
+// One walk, reused: a snapshot runs no code of the caller's, so it never re-enters, and its
+// state costs a call nothing to allocate. The ancestors are cleared after each snapshot, so no
+// caller's object is kept alive by it.
+const sharedWalk = new Walk();
+
+function startWalk(budgets: ResolvedArgumentBudgets): Walk {
+  sharedWalk.nodes = 0;
+  sharedWalk.size = 0;
+  sharedWalk.deepest = 0;
+  sharedWalk.budgets = budgets;
+  return sharedWalk;
+}
+
+function endWalk(walk: Walk): void {
+  for (let index = 0; index <= walk.deepest + 1; index += 1) {
+    walk.ancestors[index] = undefined;
+    walk.trail[index] = 0;
+  }
 }
 
 /** Counts `count` more values (and their share of the size); refuses past the budgets. */
@@ -146,6 +172,7 @@ function snapshotJson(walk: Walk, value: unknown, depth: number): unknown {
     if (ancestors[index] === value) invalidAt(walk, depth, "is circular");
   }
   ancestors[depth] = value;
+  if (depth > walk.deepest) walk.deepest = depth;
   spendNodes(walk, 1, depth);
   const prototype: unknown = ObjectGetPrototypeOf(value);
   if (ArrayIsArray(value)) {

@@ -83,13 +83,15 @@ export function renderValue(value: unknown, budgets: ResolvedOutputBudgets = DEF
   if (typeof value === "function" || typeof value === "symbol") {
     return { ok: false, message: `a ${typeof value} cannot be serialized` };
   }
-  const walk = new Walk(budgets);
+  const walk = sharedWalk.reset(budgets);
   try {
     return { ok: true, text: render(walk, value, 0) ?? "null", cut: walk.cut };
   } catch (error) {
     if (error instanceof Refusal) return { ok: false, message: error.reason };
     // Only an engine failure (e.g. out of memory) can get here; it must not escape.
     return { ok: false, message: "the output could not be serialized" };
+  } finally {
+    walk.release();
   }
 }
 
@@ -109,22 +111,30 @@ class Walk {
   cut = false;
   /** Code units of strings and keys rendered so far: a lower bound of the text's length. */
   emitted = 0;
-  readonly containers: object[] = [];
+  readonly containers: (object | undefined)[] = [];
   readonly keys: (string | number)[] = [];
-  readonly maxDepth: number;
-  readonly maxNodes: number;
-  readonly maxMembers: number;
-  readonly maxStringCodePoints: number;
-  readonly maxBigIntBits: number;
-  readonly bigIntLimit: bigint;
+  /** Deepest index written to `containers` (cleared after the walk). */
+  deepest = 0;
+  maxDepth = 0;
+  maxNodes = 0;
+  maxMembers = 0;
+  maxStringCodePoints = 0;
+  maxBigIntBits = 0;
+  bigIntLimit = 0n;
   /**
    * Past this many code units (twice the content cap: a code point is at most two units), the
    * text is already longer than the content cap, so what follows is cut anyway: later strings
    * are not scanned or copied (the structure is still walked, so refusals stay the same).
    */
-  readonly textNoLongerShown: number;
+  textNoLongerShown = 0;
 
-  constructor(budgets: ResolvedOutputBudgets) {
+  /** Ready for a new serialization within `budgets`. */
+  reset(budgets: ResolvedOutputBudgets): this {
+    this.nodes = 0;
+    this.members = 0;
+    this.cut = false;
+    this.emitted = 0;
+    this.deepest = 0;
     this.maxDepth = budgets.maxDepth;
     this.maxNodes = budgets.maxNodes;
     this.maxMembers = budgets.maxMembers;
@@ -132,8 +142,20 @@ class Walk {
     this.maxBigIntBits = budgets.maxBigIntBits;
     this.bigIntLimit = bigIntLimitOf(budgets.maxBigIntBits);
     this.textNoLongerShown = 2 * budgets.maxContentCodePoints;
+    return this;
+  }
+
+  /** Drops the references to the value's containers and keys, so the walk keeps nothing alive. */
+  release(): void {
+    for (let index = 0; index <= this.deepest; index += 1) {
+      this.containers[index] = undefined;
+      this.keys[index] = 0;
+    }
   }
 }
+
+// One walk, reused: the serializer runs no code of the value's, so it never re-enters.
+const sharedWalk = new Walk();
 
 let lastBigIntBits = DEFAULT_OUTPUT_BUDGETS.maxBigIntBits;
 let lastBigIntLimit = 1n << BigInt(lastBigIntBits);
@@ -197,6 +219,7 @@ function renderObject(walk: Walk, value: object, depth: number): string {
   if (depth >= walk.maxDepth) refuse(walk, depth, `nesting deeper than ${walk.maxDepth} containers`);
   countNode(walk, depth);
   containers[depth] = value;
+  if (depth > walk.deepest) walk.deepest = depth;
   if (prototype === ObjectPrototype || prototype === null) {
     // Exotic objects with a swapped prototype would list every index as a key. Only an
     // object with an own "0" can be one of those, which keeps the common case cheap.
