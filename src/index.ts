@@ -16,7 +16,7 @@ export { type ToolLike, ToolRegistry } from "./contract/registry.js";
 export type { CourseToolResultMessage } from "./contract/results.js";
 export { type SerializationOutcome, serializeToolOutput } from "./contract/serialize.js";
 export { executeToolCall, executeToolCalls, InProcessToolExecutor, type InProcessToolExecutorOptions } from "./executor/in-process.js";
-export type { BatchOptions, CallOptions, ToolExecutor } from "./executor/tool-executor.js";
+export type { BatchOptions, CallOptions, ExecutorBudgetOptions, ToolExecutor } from "./executor/tool-executor.js";
 export type { WorkerToolExecutor, WorkerToolExecutorOptions } from "./worker/executor.js";
 // Types only: the runtime lives in `toolgate/worker`, so `import "toolgate"` never loads piscina.
 export type { ToolModuleSpecifier } from "./worker/tool-modules.js";

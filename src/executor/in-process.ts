@@ -1,40 +1,16 @@
 // The in-process executor: the seed's `executeToolCall(registry, call, signal)`, its batch
 // twin, and the same thing as a ToolExecutor object. The tool runs on this thread.
-import {
-  type ArgumentBudgets,
-  DEFAULT_ARGUMENT_BUDGETS,
-  DEFAULT_OUTPUT_BUDGETS,
-  type OutputBudgets,
-  readArgumentBudgets,
-  readOutputBudgets,
-  resolveArgumentBudgets,
-  resolveOutputBudgets,
-} from "../contract/budgets.js";
 import { COURSE_TOOL_EXECUTOR_CLOSED, COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
-import {
-  isProxy,
-  NativePromise,
-  ObjectFreeze,
-  ObjectGetOwnPropertyDescriptor,
-  ObjectHasOwn,
-  PromisePrototypeThen,
-  PromiseReject,
-  PromiseResolve,
-} from "../contract/primordials.js";
+import { isProxy, NativePromise, ObjectFreeze, PromisePrototypeThen, PromiseReject, PromiseResolve } from "../contract/primordials.js";
 import { registeredTools, type ToolRegistry } from "../contract/registry.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
-import { executeCall, executeCalls, type Pipeline, type RunRequest } from "./pipeline.js";
+import { executeCall, executeCalls, executorBudgets, type Pipeline, type RunRequest } from "./pipeline.js";
 import { runTool, type ToolOutcome } from "./run-tool.js";
-import type { BatchOptions, CallOptions, ToolExecutor } from "./tool-executor.js";
+import type { BatchOptions, CallOptions, ExecutorBudgetOptions, ToolExecutor } from "./tool-executor.js";
 
 /** Options of an `InProcessToolExecutor`, read and validated once, in the constructor. */
-export interface InProcessToolExecutorOptions {
-  /** Argument budgets of every call (a call's `options.argumentBudgets` override them). */
-  readonly argumentBudgets?: ArgumentBudgets;
-  /** Output budgets of every call (a tool's own `budgets` override them). */
-  readonly outputBudgets?: OutputBudgets;
-}
+export interface InProcessToolExecutorOptions extends ExecutorBudgetOptions {}
 
 /** Runs a validated call's tool right here, with a frozen `{ signal, toolCallId }` context. */
 function runHere(request: RunRequest): ToolOutcome | Promise<ToolOutcome> {
@@ -51,29 +27,7 @@ function executorPipeline(registry: ToolRegistry, options: InProcessToolExecutor
   if (typeof options !== "object" || options === null || isProxy(options)) {
     throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, "options must be an object");
   }
-  const argumentBudgets = readOption(options, "argumentBudgets");
-  const outputBudgets = readOption(options, "outputBudgets");
-  return {
-    tools: registeredTools(registry),
-    run: runHere,
-    argumentBudgets: resolveArgumentBudgets(
-      DEFAULT_ARGUMENT_BUDGETS,
-      argumentBudgets === undefined ? undefined : readArgumentBudgets(argumentBudgets, "options.argumentBudgets"),
-    ),
-    outputBudgets: resolveOutputBudgets(
-      DEFAULT_OUTPUT_BUDGETS,
-      outputBudgets === undefined ? undefined : readOutputBudgets(outputBudgets, "options.outputBudgets"),
-    ),
-  };
-}
-
-/** One own data option (an accessor is refused, an inherited one ignored). */
-function readOption(options: object, name: string): unknown {
-  const descriptor = ObjectGetOwnPropertyDescriptor(options, name);
-  if (descriptor === undefined) return undefined;
-  if (!ObjectHasOwn(descriptor, "value"))
-    throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, `options.${name} must be a data property`);
-  return descriptor.value;
+  return { tools: registeredTools(registry), run: runHere, ...executorBudgets(options) };
 }
 
 /**

@@ -8,7 +8,9 @@ import {
   type ResolvedArgumentBudgets,
   type ResolvedOutputBudgets,
   readArgumentBudgets,
+  readOutputBudgets,
   resolveArgumentBudgets,
+  resolveOutputBudgets,
 } from "../contract/budgets.js";
 import { type CourseToolCall, snapshotToolCall } from "../contract/call.js";
 import {
@@ -40,7 +42,7 @@ import { validateArguments } from "../contract/validation.js";
 import { runBatch } from "./batch.js";
 import type { ToolOutcome } from "./run-tool.js";
 import { assertAbortSignal, throwIfAborted } from "./signal.js";
-import type { BatchOptions, CallOptions } from "./tool-executor.js";
+import type { BatchOptions, CallOptions, ExecutorBudgetOptions } from "./tool-executor.js";
 
 /** A validated call, ready for its tool to run. */
 export interface RunRequest {
@@ -159,13 +161,39 @@ function argumentBudgetsOf(pipeline: Pipeline, options: CallOptions | undefined)
   if (typeof options !== "object" || options === null || isProxy(options)) {
     throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, "options must be an object");
   }
-  const descriptor = ObjectGetOwnPropertyDescriptor(options, "argumentBudgets");
-  if (descriptor === undefined) return base;
-  if (!ObjectHasOwn(descriptor, "value")) {
-    throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, "options.argumentBudgets must be a data property");
-  }
-  if (descriptor.value === undefined) return base;
-  return resolveArgumentBudgets(base, readArgumentBudgets(descriptor.value, "options.argumentBudgets"));
+  const budgets = readOption(options, "argumentBudgets");
+  return budgets === undefined ? base : resolveArgumentBudgets(base, readArgumentBudgets(budgets, "options.argumentBudgets"));
+}
+
+/**
+ * An executor's budget options (an object), validated (INVALID_ARGUMENT naming the option) and
+ * resolved over the defaults: what its Pipeline carries (`{ tools, run, ...executorBudgets(options) }`).
+ */
+export function executorBudgets(options: ExecutorBudgetOptions): {
+  argumentBudgets: ResolvedArgumentBudgets;
+  outputBudgets: ResolvedOutputBudgets;
+} {
+  const argumentBudgets = readOption(options, "argumentBudgets");
+  const outputBudgets = readOption(options, "outputBudgets");
+  return {
+    argumentBudgets: resolveArgumentBudgets(
+      DEFAULT_ARGUMENT_BUDGETS,
+      argumentBudgets === undefined ? undefined : readArgumentBudgets(argumentBudgets, "options.argumentBudgets"),
+    ),
+    outputBudgets: resolveOutputBudgets(
+      DEFAULT_OUTPUT_BUDGETS,
+      outputBudgets === undefined ? undefined : readOutputBudgets(outputBudgets, "options.outputBudgets"),
+    ),
+  };
+}
+
+/** One own data option: an accessor is refused (not called), an inherited one ignored. */
+function readOption(options: object, name: string): unknown {
+  const descriptor = ObjectGetOwnPropertyDescriptor(options, name);
+  if (descriptor === undefined) return undefined;
+  if (!ObjectHasOwn(descriptor, "value"))
+    throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, `options.${name} must be a data property`);
+  return descriptor.value;
 }
 
 /** Lookup and validation, then the signal again. Synchronous; nothing here runs the tool. */

@@ -1,6 +1,6 @@
 // The one interface every executor implements: in-process, worker pool, queue. Adapters,
 // batches, benchmarks and the contract suite take a ToolExecutor and nothing else.
-import type { ArgumentBudgets } from "../contract/budgets.js";
+import type { ArgumentBudgets, OutputBudgets } from "../contract/budgets.js";
 import type { ToolRegistry } from "../contract/registry.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
 
@@ -8,6 +8,14 @@ import type { CourseToolResultMessage } from "../contract/results.js";
 export interface CallOptions {
   /** This call's argument budgets, over the executor's (validated up front: INVALID_ARGUMENT). */
   readonly argumentBudgets?: ArgumentBudgets;
+}
+
+/** The budget options every executor takes, validated once when the executor is made. */
+export interface ExecutorBudgetOptions {
+  /** Argument budgets of every call (a call's `options.argumentBudgets` override them). */
+  readonly argumentBudgets?: ArgumentBudgets;
+  /** Output budgets of every call (a tool's own `budgets` override them). */
+  readonly outputBudgets?: OutputBudgets;
 }
 
 /** Options of a batch: the per-call options, plus how many calls run at once. */
