@@ -88,14 +88,15 @@ export async function benchPeers(options: CaseOptions = {}): Promise<PeersResult
     toolgate: async (task) => {
       const result = await executor.executeToolCall(toolCall(task, callNumber++), signal);
       if (result.isError) throw new Error(`peers benchmark: toolgate call failed: ${result.content}`);
-      return JSON.parse(result.content) as unknown;
+      return result.content; // already JSON: the other pools' values are stringified to compare
     },
   };
   try {
     const ping: PeerTask = { kind: "ping", n: 7 };
     const expected = JSON.stringify(await runners.rawWorkerThreads(ping));
     for (const name of PEER_NAMES) {
-      if (JSON.stringify(await runners[name](ping)) !== expected) throw new Error(`peers benchmark: ${name} disagrees`);
+      const value = await runners[name](ping);
+      if ((name === "toolgate" ? value : JSON.stringify(value)) !== expected) throw new Error(`peers benchmark: ${name} disagrees`);
     }
     const sequential = (run: Run, task: PeerTask, count: number) => async (): Promise<number> => {
       const start = now();
