@@ -2,16 +2,44 @@
 // twin, and the same thing as a ToolExecutor object. The tool runs on this thread.
 import { COURSE_TOOL_EXECUTOR_CLOSED } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
-import { NativePromise, ObjectFreeze, PromisePrototypeThen, PromiseReject, PromiseResolve } from "../contract/primordials.js";
+import { isPromise, NativePromise, ObjectFreeze, PromisePrototypeThen, PromiseReject, PromiseResolve } from "../contract/primordials.js";
 import { registeredTools, type ToolRegistry } from "../contract/registry.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
 import { executeCall, executeCalls, type Pipeline, type RunRequest } from "./pipeline.js";
+import { openProgressChannel } from "./progress.js";
 import { runTool, type ToolOutcome } from "./run-tool.js";
 import type { BatchOptions, CallOptions, ToolExecutor } from "./tool-executor.js";
 
-/** Runs a validated call's tool right here, with a frozen `{ signal, toolCallId }` context. */
+/**
+ * Runs a validated call's tool right here, with a frozen `{ signal, toolCallId,
+ * reportProgress }` context; its progress channel closes as soon as the run settles.
+ */
 function runHere(request: RunRequest): ToolOutcome | Promise<ToolOutcome> {
-  return runTool(request.tool, request.args, ObjectFreeze({ signal: request.signal, toolCallId: request.call.id }));
+  const { call, signal, onProgress } = request;
+  if (onProgress === undefined) return runTool(request.tool, request.args, { signal, toolCallId: call.id });
+  const progress = openProgressChannel(onProgress, call.id, call.name, signal);
+  let outcome: ToolOutcome | Promise<ToolOutcome>;
+  try {
+    outcome = runTool(request.tool, request.args, ObjectFreeze({ signal, toolCallId: call.id, reportProgress: progress.report }));
+  } catch (error) {
+    progress.close();
+    throw error;
+  }
+  if (!isPromise(outcome)) {
+    progress.close();
+    return outcome;
+  }
+  return PromisePrototypeThen(
+    outcome,
+    (settled) => {
+      progress.close();
+      return settled;
+    },
+    (error: unknown) => {
+      progress.close();
+      throw error;
+    },
+  ) as Promise<ToolOutcome>;
 }
 
 function pipelineOf(registry: ToolRegistry): Pipeline {
@@ -22,11 +50,17 @@ function pipelineOf(registry: ToolRegistry): Pipeline {
  * Runs one tool call through the boundary. Resolves to a frozen result linked to the call
  * (a success, or a recoverable `isError: true` result); rejects with ToolContractError for
  * a malformed call, with `signal.reason` when the signal aborts first, and with a genuine
- * NonRecoverableToolError thrown by the tool. The registry is read live.
+ * NonRecoverableToolError thrown by the tool. The registry is read live. `options.onProgress`
+ * receives the tool's progress reports (see `CallOptions`).
  */
-export function executeToolCall(registry: ToolRegistry, call: unknown, signal: AbortSignal): Promise<CourseToolResultMessage> {
+export function executeToolCall(
+  registry: ToolRegistry,
+  call: unknown,
+  signal: AbortSignal,
+  options?: CallOptions,
+): Promise<CourseToolResultMessage> {
   try {
-    return executeCall(pipelineOf(registry), call, signal);
+    return executeCall(pipelineOf(registry), call, signal, options);
   } catch (error) {
     return PromiseReject(error);
   }

@@ -11,6 +11,7 @@ import { ArrayPrototypeJoin, JSONStringify, MapPrototypeGet, MapPrototypeGetSize
 import { type CourseToolResultMessage, errorContent, toolResultMessage } from "../contract/results.js";
 import { validateArguments } from "../contract/validation.js";
 import { runBatch } from "./batch.js";
+import { type ProgressListener, readProgressListener } from "./progress.js";
 import type { ToolOutcome } from "./run-tool.js";
 import { assertAbortSignal, throwIfAborted } from "./signal.js";
 import type { BatchOptions, CallOptions } from "./tool-executor.js";
@@ -22,6 +23,8 @@ export interface RunRequest {
   /** What the validator accepted: the value `execute` receives. */
   readonly args: unknown;
   readonly signal: AbortSignal;
+  /** The caller's `onProgress`, if any: where the tool's progress reports go. */
+  readonly onProgress: ProgressListener | undefined;
 }
 
 /**
@@ -46,11 +49,12 @@ export async function executeCall(
   pipeline: Pipeline,
   call: unknown,
   signal: AbortSignal,
-  _options?: CallOptions,
+  options?: CallOptions,
 ): Promise<CourseToolResultMessage> {
   assertAbortSignal(signal);
+  const onProgress = readProgressListener(options);
   throwIfAborted(signal);
-  const result = await completeCall(pipeline, snapshotToolCall(call), signal);
+  const result = await completeCall(pipeline, snapshotToolCall(call), signal, onProgress);
   throwIfAborted(signal); // the last check, on the very promise the caller holds
   return result;
 }
@@ -62,7 +66,8 @@ export async function executeCalls(
   signal: AbortSignal,
   options?: BatchOptions,
 ): Promise<CourseToolResultMessage[]> {
-  const results = await runBatch(calls, signal, options, (call, batchSignal) => completeCall(pipeline, call, batchSignal));
+  const onProgress = readProgressListener(options);
+  const results = await runBatch(calls, signal, options, (call, batchSignal) => completeCall(pipeline, call, batchSignal, onProgress));
   throwIfAborted(signal); // on the very promise the caller holds
   return results;
 }
@@ -75,11 +80,12 @@ export async function completeCall(
   pipeline: Pipeline,
   call: Readonly<CourseToolCall>,
   signal: AbortSignal,
+  onProgress?: ProgressListener,
 ): Promise<CourseToolResultMessage> {
   throwIfAborted(signal);
   const prepared = prepareToolCall(pipeline.tools, call, signal);
   if (prepared.kind === "answered") return prepared.result;
-  const outcome = await pipeline.run({ call: prepared.call, tool: prepared.tool, args: prepared.args, signal });
+  const outcome = await pipeline.run({ call: prepared.call, tool: prepared.tool, args: prepared.args, signal, onProgress });
   return toolResultMessage(prepared.call, outcome.content, outcome.isError);
 }
 

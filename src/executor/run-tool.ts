@@ -4,11 +4,18 @@ import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED }
 import type { CourseTool, ToolContext } from "../contract/definition.js";
 import { isNonRecoverableToolError } from "../contract/errors.js";
 import { describeFailure, readDataProperty } from "../contract/failure.js";
-import { isPromise, isProxy, NativePromise, PromisePrototypeThen, ReflectApply } from "../contract/primordials.js";
+import { isPromise, isProxy, NativePromise, ObjectFreeze, PromisePrototypeThen, ReflectApply } from "../contract/primordials.js";
 import { errorContent } from "../contract/results.js";
 import { serializeToolOutput } from "../contract/serialize.js";
 import { watchAbort } from "./abort-watch.js";
+import { discardProgress } from "./progress.js";
 import { abortReason, isAborted, throwIfAborted } from "./signal.js";
+
+/**
+ * The context a runner hands over: a whole ToolContext, or one without `reportProgress`
+ * (then the tool's reports are checked and dropped).
+ */
+export type RunContext = ToolContext | { readonly signal: AbortSignal; readonly toolCallId: string; readonly reportProgress?: undefined };
 
 /** A finished call before it is linked: bounded content, and whether it is an error. */
 export interface ToolOutcome {
@@ -45,8 +52,12 @@ class Outcome implements ToolOutcome {
  * the signal aborts (without waiting for the tool), and with a NonRecoverableToolError the
  * tool threw. Any other failure is an error outcome.
  */
-export function runTool(tool: CourseTool, args: unknown, context: ToolContext): ToolOutcome | Promise<ToolOutcome> {
-  throwIfAborted(context.signal); // in a worker, the abort can arrive while the call is queued
+export function runTool(tool: CourseTool, args: unknown, runContext: RunContext): ToolOutcome | Promise<ToolOutcome> {
+  throwIfAborted(runContext.signal); // in a worker, the abort can arrive while the call is queued
+  const context: ToolContext =
+    runContext.reportProgress === undefined
+      ? ObjectFreeze({ signal: runContext.signal, toolCallId: runContext.toolCallId, reportProgress: discardProgress })
+      : runContext;
   const settlement = settleExecution(tool, args, context);
   if (!isPromise(settlement)) return finish(settlement as Settlement, context.signal);
   return PromisePrototypeThen(settlement as Promise<Settlement>, (settled) => finish(settled, context.signal)) as Promise<ToolOutcome>;

@@ -2,10 +2,18 @@
 // batches, benchmarks and the contract suite take a ToolExecutor and nothing else.
 import type { ToolRegistry } from "../contract/registry.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
+import type { ProgressListener } from "./progress.js";
 
 /** Options of one call (`executeToolCall`); every field is optional. */
-// biome-ignore lint/complexity/noBannedTypes: grows as executors gain per-call options; callers pass an object today.
-export type CallOptions = {};
+export interface CallOptions {
+  /**
+   * Receives the tool's `context.reportProgress` reports as `{ toolCallId, toolName,
+   * progress, total, message }`: throttled (at most one per 50 ms per call, the latest
+   * report of a burst), never after the call settled or its signal aborted. A throw from it
+   * is ignored. (The worker executor delivers none yet.)
+   */
+  readonly onProgress?: ProgressListener;
+}
 
 /** Options of a batch: the per-call options, plus how many calls run at once. */
 export interface BatchOptions extends CallOptions {
