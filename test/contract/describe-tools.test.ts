@@ -44,7 +44,7 @@ describe("describeTools", () => {
     });
     expect(Object.isFrozen(entry)).toBe(true);
     expect(Object.isFrozen(entry?.parameters)).toBe(true);
-    expect(Object.isFrozen((entry?.parameters as { properties: object }).properties)).toBe(true);
+    expect(Object.isFrozen((entry?.parameters as { properties: object } | undefined)?.properties)).toBe(true);
     // made once, then the same frozen object
     expect(describeTools(registry)[0]?.parameters).toBe(entry?.parameters);
   });
