@@ -17,6 +17,8 @@ export interface TargetCheck {
   /** The target, in words ("ours/sss >= 1.0"). */
   readonly target: string;
   readonly value: number;
+  /** The lowest per-round figure behind `value` (the median), where a case has rounds. */
+  readonly min?: number;
   readonly pass: boolean;
   /** Why a target was missed, or a note on how to read it. */
   readonly note?: string;

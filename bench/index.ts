@@ -5,14 +5,26 @@ import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { type AbortResult, benchAbort } from "./cases/abort.js";
 import { benchCpuBatch, type CpuBatchResult, type ResponsivenessResult } from "./cases/cpu-batch.js";
 import { benchInProcess, type InProcessResult } from "./cases/in-process.js";
+import { benchPeers, type PeersResult } from "./cases/peers.js";
 import { benchQueue, type QueueResult } from "./cases/queue.js";
+import { benchScaling, type ScalingResult } from "./cases/scaling.js";
 import { benchSerializer, type SerializerResult } from "./cases/serializer.js";
 import { benchWorkerDispatch, type WorkerDispatchResult } from "./cases/worker-dispatch.js";
 import { type CaseOptions, now, round, type TargetCheck } from "./harness.js";
 
 export type { CaseOptions, TargetCheck } from "./harness.js";
-export type { AbortResult, CpuBatchResult, InProcessResult, QueueResult, ResponsivenessResult, SerializerResult, WorkerDispatchResult };
-export { benchAbort, benchCpuBatch, benchInProcess, benchQueue, benchSerializer, benchWorkerDispatch };
+export type {
+  AbortResult,
+  CpuBatchResult,
+  InProcessResult,
+  PeersResult,
+  QueueResult,
+  ResponsivenessResult,
+  ScalingResult,
+  SerializerResult,
+  WorkerDispatchResult,
+};
+export { benchAbort, benchCpuBatch, benchInProcess, benchPeers, benchQueue, benchScaling, benchSerializer, benchWorkerDispatch };
 
 export const RESULTS_SCHEMA = "toolgate-bench/1";
 
@@ -38,6 +50,8 @@ export interface BenchResults {
   readonly cpuBatch: CpuBatchResult;
   readonly responsiveness: ResponsivenessResult;
   readonly abort: AbortResult;
+  readonly scaling: ScalingResult;
+  readonly peers: PeersResult;
   /** Through Redis (BullMQ): only when Redis answers at REDIS_URL. */
   readonly queue: QueueResult;
   /** Every case's targets, in case order. */
@@ -55,8 +69,12 @@ export async function runBenchmarks(options: CaseOptions = {}): Promise<BenchRes
   const workerDispatch = await benchWorkerDispatch(options);
   const { cpuBatch, responsiveness } = await benchCpuBatch(options);
   const abort = await benchAbort(options);
+  const scaling = await benchScaling(options);
+  const peers = await benchPeers(options);
   const queue = await benchQueue(options);
-  const targets = [serializer, inProcess, workerDispatch, cpuBatch, responsiveness, abort, queue].flatMap((result) => result.targets);
+  const targets = [serializer, inProcess, workerDispatch, cpuBatch, responsiveness, abort, scaling, peers, queue].flatMap(
+    (result) => result.targets,
+  );
   const counted = targets.filter((check) => check.informational !== true);
   const missed = counted.filter((check) => !check.pass);
   return {
@@ -80,6 +98,8 @@ export async function runBenchmarks(options: CaseOptions = {}): Promise<BenchRes
     cpuBatch,
     responsiveness,
     abort,
+    scaling,
+    peers,
     queue,
     targets,
     summary: { passed: counted.length - missed.length, missed: missed.length, missedIds: missed.map((check) => check.id) },

@@ -1,5 +1,7 @@
-// The results as Markdown tables: readable in a terminal, pasteable into a README.
+// The results as Markdown tables (readable in a terminal, pasteable into docs) and, for
+// bench/report.md, the same tables with an SVG chart per section (bench/svg.ts).
 import type { BenchResults } from "./index.js";
+import { type Bar, barChart, logLogChart } from "./svg.js";
 
 const fmt = (value: number, digits = 2): string =>
   Number.isFinite(value) ? value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: 0 }) : String(value);
@@ -129,8 +131,12 @@ export function renderReport(results: BenchResults): string {
       ],
     ),
     "",
+    ...scalingSection(results),
+    "",
+    ...peersSection(results),
+    "",
     queue.ran
-      ? `7. Through Redis (BullMQ): toolgate-worker hosts (1 thread each) vs raw BullMQ workers (concurrency 1), ${queue.rounds} rounds\n${table(
+      ? `9. Through Redis (BullMQ): toolgate-worker hosts (1 thread each) vs raw BullMQ workers (concurrency 1), ${queue.rounds} rounds\n${table(
           ["hosts", "in flight", "toolgate µs/call", "BullMQ µs/call", "toolgate calls/s", "BullMQ calls/s", "ours/BullMQ"],
           queue.variants.map((variant) => [
             String(variant.hosts),
@@ -142,7 +148,7 @@ export function renderReport(results: BenchResults): string {
             `${fmt(variant.ratio)}x`,
           ]),
         )}`
-      : `7. Through Redis (BullMQ): not run (${queue.reason})`,
+      : `9. Through Redis (BullMQ): not run (${queue.reason})`,
     "",
     `Targets: ${results.summary.passed} pass, ${results.summary.missed} miss (info rows are context, not counted)`,
     table(
@@ -157,4 +163,103 @@ export function renderReport(results: BenchResults): string {
     ),
   );
   return out.join("\n");
+}
+
+function scalingSection({ scaling }: BenchResults): string[] {
+  const rows = Object.entries(scaling.series).map(([name, series]) => {
+    const first = series.points[0];
+    const last = series.points[series.points.length - 1];
+    const perCall = last?.usPerCall === undefined ? "" : `${fmt(last.usPerCall, 3)} µs, ${fmt(last.bytesPerCall ?? 0, 0)} B`;
+    return [
+      name,
+      series.what,
+      `${fmt(first?.n ?? 0, 0)} -> ${fmt(last?.n ?? 0, 0)}`,
+      `${fmt(first?.us ?? 0, 1)} -> ${fmt(last?.us ?? 0, 1)}`,
+      perCall,
+      `${fmt(series.perDoubling)}x`,
+    ];
+  });
+  return [
+    `7. Scaling: cost as N doubles (per doubling: growth over the upper half of the range), ${scaling.rounds} rounds`,
+    table(["case", "what", "N", "µs (first -> last)", "per call at the last N", "per doubling"], rows),
+  ];
+}
+
+function peersSection({ peers }: BenchResults): string[] {
+  const rows = Object.entries(peers.peers).map(([name, figures]) => [
+    name,
+    fmt(figures.usPerCall, 2),
+    fmt(figures.cpuTaskUsPerCall, 1),
+    name === "toolgate" ? "-" : `${fmt(figures.toolgateRatio)}x`,
+    name === "toolgate" ? "-" : `+${fmt(figures.toolgateOverheadUs, 1)}`,
+  ]);
+  return [
+    `8. Peers: 1 thread, one call at a time, ${peers.rounds} rounds of ${peers.callsPerRound} no-op calls (CPU task: burn ${fmt(peers.cpuIterations, 0)} iterations)`,
+    table(["pool", "no-op µs/call", "CPU task µs/call", "toolgate / this", "toolgate overhead µs/call"], rows),
+  ];
+}
+
+/** One SVG per section, by file name (bench/charts/<name>.svg). */
+export function renderCharts(results: BenchResults): Record<string, string> {
+  const { serializer, inProcess, workerDispatch, cpuBatch, responsiveness, abort, scaling, peers } = results;
+  const shapes = Object.entries(serializer.shapes);
+  const ratioBars: Bar[] = shapes.flatMap(([name, shape]) => [
+    { label: `${name} vs safe-stable-stringify`, value: shape.oursVsSss },
+    { label: `${name} vs JSON.stringify`, value: shape.oursVsJson },
+  ]);
+  const lines = Object.entries(scaling.series)
+    .filter(([name]) => name !== "cpuThreads")
+    .map(([name, series]) => ({ name, points: series.points.map((point) => ({ x: point.n, y: point.us })) }));
+  return {
+    serializer: barChart("1. Serializer: toolgate's speed relative to each baseline (ops/s ratio)", "x", ratioBars, {
+      value: 1,
+      label: "parity",
+    }),
+    "in-process": barChart("2. In-process call, trivial tool", "µs", [
+      { label: "executeToolCall", value: inProcess.oursUsPerCall },
+      { label: "naive path", value: inProcess.naiveUsPerCall },
+    ]),
+    "worker-dispatch": barChart("3. Worker round trip, trivial tool", "µs", [
+      { label: "toolgate, sequential", value: workerDispatch.sequential.oursUsPerCall },
+      { label: "Piscina, sequential", value: workerDispatch.sequential.piscinaUsPerCall },
+      { label: "toolgate, parallel", value: workerDispatch.parallel.oursUsPerCall },
+      { label: "Piscina, parallel", value: workerDispatch.parallel.piscinaUsPerCall },
+    ]),
+    "cpu-batch": barChart(`4. CPU batch of ${cpuBatch.calls} calls`, "ms", [
+      { label: "in-process", value: cpuBatch.inProcessMs },
+      { label: `worker pool, ${cpuBatch.threads} threads`, value: cpuBatch.workerMs },
+    ]),
+    responsiveness: barChart("5. Main-thread event-loop delay p99 during the CPU batch", "ms", [
+      { label: "in-process", value: responsiveness.inProcess.p99Ms },
+      { label: "worker pool", value: responsiveness.worker.p99Ms },
+    ]),
+    abort: barChart("6. abort() to rejection, and to the next call served", "ms", [
+      { label: "in-process, cooperative", value: abort.inProcess.cooperativeRejectMs },
+      { label: "pool, cooperative", value: abort.worker.cooperativeRejectMs },
+      { label: "pool, spinning", value: abort.worker.spinningRejectMs },
+      { label: "pool, next call after spinning", value: abort.worker.spinningNextCallMs },
+    ]),
+    scaling: logLogChart("7. Scaling: µs for the whole input as N doubles", "N", "µs", lines),
+    peers: barChart(
+      "8. Peers: µs per no-op call, 1 thread",
+      "µs",
+      Object.entries(peers.peers).map(([name, figures]) => ({ label: name, value: figures.usPerCall })),
+    ),
+  };
+}
+
+/** bench/report.md: the tables, and each section's chart (charts/<name>.svg beside it). */
+export function renderMarkdownReport(results: BenchResults, charts: readonly string[]): string {
+  return [
+    "# toolgate benchmark report",
+    "",
+    "Written by `npm run bench` (see docs/benchmarks.md for the method). Charts:",
+    "",
+    ...charts.map((name) => `![${name}](charts/${name}.svg)`),
+    "",
+    "```text",
+    renderReport(results),
+    "```",
+    "",
+  ].join("\n");
 }

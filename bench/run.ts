@@ -1,11 +1,12 @@
-// `npm run bench`: runs every case, prints the tables, writes bench/results.json.
+// `npm run bench`: runs every case, prints the tables, writes bench/results.json and
+// bench/report.md (with an SVG chart per section in bench/charts/).
 // BENCH_SMOKE=1 runs each case once with tiny counts (and writes nothing unless BENCH_OUT is set).
 // BENCH_OUT=path writes the JSON there instead.
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { runBenchmarks } from "./index.js";
-import { RESULTS_FILE } from "./paths.js";
-import { renderReport } from "./report.js";
+import { REPORT_DIR, RESULTS_FILE } from "./paths.js";
+import { renderCharts, renderMarkdownReport, renderReport } from "./report.js";
 
 const smoke = process.env.BENCH_SMOKE === "1";
 const log = (line: string): void => {
@@ -18,4 +19,13 @@ const out = process.env.BENCH_OUT ?? (smoke ? undefined : fileURLToPath(RESULTS_
 if (out !== undefined) {
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
   process.stdout.write(`\nwrote ${out}\n`);
+}
+if (!smoke) {
+  // bench/report.md and its charts (bench/charts/*.svg), beside results.json.
+  const charts = renderCharts(results);
+  const dir = fileURLToPath(REPORT_DIR);
+  mkdirSync(new URL("charts/", REPORT_DIR), { recursive: true });
+  for (const [name, svg] of Object.entries(charts)) writeFileSync(new URL(`charts/${name}.svg`, REPORT_DIR), `${svg}\n`);
+  writeFileSync(new URL("report.md", REPORT_DIR), renderMarkdownReport(results, Object.keys(charts)));
+  process.stdout.write(`wrote ${dir}report.md and ${Object.keys(charts).length} charts\n`);
 }

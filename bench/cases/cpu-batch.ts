@@ -154,8 +154,9 @@ export async function benchCpuBatch(
     return summarize();
 
     function summarize(): { cpuBatch: CpuBatchResult; responsiveness: ResponsivenessResult } {
-      const speedup = median(pairedRatios(inProcessMs, workerMs));
-      const targetSpeedup = round2(0.85 * threads);
+      const speedups = pairedRatios(inProcessMs, workerMs);
+      const speedup = median(speedups);
+      const targetSpeedup = round2(0.95 * threads); // issue 10: 1.9 on 2 cores
       const inProcessMedian = median(inProcessMs);
       const workerMedian = median(workerMs);
       const toolMs = inProcessMedian / calls;
@@ -186,8 +187,9 @@ export async function benchCpuBatch(
           targets: [
             {
               id: "cpuBatch.speedup",
-              target: `worker/in-process throughput >= 0.85 x ${threads} cores = ${targetSpeedup}`,
+              target: `worker/in-process throughput >= 0.95 x ${threads} cores = ${targetSpeedup}`,
               value: round2(speedup),
+              min: round2(Math.min(...speedups)),
               pass: speedupPass,
               ...(speedupPass
                 ? {}

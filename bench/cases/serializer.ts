@@ -23,6 +23,16 @@ export interface SerializerResult {
   readonly targets: TargetCheck[];
 }
 
+/** Issue 10's targets per shape (ours/sss, ops/s). */
+const SSS_TARGETS: Record<ShapeName, number> = { flat100: 1.25, nested120: 1.0, string4000: 1.0 };
+
+const MISS_NOTES: Record<ShapeName, string> = {
+  flat100: "slower than the target over safe-stable-stringify",
+  nested120:
+    "35 small containers: the descriptor read per member (about 25 ns) and the Proxy and prototype checks per container are what safe-stable-stringify skips",
+  string4000: "both are the engine's JSON string escaping of the 4000 characters (parity is the floor)",
+};
+
 export async function benchSerializer(options: CaseOptions = {}): Promise<SerializerResult> {
   const smoke = options.smoke === true;
   const micro = smoke ? { rounds: 1, time: 5, warmupTime: 2, inner: 4 } : { rounds: 7, time: 120, warmupTime: 40, inner: 32 };
@@ -56,20 +66,27 @@ export async function benchSerializer(options: CaseOptions = {}): Promise<Serial
       oursVsSss: round(oursVsSss),
       oursVsJson: round(oursVsJson),
     };
+    const sssTarget = SSS_TARGETS[name];
     targets.push(
       {
         id: `serializer.${name}.oursVsSss`,
-        target: "ours/sss (ops/s) >= 1.0",
+        target: `ours/sss (ops/s) >= ${sssTarget}`,
         value: round(oursVsSss),
-        pass: oursVsSss >= 1,
-        ...(oursVsSss >= 1 ? {} : { note: "slower than safe-stable-stringify on this shape" }),
+        min: round(Math.min(...pairedRatios(ns.sss, ns.ours))),
+        pass: oursVsSss >= sssTarget,
+        ...(oursVsSss >= sssTarget ? {} : { note: MISS_NOTES[name] }),
       },
       {
         id: `serializer.${name}.oursVsJson`,
         target: "ours/JSON (ops/s) >= 0.5 (within 2x)",
         value: round(oursVsJson),
+        min: round(Math.min(...pairedRatios(ns.json, ns.ours))),
         pass: oursVsJson >= 0.5,
-        ...(oursVsJson >= 0.5 ? {} : { note: "more than 2x slower than JSON.stringify on this shape" }),
+        ...(oursVsJson >= 0.5
+          ? {}
+          : {
+              note: "more than 2x slower than JSON.stringify: every member is read through its property descriptor and every container is checked for Proxies (the engine's JSON.stringify does neither)",
+            }),
       },
     );
   }

@@ -1,6 +1,7 @@
 // The call snapshot: an untrusted tool call becomes an isolated, deeply frozen copy made of
 // own data properties read exactly once, or a ToolContractError(INVALID_TOOL_CALL).
-import { COURSE_TOOL_INVALID_TOOL_CALL, COURSE_TOOL_MAX_ARGUMENT_DEPTH } from "./constants.js";
+import { DEFAULT_ARGUMENT_BUDGETS, type ResolvedArgumentBudgets } from "./budgets.js";
+import { COURSE_TOOL_INVALID_TOOL_CALL } from "./constants.js";
 import { ToolContractError } from "./errors.js";
 import {
   ArrayIsArray,
@@ -12,9 +13,13 @@ import {
   ObjectDefineProperty,
   ObjectFreeze,
   ObjectGetOwnPropertyDescriptor,
+  ObjectGetOwnPropertyNames,
+  ObjectGetOwnPropertySymbols,
   ObjectGetPrototypeOf,
   ObjectHasOwn,
+  ObjectKeys,
   ObjectPrototype,
+  ObjectPrototypeLookupGetter,
   ReflectOwnKeys,
 } from "./primordials.js";
 
@@ -34,9 +39,11 @@ export interface CourseToolCall {
 /**
  * Takes the isolated, deeply frozen snapshot of an untrusted call. Throws
  * ToolContractError(INVALID_TOOL_CALL) for anything that is not a well-formed call:
- * wrong shape, accessors, Proxies, non-JSON arguments, an empty id or name.
+ * wrong shape, accessors, Proxies, non-JSON arguments, an empty id or name, or arguments
+ * over one of `budgets` (the message names the budget and the path). Budgets are checked
+ * before a container's members are read: an array is refused by its length alone.
  */
-export function snapshotToolCall(call: unknown): Readonly<CourseToolCall> {
+export function snapshotToolCall(call: unknown, budgets: ResolvedArgumentBudgets = DEFAULT_ARGUMENT_BUDGETS): Readonly<CourseToolCall> {
   if (!isPlainRecord(call)) invalid("the call must be a plain object (not a Proxy, array or class instance)");
   const type = readOwnData(call, "type");
   if (type !== "toolCall") invalid('call.type must be "toolCall"');
@@ -45,13 +52,16 @@ export function snapshotToolCall(call: unknown): Readonly<CourseToolCall> {
   const name = readOwnData(call, "name");
   if (typeof name !== "string" || name.length === 0) invalid("call.name must be a non-empty string");
   const args = readOwnData(call, "arguments");
-  if (!isPlainRecord(args)) invalid("call.arguments must be a plain JSON object");
-  return ObjectFreeze({
-    type: "toolCall",
-    id,
-    name,
-    arguments: snapshotJson(args, 0, [], [], "arguments") as Record<string, JsonValue>,
-  });
+  if (!isPlainRecord(args) || isArrayBufferView(args) || isBoxedPrimitive(args)) invalid("call.arguments must be a plain JSON object");
+  // The root is checked above (a plain, non-Proxy record): it is counted and copied directly.
+  const walk = startWalk(budgets);
+  try {
+    walk.ancestors[0] = args;
+    spendNodes(walk, 1, 0);
+    return ObjectFreeze({ type: "toolCall", id, name, arguments: snapshotObject(walk, args, 0) as Record<string, JsonValue> });
+  } finally {
+    endWalk(walk);
+  }
 }
 
 function invalid(message: string): never {
@@ -73,93 +83,188 @@ function readOwnData(record: object, key: string): unknown {
 }
 
 /**
- * Deep copy of a JSON value into fresh frozen objects; anything else is refused. `trail`
- * holds the keys leading here, so an error message can name the path without building a
+ * One snapshot's state: the budgets, what was spent, and the ancestry. `trail` holds the keys
+ * leading to the current value, so an error message can name the path without building a
  * path string for every member of every call.
  */
-function snapshotJson(value: unknown, depth: number, ancestors: object[], trail: (string | number)[], root: string): unknown {
+class Walk {
+  nodes = 0;
+  size = 0;
+  /** Deepest container index written to `ancestors` (cleared after the walk). */
+  deepest = 0;
+  readonly ancestors: (object | undefined)[] = [];
+  readonly trail: (string | number)[] = [];
+  budgets: ResolvedArgumentBudgets = DEFAULT_ARGUMENT_BUDGETS;
+}
+
+// One walk, reused: a snapshot runs no code of the caller's, so it never re-enters, and its
+// state costs a call nothing to allocate. The ancestors are cleared after each snapshot, so no
+// caller's object is kept alive by it.
+const sharedWalk = new Walk();
+
+function startWalk(budgets: ResolvedArgumentBudgets): Walk {
+  sharedWalk.nodes = 0;
+  sharedWalk.size = 0;
+  sharedWalk.deepest = 0;
+  sharedWalk.budgets = budgets;
+  return sharedWalk;
+}
+
+function endWalk(walk: Walk): void {
+  for (let index = 0; index <= walk.deepest + 1; index += 1) {
+    walk.ancestors[index] = undefined;
+    walk.trail[index] = 0;
+  }
+}
+
+/** Counts `count` more values (and their share of the size); refuses past the budgets. */
+function spendNodes(walk: Walk, count: number, depth: number): void {
+  walk.nodes += count;
+  walk.size += count;
+  const budgets = walk.budgets;
+  if (walk.nodes > budgets.maxNodes) overBudget(walk, depth, `more than ${budgets.maxNodes} values`, "maxNodes");
+  if (walk.size > budgets.maxTotalSize) overBudget(walk, depth, `more than ${budgets.maxTotalSize} in total size`, "maxTotalSize");
+}
+
+/** Counts a string's (or key's) length; refuses past the budgets. */
+function spendText(walk: Walk, text: string, depth: number): void {
+  const length = text.length;
+  const budgets = walk.budgets;
+  if (length > budgets.maxStringLength) {
+    overBudget(walk, depth, `has a string of ${length} code units (more than ${budgets.maxStringLength})`, "maxStringLength");
+  }
+  walk.size += length;
+  if (walk.size > budgets.maxTotalSize) overBudget(walk, depth, `more than ${budgets.maxTotalSize} in total size`, "maxTotalSize");
+}
+
+function overBudget(walk: Walk, depth: number, problem: string, budget: keyof ResolvedArgumentBudgets): never {
+  invalidAt(walk, depth, `exceeds the argument budget: ${problem} (argument budget ${budget})`);
+}
+
+/** Deep copy of a JSON value into fresh frozen objects; anything else is refused. */
+function snapshotJson(walk: Walk, value: unknown, depth: number): unknown {
   switch (typeof value) {
     case "string":
+      spendNodes(walk, 1, depth);
+      spendText(walk, value, depth);
+      return value;
     case "boolean":
+      spendNodes(walk, 1, depth);
       return value;
     case "number":
-      if (!NumberIsFinite(value)) invalidAt(root, trail, depth, "is not a finite number");
+      if (!NumberIsFinite(value)) invalidAt(walk, depth, "is not a finite number");
+      spendNodes(walk, 1, depth);
       return value;
     case "object":
-      if (value === null) return value;
+      if (value === null) {
+        spendNodes(walk, 1, depth);
+        return value;
+      }
       break;
     default:
-      invalidAt(root, trail, depth, `is a ${typeof value}, which is not JSON`);
+      invalidAt(walk, depth, `is a ${typeof value}, which is not JSON`);
   }
-  if (isProxy(value)) invalidAt(root, trail, depth, "is a Proxy");
-  if (depth >= COURSE_TOOL_MAX_ARGUMENT_DEPTH) invalidAt(root, trail, depth, `nests deeper than ${COURSE_TOOL_MAX_ARGUMENT_DEPTH} levels`);
+  if (isProxy(value)) invalidAt(walk, depth, "is a Proxy");
+  const maxDepth = walk.budgets.maxDepth;
+  if (depth >= maxDepth) invalidAt(walk, depth, `nests deeper than ${maxDepth} levels (argument budget maxDepth)`);
+  const ancestors = walk.ancestors;
   for (let index = 0; index < depth; index += 1) {
-    if (ancestors[index] === value) invalidAt(root, trail, depth, "is circular");
+    if (ancestors[index] === value) invalidAt(walk, depth, "is circular");
   }
   ancestors[depth] = value;
+  if (depth > walk.deepest) walk.deepest = depth;
+  spendNodes(walk, 1, depth);
   const prototype: unknown = ObjectGetPrototypeOf(value);
   if (ArrayIsArray(value)) {
-    if (prototype !== ArrayPrototype) invalidAt(root, trail, depth, "is an array with an unusual prototype");
-    return snapshotArray(value, depth, ancestors, trail, root);
+    if (prototype !== ArrayPrototype) invalidAt(walk, depth, "is an array with an unusual prototype");
+    return snapshotArray(walk, value, depth);
   }
   // A typed array or boxed primitive with a swapped prototype is no JSON object (and a typed
   // array would be copied index by index).
   if ((prototype !== ObjectPrototype && prototype !== null) || isArrayBufferView(value) || isBoxedPrimitive(value)) {
-    invalidAt(root, trail, depth, "is not a plain object");
+    invalidAt(walk, depth, "is not a plain object");
   }
-  return snapshotObject(value, depth, ancestors, trail, root);
+  return snapshotObject(walk, value, depth);
 }
 
-function snapshotArray(array: unknown[], depth: number, ancestors: object[], trail: (string | number)[], root: string): readonly unknown[] {
-  const length = array.length;
-  if (ReflectOwnKeys(array).length !== length + 1) invalidAt(root, trail, depth, "is sparse or has non-index properties");
+function snapshotArray(walk: Walk, array: unknown[], depth: number): readonly unknown[] {
+  const length = array.length; // an own data property of a genuine, non-Proxy array: O(1)
+  // Every element is at least one value: a huge array is refused before anything is listed.
+  if (walk.nodes + length > walk.budgets.maxNodes) {
+    overBudget(walk, depth, `${length} elements do not fit in ${walk.budgets.maxNodes} values (${walk.nodes} counted)`, "maxNodes");
+  }
+  if (ReflectOwnKeys(array).length !== length + 1) invalidAt(walk, depth, "is sparse or has non-index properties");
   const copy: unknown[] = [];
+  const trail = walk.trail;
   for (let index = 0; index < length; index += 1) {
     trail[depth] = index;
-    const descriptor = ObjectGetOwnPropertyDescriptor(array, index);
-    if (descriptor === undefined || !ObjectHasOwn(descriptor, "value")) invalidAt(root, trail, depth + 1, "is a hole or an accessor");
-    setOwn(copy, index, snapshotJson(descriptor.value, depth + 1, ancestors, trail, root));
+    // An own element without a getter is data (a setter-only accessor reads undefined: refused
+    // as not JSON); this costs half a descriptor read.
+    if (!ObjectHasOwn(array, index) || ObjectPrototypeLookupGetter(array, index) !== undefined) {
+      invalidAt(walk, depth + 1, "is a hole or an accessor");
+    }
+    setOwn(copy, ArrayPrototype, index, snapshotJson(walk, array[index], depth + 1));
   }
   return ObjectFreeze(copy);
 }
 
-function snapshotObject(
-  record: object,
-  depth: number,
-  ancestors: object[],
-  trail: (string | number)[],
-  root: string,
-): Readonly<Record<string, unknown>> {
-  const keys = ReflectOwnKeys(record);
+function snapshotObject(walk: Walk, record: object, depth: number): Readonly<Record<string, unknown>> {
+  // Listing keys is the one step that is O(keys) whatever the budget (JavaScript cannot count
+  // an object's properties without listing them). Object.keys is the cheapest listing
+  // (measured on Node 20: 0.6x the time of Reflect.ownKeys on 100k keys, and 15x less on a
+  // one-key object, where Reflect.ownKeys leaves the engine's fast path), so it runs first
+  // and a huge object is refused before anything else is read.
+  const keys = ObjectKeys(record);
+  const count = keys.length;
+  if (walk.nodes + count > walk.budgets.maxNodes) {
+    overBudget(walk, depth, `${count} keys do not fit in ${walk.budgets.maxNodes} values (${walk.nodes} counted)`, "maxNodes");
+  }
+  // Non-enumerable properties and symbol keys are not JSON: refused (two more cheap listings).
+  if (ObjectGetOwnPropertyNames(record).length !== count) refuseHidden(walk, record, depth);
+  if (ObjectGetOwnPropertySymbols(record).length !== 0) invalidAt(walk, depth, "has a symbol key");
   const copy: Record<string, unknown> = {};
-  for (let index = 0; index < keys.length; index += 1) {
-    const key = keys[index];
-    if (typeof key !== "string") invalidAt(root, trail, depth, "has a symbol key");
+  const trail = walk.trail;
+  for (let index = 0; index < count; index += 1) {
+    const key = keys[index] as string;
     trail[depth] = key;
-    const descriptor = ObjectGetOwnPropertyDescriptor(record, key);
-    if (descriptor === undefined || !ObjectHasOwn(descriptor, "value")) invalidAt(root, trail, depth + 1, "is an accessor");
-    if (descriptor.enumerable !== true) invalidAt(root, trail, depth + 1, "is not enumerable");
-    setOwn(copy, key, snapshotJson(descriptor.value, depth + 1, ancestors, trail, root));
+    spendText(walk, key, depth + 1);
+    if (ObjectPrototypeLookupGetter(record, key) !== undefined) invalidAt(walk, depth + 1, "is an accessor");
+    setOwn(copy, ObjectPrototype, key, snapshotJson(walk, (record as Record<string, unknown>)[key], depth + 1));
   }
   return ObjectFreeze(copy);
+}
+
+/** Names the first own string key that Object.keys did not list: a non-enumerable property. */
+function refuseHidden(walk: Walk, record: object, depth: number): never {
+  const names = ObjectGetOwnPropertyNames(record);
+  for (let index = 0; index < names.length; index += 1) {
+    const descriptor = ObjectGetOwnPropertyDescriptor(record, names[index] as string);
+    if (descriptor !== undefined && descriptor.enumerable !== true) {
+      walk.trail[depth] = names[index] as string;
+      invalidAt(walk, depth + 1, "is not enumerable");
+    }
+  }
+  invalidAt(walk, depth, "changed while it was read");
 }
 
 /**
  * Adds an own data property to a fresh copy. Plain assignment is several times faster than
  * defineProperty, and safe unless the key exists up the prototype chain ("__proto__", a
  * setter someone put on Object.prototype or Array.prototype): those keys are defined instead,
- * so they stay ordinary keys and no inherited setter ever sees the copy.
+ * so they stay ordinary keys and no inherited setter ever sees the copy. `prototype` is the
+ * copy's (a fresh copy's is known: no call to look it up).
  */
-function setOwn(copy: object, key: string | number, value: unknown): void {
-  if (key in ObjectGetPrototypeOf(copy)) {
+function setOwn(copy: object, prototype: object, key: string | number, value: unknown): void {
+  if (key in prototype) {
     ObjectDefineProperty(copy, key, { value, writable: true, enumerable: true, configurable: true });
   } else {
     (copy as Record<string | number, unknown>)[key] = value;
   }
 }
 
-function invalidAt(root: string, trail: readonly (string | number)[], depth: number, problem: string): never {
-  let path = root;
+function invalidAt(walk: Walk, depth: number, problem: string): never {
+  let path = "arguments";
+  const trail = walk.trail;
   for (let index = 0; index < depth; index += 1) {
     const key = trail[index] as string | number;
     path += typeof key === "number" ? `[${key}]` : `.${key}`;

@@ -8,15 +8,22 @@ export const COURSE_TOOL_TRUNCATION_MARKER = "\n[Tool output truncated]";
 /** Rendered in place of a value that refers back to one of its own ancestors. */
 export const COURSE_TOOL_CIRCULAR_MARKER = "[Circular]";
 
-/** Serializer budget: containers (objects, arrays, Maps, Sets) nested at most this deep. */
+// The serializer's default budgets (each configurable per executor and per tool: `OutputBudgets`).
+// docs/guarantees.md gives the reason for each value and the cost of the worst input it admits.
+
+/** Default serializer budget: containers (objects, arrays, Maps, Sets) nested at most this deep. */
 export const COURSE_TOOL_MAX_DEPTH = 32;
-/** Serializer budget: values rendered (containers and primitives alike). */
-export const COURSE_TOOL_MAX_NODES = 128;
-/** Serializer budget: members examined in objects, arrays, Maps and Sets, omitted ones included. */
-export const COURSE_TOOL_MAX_COLLECTION_VISITS = 256;
-/** Serializer budget: code points kept of any one string or key. */
+/**
+ * Default serializer budget: values rendered (containers and primitives alike). 2048 since
+ * 0.2 (was 128): every value takes at least 2 code points of JSON, so 2048 values fill the
+ * 4096-code-point content; 30 rows of 4 fields (151 values) or a page of search results fit.
+ */
+export const COURSE_TOOL_MAX_NODES = 2048;
+/** Default serializer budget: members examined in objects, arrays, Maps and Sets, omitted ones included (4096 since 0.2; was 256). */
+export const COURSE_TOOL_MAX_COLLECTION_VISITS = 4096;
+/** Default serializer budget: code points kept of any one string or key. */
 export const COURSE_TOOL_MAX_STRING_CODE_POINTS = 4096;
-/** Serializer budget: magnitude of a BigInt, in bits. */
+/** Default serializer budget: magnitude of a BigInt, in bits. */
 export const COURSE_TOOL_MAX_BIGINT_BITS = 4096;
 
 /** Largest `timeoutMs` anywhere: the longest delay a Node.js timer keeps (2^31 - 1 ms, about 24.8 days). */
@@ -26,8 +33,18 @@ export const COURSE_TOOL_MAX_ATTACHMENT_BYTES = 8 * 1024 * 1024;
 /** Largest number of attachments on one result. */
 export const COURSE_TOOL_MAX_ATTACHMENTS = 16;
 
-/** Nesting limit of a call's `arguments` (a snapshot, not the serializer). */
+// The call snapshot's default budgets for `arguments` (configurable per executor and per call:
+// `ArgumentBudgets`). Generous for real calls (a model writes far less), small enough that
+// the snapshot of the worst admitted call stays in the low milliseconds.
+
+/** Default argument budget: containers nested at most this deep. */
 export const COURSE_TOOL_MAX_ARGUMENT_DEPTH = 64;
+/** Default argument budget: values in `arguments` (containers and primitives). */
+export const COURSE_TOOL_MAX_ARGUMENT_NODES = 20_000;
+/** Default argument budget: UTF-16 code units of any one string or key (1 Mi). */
+export const COURSE_TOOL_MAX_ARGUMENT_STRING_LENGTH = 1_048_576;
+/** Default argument budget: code units of every string and key, plus one per value (4 Mi). */
+export const COURSE_TOOL_MAX_ARGUMENT_SIZE = 4_194_304;
 /** How many registered tool names a TOOL_NOT_FOUND message lists. */
 export const COURSE_TOOL_MAX_LISTED_TOOL_NAMES = 32;
 

@@ -1,4 +1,4 @@
-// Code-point arithmetic for the 4096-code-point content cap. A surrogate pair counts as
+// Code-point arithmetic for the content cap (4096 code points by default). A surrogate pair counts as
 // one code point and is never split; a lone surrogate counts as one code point.
 // docs/contract.md: rule 12 — content cap.
 import { COURSE_TOOL_MAX_CONTENT_CODE_POINTS, COURSE_TOOL_TRUNCATION_MARKER } from "./constants.js";
@@ -39,12 +39,12 @@ export function cutToCodePoints(text: string, maxCodePoints: number): { text: st
 const MARKER_CODE_POINTS = COURSE_TOOL_TRUNCATION_MARKER.length; // the marker is ASCII
 
 /**
- * The final content rule: at most 4096 code points; when the text is longer, or when
- * something was already cut on the way (`alreadyCut`), exactly 4096 code points
- * ending with the single truncation marker.
+ * The final content rule: at most `maxCodePoints` (4096 by default); when the text is longer,
+ * or when something was already cut on the way (`alreadyCut`), exactly `maxCodePoints` code
+ * points ending with the single truncation marker.
  */
-export function capContent(text: string, alreadyCut: boolean): string {
-  if (!alreadyCut && codePointBoundary(text, COURSE_TOOL_MAX_CONTENT_CODE_POINTS) === text.length) return text;
-  const keep = codePointBoundary(text, COURSE_TOOL_MAX_CONTENT_CODE_POINTS - MARKER_CODE_POINTS);
+export function capContent(text: string, alreadyCut: boolean, maxCodePoints: number = COURSE_TOOL_MAX_CONTENT_CODE_POINTS): string {
+  if (!alreadyCut && codePointBoundary(text, maxCodePoints) === text.length) return text;
+  const keep = codePointBoundary(text, maxCodePoints - MARKER_CODE_POINTS);
   return StringPrototypeSlice(text, 0, keep) + COURSE_TOOL_TRUNCATION_MARKER;
 }

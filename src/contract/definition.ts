@@ -2,6 +2,7 @@
 // object into a frozen snapshot whose functions cannot be redirected afterwards.
 // docs/contract.md: rule 1 — definition snapshot.
 import type { ToolApp } from "./app.js";
+import { type OutputBudgets, readOutputBudgets } from "./budgets.js";
 import { COURSE_TOOL_INVALID_TOOL_DEFINITION } from "./constants.js";
 import { isToolContractError, ToolContractError } from "./errors.js";
 import {
@@ -42,6 +43,8 @@ export interface CourseToolDefinition<A = unknown, O = unknown> {
   execute(args: A, context: ToolContext): Promise<O> | O;
   /** Optional: this tool's time limit in ms (1 to 2^31 - 1); overrides the executor's, a call's own overrides it. */
   timeoutMs?: number;
+  /** Optional: this tool's serializer budgets (over the executor's), e.g. `{ maxNodes: 4096 }`. */
+  budgets?: OutputBudgets;
 }
 
 /** A frozen tool snapshot made by `defineTool`; what a `ToolRegistry` holds. */
@@ -82,12 +85,14 @@ export function defineTool(definition: unknown): CourseTool {
   }
   if (typeof validate !== "function" || isProxy(validate)) invalid(`tool "${name}": validate must be a function`);
   if (typeof execute !== "function" || isProxy(execute)) invalid(`tool "${name}": execute must be a function`);
+  const budgets = readOptionalBudgets(definition, name);
   const tool: CourseTool = ObjectFreeze({
     name,
     description,
     validate: ObjectFreeze((args: unknown) => ReflectApply(validate, undefined, [args])),
     execute: ObjectFreeze((args: unknown, context: ToolContext) => ReflectApply(execute, undefined, [args, context])),
     ...optionalTimeout(definition, name),
+    ...(budgets === undefined ? {} : { budgets }),
   });
   WeakSetPrototypeAdd(definedTools, tool);
   WeakMapPrototypeSet(validators, tool, validate as (args: unknown) => unknown);
@@ -119,6 +124,13 @@ function optionalTimeout(definition: object, name: string): { timeoutMs?: number
   if (ObjectGetOwnPropertyDescriptor(definition, "timeoutMs") === undefined) return {};
   const value = readField(definition, "timeoutMs");
   return value === undefined ? {} : { timeoutMs: checkTimeoutMs(value, `tool "${name}": timeoutMs`, COURSE_TOOL_INVALID_TOOL_DEFINITION) };
+}
+
+/** The optional `budgets` field: read once if it is an own property (an inherited one is not read). */
+function readOptionalBudgets(definition: object, name: string): OutputBudgets | undefined {
+  if (ObjectGetOwnPropertyDescriptor(definition, "budgets") === undefined) return undefined;
+  const budgets = readField(definition, "budgets");
+  return budgets === undefined ? undefined : readOutputBudgets(budgets, `tool "${name}": budgets`, COURSE_TOOL_INVALID_TOOL_DEFINITION);
 }
 
 function invalid(message: string): never {

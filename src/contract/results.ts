@@ -71,9 +71,10 @@ export function toolResultMessage(
   });
 }
 
-/** Deterministic error content: the code first, so it survives any truncation. */
-export function errorContent(code: RecoverableToolErrorCode, failure: FailureText): string {
-  return capContent('{"error":{"code":' + JSONStringify(code) + ',"message":' + JSONStringify(failure.text) + "}}", failure.cut);
+/** Deterministic error content: the code first, so it survives any truncation (cap: 4096 code points by default). */
+export function errorContent(code: RecoverableToolErrorCode, failure: FailureText, maxCodePoints?: number): string {
+  const json = '{"error":{"code":' + JSONStringify(code) + ',"message":' + JSONStringify(failure.text) + "}}";
+  return capContent(json, failure.cut, maxCodePoints);
 }
 
 const LEADING_CODE = /^\{"error":\{"code":"([A-Z_]+)"/;

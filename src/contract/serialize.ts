@@ -1,20 +1,20 @@
 // The bounded, safe serializer: the resource and safety boundary between a tool that has
 // already run and the transcript. It never calls code supplied by the value (no toJSON,
 // getters, Proxy traps, instance or patched collection methods) and its work is bounded by
-// the budgets in constants.ts. Pure and synchronous: it runs unchanged inside a worker.
+// its budgets (budgets.ts; defaults in constants.ts). Pure and synchronous: it runs
+// unchanged inside a worker.
 import {
-  COURSE_TOOL_CIRCULAR_MARKER,
-  COURSE_TOOL_MAX_BIGINT_BITS,
-  COURSE_TOOL_MAX_COLLECTION_VISITS,
-  COURSE_TOOL_MAX_DEPTH,
-  COURSE_TOOL_MAX_NODES,
-  COURSE_TOOL_MAX_STRING_CODE_POINTS,
-} from "./constants.js";
+  DEFAULT_OUTPUT_BUDGETS,
+  type OutputBudgets,
+  type ResolvedOutputBudgets,
+  readOutputBudgets,
+  resolveOutputBudgets,
+} from "./budgets.js";
+import { COURSE_TOOL_CIRCULAR_MARKER } from "./constants.js";
 import { capContent, cutToCodePoints } from "./content.js";
 import {
   ArrayIsArray,
   ArrayPrototype,
-  ArrayPrototypeSort,
   BigIntPrototypeToString,
   DatePrototype,
   DatePrototypeGetTime,
@@ -27,14 +27,17 @@ import {
   isSet,
   JSONStringify,
   MapPrototype,
+  MapPrototypeClear,
+  MapPrototypeGet,
   MapPrototypeGetSize,
+  MapPrototypeSet,
   mapEntryStepper,
   NumberIsFinite,
-  ObjectGetOwnPropertyDescriptor,
   ObjectGetPrototypeOf,
   ObjectHasOwn,
   ObjectKeys,
   ObjectPrototype,
+  ObjectPrototypeLookupGetter,
   RegExpPrototypeExec,
   SetPrototype,
   SetPrototypeGetSize,
@@ -51,162 +54,228 @@ export type Rendering =
   | { readonly ok: true; readonly text: string; readonly cut: boolean }
   | { readonly ok: false; readonly message: string };
 
-const BIGINT_LIMIT = 1n << BigInt(COURSE_TOOL_MAX_BIGINT_BITS);
-
-/** Thrown inside the walk when a budget or rule refuses the value; caught at the top. */
-class Refusal {
-  constructor(readonly reason: string) {}
-}
-
-interface Walk {
-  nodes: number;
-  visits: number;
-  cut: boolean;
-}
-
-/** One container being rendered; the chain of frames is the ancestry (cycles, paths). */
-interface Frame {
-  readonly container: object;
-  readonly parent: Frame | undefined;
-  /** Depth of this container's members (the number of containers around them). */
-  readonly depth: number;
-  /** The member being rendered, for error paths. */
-  key: string | number | undefined;
-}
-
 /**
- * Serializes a tool's output to the final `content` string (at most 4096 code points).
- * A top-level string is used verbatim; `undefined` gives ""; everything else is rendered
- * as deterministic JSON (see the README for every type's rendering). Never throws.
+ * Serializes a tool's output to the final `content` string (at most 4096 code points by
+ * default). A top-level string is used verbatim; `undefined` gives ""; everything else is
+ * rendered as deterministic JSON (see docs/guarantees.md for every type's rendering).
+ * `budgets` overrides the default budgets (validated: ToolContractError(INVALID_ARGUMENT)).
+ * Never throws otherwise.
  */
-export function serializeToolOutput(value: unknown): SerializationOutcome {
-  const rendering = renderValue(value);
-  return rendering.ok ? { ok: true, content: capContent(rendering.text, rendering.cut) } : rendering;
+export function serializeToolOutput(value: unknown, budgets?: OutputBudgets): SerializationOutcome {
+  const resolved =
+    budgets === undefined ? DEFAULT_OUTPUT_BUDGETS : resolveOutputBudgets(DEFAULT_OUTPUT_BUDGETS, readOutputBudgets(budgets, "budgets"));
+  return serializeWithin(value, resolved);
+}
+
+/** `serializeToolOutput` with budgets already validated and resolved (the executors' path). */
+export function serializeWithin(value: unknown, budgets: ResolvedOutputBudgets): SerializationOutcome {
+  const rendering = renderValue(value, budgets);
+  return rendering.ok ? { ok: true, content: capContent(rendering.text, rendering.cut, budgets.maxContentCodePoints) } : rendering;
 }
 
 /** The serializer's walk without the final cap; shared with error-message rendering. */
-export function renderValue(value: unknown): Rendering {
+export function renderValue(value: unknown, budgets: ResolvedOutputBudgets = DEFAULT_OUTPUT_BUDGETS): Rendering {
   if (typeof value === "string") {
-    const { text, cut } = cutToCodePoints(value, COURSE_TOOL_MAX_STRING_CODE_POINTS);
+    const { text, cut } = cutToCodePoints(value, budgets.maxStringCodePoints);
     return { ok: true, text: StringPrototypeToWellFormed(text), cut };
   }
   if (value === undefined) return { ok: true, text: "", cut: false };
   if (typeof value === "function" || typeof value === "symbol") {
     return { ok: false, message: `a ${typeof value} cannot be serialized` };
   }
-  const walk: Walk = { nodes: 0, visits: 0, cut: false };
+  const walk = sharedWalk.reset(budgets);
   try {
-    return { ok: true, text: render(walk, value, undefined) ?? "null", cut: walk.cut };
+    return { ok: true, text: render(walk, value, 0) ?? "null", cut: walk.cut };
   } catch (error) {
     if (error instanceof Refusal) return { ok: false, message: error.reason };
     // Only an engine failure (e.g. out of memory) can get here; it must not escape.
     return { ok: false, message: "the output could not be serialized" };
+  } finally {
+    walk.release();
   }
 }
 
-/** Renders one value, a member of `parent` (none at the top); `undefined` means omit it. */
-function render(walk: Walk, value: unknown, parent: Frame | undefined): string | undefined {
+/** Thrown inside the walk when a budget or rule refuses the value; caught at the top. */
+class Refusal {
+  constructor(readonly reason: string) {}
+}
+
+/**
+ * One serialization's state. `containers[d]` is the container at depth d around the value
+ * being rendered (for cycles) and `keys[d]` the member of it being rendered (for paths):
+ * two reused arrays instead of an object per container.
+ */
+class Walk {
+  nodes = 0;
+  members = 0;
+  cut = false;
+  /** Code units of strings and keys rendered so far: a lower bound of the text's length. */
+  emitted = 0;
+  readonly containers: (object | undefined)[] = [];
+  readonly keys: (string | number)[] = [];
+  /** Deepest index written to `containers` (cleared after the walk). */
+  deepest = 0;
+  maxDepth = 0;
+  maxNodes = 0;
+  maxMembers = 0;
+  maxStringCodePoints = 0;
+  maxBigIntBits = 0;
+  bigIntLimit = 0n;
+  /**
+   * Past this many code units (twice the content cap: a code point is at most two units), the
+   * text is already longer than the content cap, so what follows is cut anyway: later strings
+   * are not scanned or copied (the structure is still walked, so refusals stay the same).
+   */
+  textNoLongerShown = 0;
+
+  /** Ready for a new serialization within `budgets`. */
+  reset(budgets: ResolvedOutputBudgets): this {
+    this.nodes = 0;
+    this.members = 0;
+    this.cut = false;
+    this.emitted = 0;
+    this.deepest = 0;
+    this.maxDepth = budgets.maxDepth;
+    this.maxNodes = budgets.maxNodes;
+    this.maxMembers = budgets.maxMembers;
+    this.maxStringCodePoints = budgets.maxStringCodePoints;
+    this.maxBigIntBits = budgets.maxBigIntBits;
+    this.bigIntLimit = bigIntLimitOf(budgets.maxBigIntBits);
+    this.textNoLongerShown = 2 * budgets.maxContentCodePoints;
+    return this;
+  }
+
+  /** Drops the references to the value's containers and keys, so the walk keeps nothing alive. */
+  release(): void {
+    for (let index = 0; index <= this.deepest; index += 1) {
+      this.containers[index] = undefined;
+      this.keys[index] = 0;
+    }
+  }
+}
+
+// One walk, reused: the serializer runs no code of the value's, so it never re-enters.
+const sharedWalk = new Walk();
+
+let lastBigIntBits = DEFAULT_OUTPUT_BUDGETS.maxBigIntBits;
+let lastBigIntLimit = 1n << BigInt(lastBigIntBits);
+
+/** 2^bits, memoized for the last value (the budget rarely changes). */
+function bigIntLimitOf(bits: number): bigint {
+  if (bits !== lastBigIntBits) {
+    lastBigIntLimit = 1n << BigInt(bits);
+    lastBigIntBits = bits;
+  }
+  return lastBigIntLimit;
+}
+
+/** Renders one value at `depth` containers deep; `undefined` means omit it. */
+function render(walk: Walk, value: unknown, depth: number): string | undefined {
   switch (typeof value) {
     case "string":
-      countNode(walk, parent);
+      countNode(walk, depth);
       return quote(walk, value);
     case "number":
-      countNode(walk, parent);
+      countNode(walk, depth);
       // -0 renders as 0 and non-finite numbers as null, as JSON.stringify does.
       return NumberIsFinite(value) ? (value === 0 ? "0" : "" + value) : "null";
     case "boolean":
-      countNode(walk, parent);
+      countNode(walk, depth);
       return value ? "true" : "false";
     case "bigint":
-      countNode(walk, parent);
-      if (value >= BIGINT_LIMIT || value <= -BIGINT_LIMIT) {
-        refuse(parent, `a BigInt larger than ${COURSE_TOOL_MAX_BIGINT_BITS} bits`);
+      countNode(walk, depth);
+      if (value >= walk.bigIntLimit || value <= -walk.bigIntLimit) {
+        refuse(walk, depth, `a BigInt larger than ${walk.maxBigIntBits} bits`);
       }
       return BigIntPrototypeToString(value);
     case "object":
       if (value === null) {
-        countNode(walk, parent);
+        countNode(walk, depth);
         return "null";
       }
-      return renderObject(walk, value, parent);
+      return renderObject(walk, value, depth);
     default:
       // undefined, functions and symbols are omitted, as JSON.stringify omits them.
       return undefined;
   }
 }
 
-function renderObject(walk: Walk, value: object, parent: Frame | undefined): string {
-  if (isProxy(value)) refuse(parent, "a Proxy");
+function renderObject(walk: Walk, value: object, depth: number): string {
+  if (isProxy(value)) refuse(walk, depth, "a Proxy");
   const prototype: unknown = ObjectGetPrototypeOf(value);
   if (prototype === DatePrototype && isDate(value)) {
     // A Date is a value, not a container: it counts as a node, not against the depth.
-    countNode(walk, parent);
+    countNode(walk, depth);
     const time = DatePrototypeGetTime(value as Date);
     return NumberIsFinite(time) ? JSONStringify(DatePrototypeToISOString(value as Date)) : "null";
   }
-  for (let frame = parent; frame !== undefined; frame = frame.parent) {
-    if (frame.container === value) {
-      countNode(walk, parent);
+  const containers = walk.containers;
+  for (let index = 0; index < depth; index += 1) {
+    if (containers[index] === value) {
+      countNode(walk, depth);
       return CIRCULAR;
     }
   }
-  const depth = parent === undefined ? 0 : parent.depth;
-  if (depth >= COURSE_TOOL_MAX_DEPTH) refuse(parent, `nesting deeper than ${COURSE_TOOL_MAX_DEPTH} containers`);
-  countNode(walk, parent);
+  if (depth >= walk.maxDepth) refuse(walk, depth, `nesting deeper than ${walk.maxDepth} containers`);
+  countNode(walk, depth);
+  containers[depth] = value;
+  if (depth > walk.deepest) walk.deepest = depth;
   if (prototype === ObjectPrototype || prototype === null) {
     // Exotic objects with a swapped prototype would list every index as a key. Only an
     // object with an own "0" can be one of those, which keeps the common case cheap.
     if (ArrayIsArray(value) || (ObjectHasOwn(value, 0) && (isArrayBufferView(value) || isBoxedPrimitive(value)))) {
-      refuse(parent, "an object with an unsupported prototype");
+      refuse(walk, depth, "an object with an unsupported prototype");
     }
-    return renderPlainObject(walk, frameOf(value, parent, depth));
+    return renderPlainObject(walk, value, depth);
   }
-  if (prototype === ArrayPrototype && ArrayIsArray(value)) return renderArray(walk, frameOf(value, parent, depth));
-  if (prototype === MapPrototype && isMap(value)) return renderMap(walk, frameOf(value, parent, depth));
-  if (prototype === SetPrototype && isSet(value)) return renderSet(walk, frameOf(value, parent, depth));
-  return refuse(parent, "an object with an unsupported prototype (only plain objects, arrays, Map, Set and Date are serialized)");
+  if (prototype === ArrayPrototype && ArrayIsArray(value)) return renderArray(walk, value, depth);
+  if (prototype === MapPrototype && isMap(value)) return renderMap(walk, value as Map<unknown, unknown>, depth);
+  if (prototype === SetPrototype && isSet(value)) return renderSet(walk, value as Set<unknown>, depth);
+  return refuse(walk, depth, "an object with an unsupported prototype (only plain objects, arrays, Map, Set and Date are serialized)");
 }
 
 const CIRCULAR = JSONStringify(COURSE_TOOL_CIRCULAR_MARKER);
 
-function frameOf(container: object, parent: Frame | undefined, depth: number): Frame {
-  return { container, parent, depth: depth + 1, key: undefined };
-}
-
-function renderPlainObject(walk: Walk, frame: Frame): string {
-  const object = frame.container;
+function renderPlainObject(walk: Walk, object: object, depth: number): string {
   const keys = ObjectKeys(object); // own enumerable string keys; no user code on a non-Proxy
-  reserveVisits(walk, keys.length, frame);
+  reserveMembers(walk, keys.length, depth);
   sortKeys(keys);
-  let text = "{";
+  const inner = depth + 1;
+  const path = walk.keys;
+  let text = "";
   for (let index = 0; index < keys.length; index += 1) {
     const key = keys[index] as string;
-    const descriptor = ObjectGetOwnPropertyDescriptor(object, key);
-    // Accessors are skipped without being called; hasOwn, not `in`, so a patched
-    // Object.prototype.value cannot make an accessor look like data.
-    if (descriptor === undefined || !ObjectHasOwn(descriptor, "value")) continue;
-    frame.key = key;
-    const member = render(walk, descriptor.value, frame);
+    // Accessors are skipped without being called: an own key (Object.keys listed it) with no
+    // getter is data, or a setter-only accessor, which reads undefined and is omitted.
+    if (ObjectPrototypeLookupGetter(object, key) !== undefined) continue;
+    path[depth] = key;
+    // The key comes before its member in the text: whether it is still shown is decided first.
+    const keyShown = walk.emitted <= walk.textNoLongerShown;
+    const member = render(walk, (object as Record<string, unknown>)[key], inner);
     if (member === undefined) continue;
-    text += (text.length === 1 ? "" : ",") + quote(walk, key) + ":" + member;
+    text += (text.length === 0 ? "{" : ",") + (keyShown ? keyPrefix(walk, key) : hidden(walk) + ":") + member;
   }
-  return text + "}";
+  return text.length === 0 ? "{}" : text + "}";
 }
 
 /**
- * Sorts keys in UTF-16 code-unit order (the default sort's order). Objects usually have a
- * handful of keys: an insertion sort beats the built-in sort there (measured: ~2x at 3-10 keys).
+ * Sorts keys in UTF-16 code-unit order (the default sort's order) without calling into the
+ * built-in sort: an insertion sort for the handful of keys most objects have, a merge sort
+ * above that (measured: both beat Array.prototype.sort's string comparisons).
  */
 function sortKeys(keys: string[]): void {
   const length = keys.length;
-  if (length > SMALL_SORT) {
-    ArrayPrototypeSort(keys); // the default comparison: string code units, no callback
-    return;
-  }
-  for (let index = 1; index < length; index += 1) {
+  if (length <= SMALL_SORT) insertionSort(keys, 0, length);
+  else mergeSort(keys, [], 0, length);
+}
+
+const SMALL_SORT = 16;
+
+function insertionSort(keys: string[], start: number, end: number): void {
+  for (let index = start + 1; index < end; index += 1) {
     const key = keys[index] as string;
     let position = index - 1;
-    while (position >= 0 && (keys[position] as string) > key) {
+    while (position >= start && (keys[position] as string) > key) {
       keys[position + 1] = keys[position] as string;
       position -= 1;
     }
@@ -214,48 +283,85 @@ function sortKeys(keys: string[]): void {
   }
 }
 
-const SMALL_SORT = 16;
+/** Sorts keys[start, end) in place, `scratch` holding a copy of the left half while merging. */
+function mergeSort(keys: string[], scratch: string[], start: number, end: number): void {
+  if (end - start <= SMALL_SORT) {
+    insertionSort(keys, start, end);
+    return;
+  }
+  const middle = (start + end) >>> 1;
+  mergeSort(keys, scratch, start, middle);
+  mergeSort(keys, scratch, middle, end);
+  if ((keys[middle - 1] as string) <= (keys[middle] as string)) return; // already in order
+  const leftLength = middle - start;
+  for (let index = 0; index < leftLength; index += 1) scratch[index] = keys[start + index] as string;
+  let left = 0;
+  let right = middle;
+  let out = start;
+  while (left < leftLength && right < end) {
+    const fromLeft = scratch[left] as string;
+    const fromRight = keys[right] as string;
+    if (fromRight < fromLeft) {
+      keys[out] = fromRight;
+      right += 1;
+    } else {
+      keys[out] = fromLeft;
+      left += 1;
+    }
+    out += 1;
+  }
+  while (left < leftLength) {
+    keys[out] = scratch[left] as string;
+    left += 1;
+    out += 1;
+  }
+}
 
-function renderArray(walk: Walk, frame: Frame): string {
-  const array = frame.container as unknown[];
+function renderArray(walk: Walk, array: unknown[], depth: number): string {
   const length = array.length; // an own data property of a genuine, non-Proxy array
-  reserveVisits(walk, length, frame);
+  reserveMembers(walk, length, depth);
+  if (length === 0) return "[]";
+  const inner = depth + 1;
+  const path = walk.keys;
   let text = "[";
   for (let index = 0; index < length; index += 1) {
-    // Holes and accessors render as null without reading anything inherited or calling a getter.
-    const descriptor = ObjectGetOwnPropertyDescriptor(array, index);
-    frame.key = index;
-    const member = descriptor !== undefined && ObjectHasOwn(descriptor, "value") ? render(walk, descriptor.value, frame) : "null";
+    // Holes and accessors render as null without reading anything inherited or calling a getter:
+    // an own element with no getter is data (or a setter-only accessor, which reads undefined).
+    path[depth] = index;
+    const member =
+      ObjectHasOwn(array, index) && ObjectPrototypeLookupGetter(array, index) === undefined ? render(walk, array[index], inner) : "null";
     text += (index === 0 ? "" : ",") + (member ?? "null");
   }
   return text + "]";
 }
 
 /** A Map renders as an array of [key, value] pairs in insertion order. */
-function renderMap(walk: Walk, frame: Frame): string {
-  const map = frame.container as Map<unknown, unknown>;
-  reserveVisits(walk, MapPrototypeGetSize(map), frame);
+function renderMap(walk: Walk, map: Map<unknown, unknown>, depth: number): string {
+  reserveMembers(walk, MapPrototypeGetSize(map), depth);
   const next = mapEntryStepper(map);
+  const inner = depth + 1;
+  const path = walk.keys;
   let text = "[";
   for (let step = next(), index = 0; step.done !== true; step = next(), index += 1) {
     const entry = step.value;
-    frame.key = index;
-    const key = render(walk, entry[0], frame) ?? "null";
-    const member = render(walk, entry[1], frame) ?? "null";
+    path[depth] = index;
+    const key = render(walk, entry[0], inner) ?? "null";
+    const member = render(walk, entry[1], inner) ?? "null";
     text += (index === 0 ? "[" : ",[") + key + "," + member + "]";
   }
   return text + "]";
 }
 
 /** A Set renders as an array of its values in insertion order. */
-function renderSet(walk: Walk, frame: Frame): string {
-  const set = frame.container as Set<unknown>;
-  reserveVisits(walk, SetPrototypeGetSize(set), frame);
+function renderSet(walk: Walk, set: Set<unknown>, depth: number): string {
+  reserveMembers(walk, SetPrototypeGetSize(set), depth);
   const next = setValueStepper(set);
+  const inner = depth + 1;
+  const path = walk.keys;
   let text = "[";
   for (let step = next(), index = 0; step.done !== true; step = next(), index += 1) {
-    frame.key = index;
-    text += (index === 0 ? "" : ",") + (render(walk, step.value, frame) ?? "null");
+    path[depth] = index;
+    text += (index === 0 ? "" : ",") + (render(walk, step.value, inner) ?? "null");
   }
   return text + "]";
 }
@@ -265,13 +371,60 @@ function renderSet(walk: Walk, frame: Frame): string {
 const NEEDS_ESCAPE = /[\u0000-\u001f"\\\uD800-\uDFFF]/;
 
 function quote(walk: Walk, text: string): string {
-  if (text.length > COURSE_TOOL_MAX_STRING_CODE_POINTS) {
-    const bounded = cutToCodePoints(text, COURSE_TOOL_MAX_STRING_CODE_POINTS);
+  return walk.emitted > walk.textNoLongerShown ? hidden(walk) : quoteText(walk, text);
+}
+
+/** A string past the point where the content is cut anyway: not scanned, not copied. */
+function hidden(walk: Walk): string {
+  walk.cut = true;
+  return '""';
+}
+
+function quoteText(walk: Walk, text: string): string {
+  if (text.length > walk.maxStringCodePoints) {
+    const bounded = cutToCodePoints(text, walk.maxStringCodePoints);
     if (bounded.cut) walk.cut = true;
     text = bounded.text;
   }
-  // JSON.stringify escapes lone surrogates too, so the JSON stays well-formed.
+  walk.emitted += text.length;
+  // A long string: JSON.stringify scans it once (a check first would scan it twice).
+  if (text.length > MAX_CACHED_KEY_LENGTH) return JSONStringify(text);
+  // Short values repeat too (statuses, enums, names): cached like keys.
+  const cached = MapPrototypeGet(quotedValues, text);
+  if (cached !== undefined) return cached;
+  const fresh = quoted(text);
+  remember(quotedValues, text, fresh);
+  return fresh;
+}
+
+/** JSON.stringify escapes lone surrogates too, so the JSON stays well-formed. */
+function quoted(text: string): string {
   return needsEscape(text) ? JSONStringify(text) : '"' + text + '"';
+}
+
+function remember(cache: Map<string, string>, text: string, rendered: string): void {
+  if (MapPrototypeGetSize(cache) >= MAX_CACHED_KEYS) MapPrototypeClear(cache);
+  MapPrototypeSet(cache, text, rendered);
+}
+
+const quotedValues = new Map<string, string>();
+
+// `"key":` by key: objects of one shape repeat their keys across rows and calls, and one cached
+// piece saves quoting and two concatenations per member. Bounded: emptied when full, and only
+// short keys are kept.
+const keyPrefixes = new Map<string, string>();
+const MAX_CACHED_KEYS = 1024;
+const MAX_CACHED_KEY_LENGTH = 64;
+
+/** A member's key as it starts the member: quoted, with its colon. */
+function keyPrefix(walk: Walk, key: string): string {
+  if (key.length > MAX_CACHED_KEY_LENGTH || key.length > walk.maxStringCodePoints) return quoteText(walk, key) + ":";
+  walk.emitted += key.length;
+  const cached = MapPrototypeGet(keyPrefixes, key);
+  if (cached !== undefined) return cached;
+  const prefix = quoted(key) + ":";
+  remember(keyPrefixes, key, prefix);
+  return prefix;
 }
 
 /** Short strings are scanned inline (cheaper than a regex call); long ones by the regex. */
@@ -285,34 +438,32 @@ function needsEscape(text: string): boolean {
   return false;
 }
 
-function countNode(walk: Walk, parent: Frame | undefined): void {
+function countNode(walk: Walk, depth: number): void {
   walk.nodes += 1;
-  if (walk.nodes > COURSE_TOOL_MAX_NODES) refuse(parent, `more than ${COURSE_TOOL_MAX_NODES} values`);
+  if (walk.nodes > walk.maxNodes) refuse(walk, depth, `more than ${walk.maxNodes} values`);
 }
 
 /** Members are counted before any is read, so a huge collection is refused in O(1). */
-function reserveVisits(walk: Walk, members: number, frame: Frame): void {
-  walk.visits += members;
-  if (walk.visits > COURSE_TOOL_MAX_COLLECTION_VISITS) {
-    refuse(frame, `more than ${COURSE_TOOL_MAX_COLLECTION_VISITS} collection members`);
-  }
+function reserveMembers(walk: Walk, members: number, depth: number): void {
+  walk.members += members;
+  if (walk.members > walk.maxMembers) refuse(walk, depth, `more than ${walk.maxMembers} collection members`);
 }
 
-function refuse(at: Frame | undefined, what: string): never {
-  throw new Refusal(`output contains ${what} at ${formatPath(at)}`);
+/** Refuses the value at `depth`: the path is the keys that lead to it. */
+function refuse(walk: Walk, depth: number, what: string): never {
+  throw new Refusal(`output contains ${what} at ${formatPath(walk.keys, depth)}`);
 }
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/;
 
-/** "$.a[3]["odd key"]": the keys of the frames from the top down to `at`. */
-function formatPath(at: Frame | undefined): string {
-  let text = "";
-  for (let frame = at; frame !== undefined; frame = frame.parent) {
-    const key = frame.key;
-    if (key === undefined) continue;
-    if (typeof key === "number") text = "[" + key + "]" + text;
-    else if (RegExpPrototypeExec(IDENTIFIER, key) !== null) text = "." + key + text;
-    else text = "[" + JSONStringify(cutToCodePoints(key, 64).text) + "]" + text;
+/** "$.a[3]["odd key"]": the first `depth` keys of the path. */
+function formatPath(keys: readonly (string | number)[], depth: number): string {
+  let text = "$";
+  for (let index = 0; index < depth; index += 1) {
+    const key = keys[index] as string | number;
+    if (typeof key === "number") text += "[" + key + "]";
+    else if (RegExpPrototypeExec(IDENTIFIER, key) !== null) text += "." + key;
+    else text += "[" + JSONStringify(cutToCodePoints(key, 64).text) + "]";
   }
-  return "$" + text;
+  return text;
 }

@@ -2,6 +2,7 @@
 // with a concurrency bound, return results in call order. Any rejection (abort, a
 // NonRecoverableToolError) rejects the batch and aborts the calls still running.
 
+import type { ResolvedArgumentBudgets } from "../contract/budgets.js";
 import { type CourseToolCall, snapshotToolCall } from "../contract/call.js";
 import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_INVALID_TOOL_CALL } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
@@ -33,12 +34,13 @@ export async function runBatch(
   calls: readonly unknown[],
   signal: AbortSignal,
   options: BatchOptions | undefined,
+  argumentBudgets: ResolvedArgumentBudgets,
   runOne: RunOneCall,
 ): Promise<CourseToolResultMessage[]> {
   assertAbortSignal(signal);
   const concurrency = readConcurrency(options);
   throwIfAborted(signal);
-  const snapshots = snapshotAll(calls);
+  const snapshots = snapshotAll(calls, argumentBudgets);
   const results: CourseToolResultMessage[] = [];
   // Resolving a promise with the array looks `then` up on it: an own (hidden, undefined) one
   // keeps a `then` planted on Array.prototype or Object.prototype from adopting it.
@@ -101,7 +103,7 @@ function readConcurrency(options: BatchOptions | undefined): number {
 }
 
 /** Every call snapshotted, by index (holes are malformed calls), before anything runs. */
-function snapshotAll(calls: readonly unknown[]): Readonly<CourseToolCall>[] {
+function snapshotAll(calls: readonly unknown[], argumentBudgets: ResolvedArgumentBudgets): Readonly<CourseToolCall>[] {
   if (!ArrayIsArray(calls) || isProxy(calls)) {
     throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_CALL, "a batch must be an array of tool calls");
   }
@@ -113,7 +115,7 @@ function snapshotAll(calls: readonly unknown[]): Readonly<CourseToolCall>[] {
     if (descriptor === undefined || !ObjectHasOwn(descriptor, "value")) {
       throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_CALL, `calls[${index}] is a hole or an accessor`);
     }
-    const snapshot = snapshotToolCall(descriptor.value);
+    const snapshot = snapshotToolCall(descriptor.value, argumentBudgets);
     // A repeated id would give two results the same link in the transcript.
     if (MapPrototypeHas(ids, snapshot.id)) {
       throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_CALL, `calls[${index}] repeats the call id ${JSONStringify(snapshot.id)}`);

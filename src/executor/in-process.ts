@@ -25,8 +25,10 @@ const HERE: RunFacts = ObjectFreeze({ threadId, queueWaitMs: 0 });
 function runHere(request: RunRequest): ToolOutcome | Promise<ToolOutcome> {
   request.record(HERE);
   const timeoutMs = request.timeoutMs;
-  if (timeoutMs === undefined) return runTool(request.tool, request.args, contextOf(request, request.signal));
-  return runWithTimeout(timeoutMs, request.signal, (signal) => runTool(request.tool, request.args, contextOf(request, signal)));
+  if (timeoutMs === undefined) return runTool(request.tool, request.args, contextOf(request, request.signal), request.outputBudgets);
+  return runWithTimeout(timeoutMs, request.signal, (signal) =>
+    runTool(request.tool, request.args, contextOf(request, signal), request.outputBudgets),
+  );
 }
 
 function contextOf(request: RunRequest, signal: AbortSignal): ToolContext {
@@ -43,8 +45,8 @@ function pipelineOf(registry: ToolRegistry, settings?: PipelineSettings): Pipeli
  * Runs one tool call through the boundary. Resolves to a frozen result linked to the call
  * (a success, or a recoverable `isError: true` result); rejects with ToolContractError for
  * a malformed call, with `signal.reason` when the signal aborts first, and with a genuine
- * NonRecoverableToolError thrown by the tool. The registry is read live. `options.timeoutMs`
- * and `options.app` apply to this call (see CallOptions).
+ * NonRecoverableToolError thrown by the tool. The registry is read live. `options.timeoutMs`,
+ * `options.app` and `options.argumentBudgets` apply to this call (see CallOptions).
  */
 export function executeToolCall(
   registry: ToolRegistry,
@@ -55,7 +57,7 @@ export function executeToolCall(
   try {
     return executeCall(pipelineOf(registry), call, signal, options);
   } catch (error) {
-    return PromiseReject(error);
+    return PromiseReject(error); // a registry that is not one
   }
 }
 
@@ -85,7 +87,7 @@ export type InProcessToolExecutorOptions = ExecutorOptions;
  * The in-process executor as a ToolExecutor. It owns a snapshot of the registry it was
  * given (registering into that registry later adds nothing here). `close()` refuses new
  * calls with EXECUTOR_CLOSED and resolves once every accepted call has settled.
- * `options` (`timeoutMs`, `hooks`, `app`) are read and checked here, once.
+ * `options` (`timeoutMs`, `hooks`, `app`, budgets) are read and checked here, once.
  */
 export class InProcessToolExecutor implements ToolExecutor {
   readonly #registry: ToolRegistry;

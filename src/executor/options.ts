@@ -1,7 +1,19 @@
 // The options every executor shares, read once and checked up front: an executor's
-// (`timeoutMs`, `hooks`, `app`) when it is made, a call's (`timeoutMs`, `app`) when it starts.
+// (`timeoutMs`, `hooks`, `app`, budgets) when it is made, a call's (`timeoutMs`, `app`,
+// `argumentBudgets`) when it starts.
 // Only own data properties are read, so a getter or a Proxy never runs during a call.
 import type { ToolApp } from "../contract/app.js";
+import {
+  type ArgumentBudgets,
+  DEFAULT_ARGUMENT_BUDGETS,
+  DEFAULT_OUTPUT_BUDGETS,
+  type ResolvedArgumentBudgets,
+  type ResolvedOutputBudgets,
+  readArgumentBudgets,
+  readOutputBudgets,
+  resolveArgumentBudgets,
+  resolveOutputBudgets,
+} from "../contract/budgets.js";
 import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
@@ -14,26 +26,51 @@ export interface PipelineSettings {
   readonly timeoutMs: number | undefined;
   readonly hooks: ResolvedHooks | undefined;
   readonly app: ToolApp | undefined;
+  /** The executor's argument budgets over the defaults; a call's own override them. */
+  readonly argumentBudgets: ResolvedArgumentBudgets;
+  /** The executor's output budgets over the defaults; a tool's own override them. */
+  readonly outputBudgets: ResolvedOutputBudgets;
 }
 
 /** One call's (or one batch's) resolved options. */
 export interface CallSettings {
   readonly timeoutMs: number | undefined;
   readonly app: ToolApp | undefined;
+  /** Checked, not yet resolved: they apply over the executor's. */
+  readonly argumentBudgets: ArgumentBudgets | undefined;
 }
 
-const NO_CALL_OPTIONS: CallSettings = ObjectFreeze({ timeoutMs: undefined, app: undefined });
+/** What an executor made without options applies. */
+export const DEFAULT_PIPELINE_SETTINGS: PipelineSettings = ObjectFreeze({
+  timeoutMs: undefined,
+  hooks: undefined,
+  app: undefined,
+  argumentBudgets: DEFAULT_ARGUMENT_BUDGETS,
+  outputBudgets: DEFAULT_OUTPUT_BUDGETS,
+});
+
+const NO_CALL_OPTIONS: CallSettings = ObjectFreeze({ timeoutMs: undefined, app: undefined, argumentBudgets: undefined });
 
 /** Reads `ExecutorOptions` (absent: none); a ToolContractError(INVALID_ARGUMENT) naming a bad one. */
 export function readExecutorOptions(options: unknown): PipelineSettings {
-  if (options === undefined) return ObjectFreeze({ timeoutMs: undefined, hooks: undefined, app: undefined });
+  if (options === undefined) return DEFAULT_PIPELINE_SETTINGS;
   assertOptionsObject(options, "options");
   const timeoutMs = ownOption(options, "timeoutMs", "options");
   const hooks = ownOption(options, "hooks", "options");
+  const argumentBudgets = ownOption(options, "argumentBudgets", "options");
+  const outputBudgets = ownOption(options, "outputBudgets", "options");
   return ObjectFreeze({
     timeoutMs: timeoutMs === undefined ? undefined : checkTimeoutMs(timeoutMs, "options.timeoutMs", COURSE_TOOL_INVALID_ARGUMENT),
     hooks: hooks === undefined ? undefined : resolveHooks(hooks),
     app: ownOption(options, "app", "options") as ToolApp | undefined,
+    argumentBudgets: resolveArgumentBudgets(
+      DEFAULT_ARGUMENT_BUDGETS,
+      argumentBudgets === undefined ? undefined : readArgumentBudgets(argumentBudgets, "options.argumentBudgets"),
+    ),
+    outputBudgets: resolveOutputBudgets(
+      DEFAULT_OUTPUT_BUDGETS,
+      outputBudgets === undefined ? undefined : readOutputBudgets(outputBudgets, "options.outputBudgets"),
+    ),
   });
 }
 
@@ -43,11 +80,19 @@ export function readCallOptions(options: unknown, what: string): CallSettings {
   assertOptionsObject(options, what);
   const timeoutMs = ownOption(options, "timeoutMs", "options");
   const app = ownOption(options, "app", "options") as ToolApp | undefined;
-  if (timeoutMs === undefined && app === undefined) return NO_CALL_OPTIONS;
+  const argumentBudgets = ownOption(options, "argumentBudgets", "options");
+  if (timeoutMs === undefined && app === undefined && argumentBudgets === undefined) return NO_CALL_OPTIONS;
   return {
     timeoutMs: timeoutMs === undefined ? undefined : checkTimeoutMs(timeoutMs, "options.timeoutMs", COURSE_TOOL_INVALID_ARGUMENT),
     app,
+    argumentBudgets: argumentBudgets === undefined ? undefined : readArgumentBudgets(argumentBudgets, "options.argumentBudgets"),
   };
+}
+
+/** A call's argument budgets: its own over the executor's. */
+export function callArgumentBudgets(settings: PipelineSettings | undefined, options: CallSettings): ResolvedArgumentBudgets {
+  const base = settings === undefined ? DEFAULT_ARGUMENT_BUDGETS : settings.argumentBudgets;
+  return options.argumentBudgets === undefined ? base : resolveArgumentBudgets(base, options.argumentBudgets);
 }
 
 /** Throws INVALID_ARGUMENT unless `options` is an object that is not a Proxy. */

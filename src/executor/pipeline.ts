@@ -5,6 +5,7 @@
 // serialized (in this thread, in a worker thread, on another machine).
 import type { ToolApp } from "../contract/app.js";
 import { adoptAttachments } from "../contract/attachments.js";
+import type { ResolvedOutputBudgets } from "../contract/budgets.js";
 import { type CourseToolCall, snapshotToolCall } from "../contract/call.js";
 import {
   COURSE_TOOL_CALL_DENIED,
@@ -16,12 +17,22 @@ import {
 import { cutToCodePoints } from "../contract/content.js";
 import type { CourseTool } from "../contract/definition.js";
 import type { FailureText } from "../contract/failure.js";
-import { ArrayPrototypeJoin, JSONStringify, MapPrototypeGet, MapPrototypeGetSize, mapKeyStepper } from "../contract/primordials.js";
+import {
+  ArrayPrototypeJoin,
+  isPromise,
+  JSONStringify,
+  MapPrototypeGet,
+  MapPrototypeGetSize,
+  mapKeyStepper,
+  PromisePrototypeThen,
+  PromiseReject,
+  PromiseResolve,
+} from "../contract/primordials.js";
 import { type CourseToolResultMessage, errorContent, toolResultMessage } from "../contract/results.js";
 import { validateArguments } from "../contract/validation.js";
 import { runBatch } from "./batch.js";
 import { approve, CallTrace, type ResolvedHooks, type RunFacts } from "./hooks.js";
-import { type CallSettings, type PipelineSettings, readCallOptions } from "./options.js";
+import { type CallSettings, callArgumentBudgets, DEFAULT_PIPELINE_SETTINGS, type PipelineSettings, readCallOptions } from "./options.js";
 import type { ToolOutcome } from "./run-tool.js";
 import { assertAbortSignal, throwIfAborted } from "./signal.js";
 import { effectiveTimeoutMs } from "./timeouts.js";
@@ -40,6 +51,8 @@ export interface RunRequest {
   readonly app: ToolApp | undefined;
   /** Tells the pipeline where and how the call runs (queue wait, thread, a kill), for the telemetry events. */
   readonly record: (facts: RunFacts) => void;
+  /** The executor's output budgets; the tool's own `budgets` override them (runTool merges). */
+  readonly outputBudgets: ResolvedOutputBudgets;
 }
 
 /**
@@ -56,23 +69,44 @@ export interface Pipeline {
   readonly settings?: PipelineSettings;
 }
 
-/** A call after the main-thread steps: either already answered, or ready to run. */
-export type PreparedCall =
-  | { readonly kind: "answered"; readonly result: CourseToolResultMessage }
-  | { readonly kind: "ready"; readonly call: Readonly<CourseToolCall>; readonly tool: CourseTool; readonly args: unknown };
+/** A validated call whose tool may run. */
+interface ReadyCall {
+  readonly kind: "ready";
+  readonly call: Readonly<CourseToolCall>;
+  readonly tool: CourseTool;
+  readonly args: unknown;
+}
 
-/** `executeToolCall` of every executor: the signal first, then the options and the snapshot, then the call. */
-export async function executeCall(
+/** A call after the main-thread steps: either already answered, or ready to run. */
+export type PreparedCall = { readonly kind: "answered"; readonly result: CourseToolResultMessage } | ReadyCall;
+
+/**
+ * `executeToolCall` of every executor: the signal first, then the options and the snapshot
+ * (within the call's argument budgets), then the call. Never throws: every failure is a
+ * rejection. A call whose tool settles synchronously costs one promise, the one returned.
+ */
+export function executeCall(
   pipeline: Pipeline,
   call: unknown,
   signal: AbortSignal,
   options?: CallOptions,
 ): Promise<CourseToolResultMessage> {
-  assertAbortSignal(signal);
+  try {
+    assertAbortSignal(signal);
+    throwIfAborted(signal);
+    const callOptions = readCallOptions(options, "call options");
+    const snapshot = snapshotToolCall(call, callArgumentBudgets(pipeline.settings, callOptions));
+    const completed = completeCall(pipeline, snapshot, signal, callOptions);
+    if (!isPromise(completed)) return PromiseResolve(handOut(completed as CourseToolResultMessage, signal));
+    return PromisePrototypeThen(completed, (result) => handOut(result, signal)) as Promise<CourseToolResultMessage>;
+  } catch (error) {
+    return PromiseReject(error);
+  }
+}
+
+/** The last abort check, on the very promise the caller holds. */
+function handOut(result: CourseToolResultMessage, signal: AbortSignal): CourseToolResultMessage {
   throwIfAborted(signal);
-  const callOptions = readCallOptions(options, "call options");
-  const result = await completeCall(pipeline, snapshotToolCall(call), signal, callOptions);
-  throwIfAborted(signal); // the last check, on the very promise the caller holds
   return result;
 }
 
@@ -83,25 +117,45 @@ export async function executeCalls(
   signal: AbortSignal,
   options?: BatchOptions,
 ): Promise<CourseToolResultMessage[]> {
+  assertAbortSignal(signal); // before the options, as for a single call
   const callOptions = readCallOptions(options, "batch options");
-  const results = await runBatch(calls, signal, options, (call, batchSignal) => completeCall(pipeline, call, batchSignal, callOptions));
+  const budgets = callArgumentBudgets(pipeline.settings, callOptions);
+  const results = await runBatch(calls, signal, options, budgets, (call, batchSignal) =>
+    completeCallLater(pipeline, call, batchSignal, callOptions),
+  );
   throwIfAborted(signal); // on the very promise the caller holds
   return results;
 }
 
 /**
- * A snapshotted call from there on, with its events when the executor has hooks. The final
- * abort check is the caller's, on the promise it returns.
+ * A snapshotted call from there on, with its events when the executor has hooks. Synchronous
+ * when the run is (it may then throw: the abort reason, a NonRecoverableToolError); the final
+ * abort check is the caller's, on the promise it hands out.
  */
 export function completeCall(
   pipeline: Pipeline,
   call: Readonly<CourseToolCall>,
   signal: AbortSignal,
   options: CallSettings,
-): Promise<CourseToolResultMessage> {
+): CourseToolResultMessage | Promise<CourseToolResultMessage> {
   const hooks = pipeline.settings?.hooks;
-  // Not async itself: without hooks, the call's promise is settleCall's, with no extra hop.
   return hooks === undefined ? settleCall(pipeline, call, signal, options, undefined) : tracedCall(pipeline, call, signal, options, hooks);
+}
+
+/** `completeCall` as a promise that never throws synchronously: what a batch runs, each call later. */
+function completeCallLater(
+  pipeline: Pipeline,
+  call: Readonly<CourseToolCall>,
+  signal: AbortSignal,
+  options: CallSettings,
+): Promise<CourseToolResultMessage> {
+  try {
+    throwIfAborted(signal); // the batch may have been aborted since this call was snapshotted
+    const completed = completeCall(pipeline, call, signal, options);
+    return isPromise(completed) ? (completed as Promise<CourseToolResultMessage>) : PromiseResolve(completed as CourseToolResultMessage);
+  } catch (error) {
+    return PromiseReject(error);
+  }
 }
 
 /** settleCall between onCallStart and onCallEnd. */
@@ -124,39 +178,58 @@ async function tracedCall(
   return result;
 }
 
-/** Lookup, validation, approval, the executor's run (under the effective timeout), publication. */
-async function settleCall(
+/** Lookup, validation, approval, then the run. Synchronous until something it runs is not. */
+function settleCall(
   pipeline: Pipeline,
   call: Readonly<CourseToolCall>,
   signal: AbortSignal,
   options: CallSettings,
   trace: CallTrace | undefined,
-): Promise<CourseToolResultMessage> {
-  throwIfAborted(signal);
+): CourseToolResultMessage | Promise<CourseToolResultMessage> {
+  throwIfAborted(signal); // onCallStart may have run, and a batch member waits its turn
   const prepared = prepareToolCall(pipeline.tools, call, signal);
   if (prepared.kind === "answered") return prepared.result;
-  const settings = pipeline.settings;
-  const app = options.app !== undefined ? options.app : settings?.app;
+  const settings = pipeline.settings ?? DEFAULT_PIPELINE_SETTINGS;
+  const app = options.app !== undefined ? options.app : settings.app;
   const approval = trace === undefined ? undefined : approve(trace.hooks, prepared.call, prepared.tool, signal, app);
-  if (approval !== undefined) {
-    const denial = await approval;
+  if (approval === undefined) return runPrepared(pipeline.run, prepared, signal, options, settings, app, trace);
+  return PromisePrototypeThen(approval, (denial) => {
     if (denial !== undefined) return toolResultMessage(prepared.call, errorContent(COURSE_TOOL_CALL_DENIED, denial), true);
     throwIfAborted(signal);
-  }
-  const timeoutMs = effectiveTimeoutMs(options.timeoutMs, prepared.tool.timeoutMs, settings?.timeoutMs);
+    return runPrepared(pipeline.run, prepared, signal, options, settings, app, trace);
+  }) as Promise<CourseToolResultMessage>;
+}
+
+/** The executor's run under the effective timeout (call > tool > executor), then publication. */
+function runPrepared(
+  run: ToolRunner,
+  prepared: ReadyCall,
+  signal: AbortSignal,
+  options: CallSettings,
+  settings: PipelineSettings,
+  app: ToolApp | undefined,
+  trace: CallTrace | undefined,
+): CourseToolResultMessage | Promise<CourseToolResultMessage> {
   const request: RunRequest = {
     call: prepared.call,
     tool: prepared.tool,
     args: prepared.args,
     signal,
-    timeoutMs,
+    timeoutMs: effectiveTimeoutMs(options.timeoutMs, prepared.tool.timeoutMs, settings.timeoutMs),
     app,
-    record: trace?.record ?? ignoreFacts,
+    record: trace === undefined ? ignoreFacts : trace.record,
+    outputBudgets: settings.outputBudgets,
   };
   trace?.runStarted();
-  const outcome = await pipeline.run(request);
-  trace?.runEnded();
-  return publish(prepared.call, outcome);
+  const outcome = run(request);
+  if (!isPromise(outcome)) {
+    trace?.runEnded();
+    return publish(prepared.call, outcome as ToolOutcome);
+  }
+  return PromisePrototypeThen(outcome as Promise<ToolOutcome>, (settled) => {
+    trace?.runEnded();
+    return publish(prepared.call, settled);
+  }) as Promise<CourseToolResultMessage>;
 }
 
 /** The outcome as a frozen linked result; attachments checked again (a runner may have carried them across a thread). */

@@ -1,6 +1,7 @@
 // Running a validated call's tool and serializing its output: the part of a call that
 // both executors share (in-process, and inside a worker thread).
 import { splitOutput, type ToolAttachment } from "../contract/attachments.js";
+import { DEFAULT_OUTPUT_BUDGETS, outputBudgetsFor, type ResolvedOutputBudgets } from "../contract/budgets.js";
 import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED } from "../contract/constants.js";
 import type { CourseTool, ToolContext } from "../contract/definition.js";
 import { isNonRecoverableToolError } from "../contract/errors.js";
@@ -13,12 +14,13 @@ import {
   NativePromise,
   ObjectGetOwnPropertyDescriptor,
   ObjectGetPrototypeOf,
+  ObjectHasOwn,
   ObjectPrototype,
   PromisePrototypeThen,
   ReflectApply,
 } from "../contract/primordials.js";
 import { errorContent } from "../contract/results.js";
-import { serializeToolOutput } from "../contract/serialize.js";
+import { serializeWithin } from "../contract/serialize.js";
 import { watchAbort } from "./abort-watch.js";
 import { abortReason, isAborted, throwIfAborted } from "./signal.js";
 
@@ -67,30 +69,40 @@ class OutcomeWithAttachments extends Outcome {
 }
 
 /**
- * Executes the tool and serializes what it returns. Gives the outcome (synchronously when
- * the tool returned a plain value); throws or rejects with the signal's reason as soon as
- * the signal aborts (without waiting for the tool), and with a NonRecoverableToolError the
- * tool threw. Any other failure is an error outcome.
+ * Executes the tool and serializes what it returns, within the executor's output budgets
+ * (`budgets`) overridden by the tool's own. Gives the outcome (synchronously when the tool
+ * returned a plain value); throws or rejects with the signal's reason as soon as the signal
+ * aborts (without waiting for the tool), and with a NonRecoverableToolError the tool threw.
+ * Any other failure is an error outcome.
  */
-export function runTool(tool: CourseTool, args: unknown, context: ToolContext): ToolOutcome | Promise<ToolOutcome> {
+export function runTool(
+  tool: CourseTool,
+  args: unknown,
+  context: ToolContext,
+  budgets: ResolvedOutputBudgets = DEFAULT_OUTPUT_BUDGETS,
+): ToolOutcome | Promise<ToolOutcome> {
   throwIfAborted(context.signal); // in a worker, the abort can arrive while the call is queued
+  const within = outputBudgetsFor(tool.budgets, budgets);
   const settlement = settleExecution(tool, args, context);
-  if (!isPromise(settlement)) return finish(settlement as Settlement, context.signal);
-  return PromisePrototypeThen(settlement as Promise<Settlement>, (settled) => finish(settled, context.signal)) as Promise<ToolOutcome>;
+  if (!isPromise(settlement)) return finish(settlement as Settlement, context.signal, within);
+  return PromisePrototypeThen(settlement as Promise<Settlement>, (settled) =>
+    finish(settled, context.signal, within),
+  ) as Promise<ToolOutcome>;
 }
 
 /** After the tool settled: the abort check, then failure normalization or serialization. */
-function finish(settlement: Settlement, signal: AbortSignal): ToolOutcome {
+function finish(settlement: Settlement, signal: AbortSignal, budgets: ResolvedOutputBudgets): ToolOutcome {
   throwIfAborted(signal); // the tool settled, but abort may have come first
+  const cap = budgets.maxContentCodePoints;
   if (!settlement.ok) {
     if (isNonRecoverableToolError(settlement.payload)) throw settlement.payload;
-    return new Outcome(errorContent(COURSE_TOOL_EXECUTION_FAILED, describeFailure(settlement.payload)), true);
+    return new Outcome(errorContent(COURSE_TOOL_EXECUTION_FAILED, describeFailure(settlement.payload), cap), true);
   }
   const { value, attachments } = splitOutput(settlement.payload);
-  const serialized = serializeToolOutput(value);
+  const serialized = serializeWithin(value, budgets);
   if (serialized.ok)
     return attachments === undefined ? new Outcome(serialized.content, false) : new OutcomeWithAttachments(serialized.content, attachments);
-  return new Outcome(errorContent(COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED, { text: serialized.message, cut: false }), true);
+  return new Outcome(errorContent(COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED, { text: serialized.message, cut: false }, cap), true);
 }
 
 function settleExecution(tool: CourseTool, args: unknown, context: ToolContext): Settlement | Promise<Settlement> {
@@ -113,6 +125,11 @@ function settleExecution(tool: CourseTool, args: unknown, context: ToolContext):
 export function asPromise(value: unknown): Promise<unknown> | undefined {
   if ((typeof value !== "object" && typeof value !== "function") || value === null || isProxy(value)) return undefined;
   if (isPromise(value)) return value as Promise<unknown>;
+  // The common case, a plain object with no `then` on it or on Object.prototype, is settled
+  // without a descriptor (hasOwn allocates nothing); anything else walks the chain.
+  if (ObjectGetPrototypeOf(value) === ObjectPrototype && !ObjectHasOwn(value, "then") && !ObjectHasOwn(ObjectPrototype, "then")) {
+    return undefined;
+  }
   const then = readDataProperty(value, "then");
   if (then !== undefined && isPlantedOnIntrinsic(value)) return undefined;
   if (typeof then !== "function") return undefined;

@@ -1,6 +1,7 @@
 // The one interface every executor implements: in-process, worker pool, queue. Adapters,
 // batches, benchmarks and the contract suite take a ToolExecutor and nothing else.
 import type { ToolApp } from "../contract/app.js";
+import type { ArgumentBudgets, OutputBudgets } from "../contract/budgets.js";
 import type { ToolRegistry } from "../contract/registry.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
 import type { ToolExecutorHooks } from "./hooks.js";
@@ -14,6 +15,8 @@ export interface CallOptions {
   readonly timeoutMs?: number;
   /** `context.app` for this call's tool, instead of the executor's `app` (in-process tools only). */
   readonly app?: ToolApp;
+  /** This call's argument budgets, over the executor's (validated up front: INVALID_ARGUMENT). */
+  readonly argumentBudgets?: ArgumentBudgets;
 }
 
 /** What every executor takes besides its tools (the in-process, worker and queue executors alike). */
@@ -24,6 +27,10 @@ export interface ExecutorOptions {
   readonly hooks?: ToolExecutorHooks;
   /** `context.app` of every call's tool (in-process tools only; worker tools get theirs from `setup()`). */
   readonly app?: ToolApp;
+  /** Argument budgets of every call (a call's `options.argumentBudgets` override them). */
+  readonly argumentBudgets?: ArgumentBudgets;
+  /** Output budgets of every call (a tool's own `budgets` override them). */
+  readonly outputBudgets?: OutputBudgets;
 }
 
 /** Options of a batch: the per-call options, plus how many calls run at once. */

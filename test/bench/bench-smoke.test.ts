@@ -3,7 +3,7 @@
 // Nothing here asserts a performance target.
 import { beforeAll, describe, expect, test } from "vitest";
 import { type BenchResults, RESULTS_SCHEMA, runBenchmarks } from "../../dist/bench/index.js";
-import { renderReport } from "../../dist/bench/report.js";
+import { renderCharts, renderMarkdownReport, renderReport } from "../../dist/bench/report.js";
 
 /** Every number anywhere in `value`, with its path. */
 function numbersIn(value: unknown, path = "$"): [string, number][] {
@@ -30,6 +30,25 @@ const TARGET_IDS = [
   "abort.worker.cooperativeRejectMs",
   "abort.worker.spinningRejectMs",
   "abort.worker.spinningNextCallMs",
+  "scaling.outputObjectKeys.perDoubling",
+  "scaling.outputArrayElements.perDoubling",
+  "scaling.argumentsObjectKeys.perDoubling",
+  "scaling.argumentsArrayElements.perDoubling",
+  "scaling.batchInProcess.perDoubling",
+  "scaling.batchWorker.perDoubling",
+  "scaling.cpuThreads.perDoubling",
+  "peers.rawWorkerThreads.usPerCall",
+  "peers.piscina.usPerCall",
+  "peers.tinypool.usPerCall",
+  "peers.workerpool.usPerCall",
+  "peers.toolgate.usPerCall",
+];
+
+const INFORMATIONAL = [
+  "workerDispatch.parallel.ratio",
+  "abort.inProcess.spinningSettledAfterMs",
+  "scaling.cpuThreads.perDoubling",
+  ...TARGET_IDS.filter((id) => id.startsWith("peers.")),
 ];
 
 /** Case 7 runs only when Redis answers (required in CI). */
@@ -44,7 +63,7 @@ describe("benchmarks, smoke mode (one tiny round of every case)", () => {
   let results: BenchResults;
   beforeAll(async () => {
     results = await runBenchmarks({ smoke: true });
-  }, 30_000);
+  }, 60_000);
 
   test("every figure is a finite number", () => {
     const numbers = numbersIn(results);
@@ -147,7 +166,7 @@ describe("benchmarks, smoke mode (one tiny round of every case)", () => {
       expect(check).toMatchObject({ target: expect.any(String), value: expect.any(Number), pass: expect.any(Boolean) });
     }
     const informational = results.targets.filter((check) => check.informational === true).map((check) => check.id);
-    expect(informational).toEqual(["workerDispatch.parallel.ratio", "abort.inProcess.spinningSettledAfterMs", ...queueIds]);
+    expect(informational).toEqual([...INFORMATIONAL, ...queueIds]);
     expect(results.summary.passed + results.summary.missed).toBe(TARGET_IDS.length + queueIds.length - informational.length);
     const report = renderReport(results);
     for (const heading of [
@@ -157,12 +176,62 @@ describe("benchmarks, smoke mode (one tiny round of every case)", () => {
       "4. CPU-heavy batch",
       "5. Main-thread",
       "6. Abort latency",
-      "7. Through Redis",
+      "7. Scaling",
+      "8. Peers",
+      "9. Through Redis",
       "Targets:",
     ]) {
       expect(report).toContain(heading);
     }
     expect(report).not.toContain("NaN");
     expect(JSON.parse(JSON.stringify(results))).toEqual(results);
+  });
+
+  test("scaling: every series doubles N over at least 2 steps (6 in a full run); batches report per-call figures", () => {
+    for (const series of Object.values(results.scaling.series)) {
+      expect(series.points.length).toBeGreaterThanOrEqual(2);
+      for (let index = 1; index < series.points.length; index += 1) {
+        expect(series.points[index]?.n).toBe(2 * (series.points[index - 1]?.n ?? 0));
+      }
+    }
+    for (const series of [results.scaling.series.batchInProcess, results.scaling.series.batchWorker]) {
+      for (const point of series.points)
+        expect(point).toEqual({
+          n: expect.any(Number),
+          us: expect.any(Number),
+          usPerCall: expect.any(Number),
+          bytesPerCall: expect.any(Number),
+        });
+    }
+  });
+
+  test("peers: every pool ran the same tasks, and toolgate's overhead over each is stated", () => {
+    expect(Object.keys(results.peers.peers)).toEqual(["rawWorkerThreads", "piscina", "tinypool", "workerpool", "toolgate"]);
+    for (const figures of Object.values(results.peers.peers)) {
+      expect(figures.usPerCall).toBeGreaterThan(0);
+      expect(figures.cpuTaskUsPerCall).toBeGreaterThan(0);
+    }
+    expect(results.peers.peers.toolgate.toolgateRatio).toBe(1);
+  });
+
+  test("report.md: one well-formed SVG chart per section, each referenced", () => {
+    const charts = renderCharts(results);
+    expect(Object.keys(charts)).toEqual([
+      "serializer",
+      "in-process",
+      "worker-dispatch",
+      "cpu-batch",
+      "responsiveness",
+      "abort",
+      "scaling",
+      "peers",
+    ]);
+    for (const svg of Object.values(charts)) {
+      expect(svg.startsWith("<svg ")).toBe(true);
+      expect(svg.trimEnd().endsWith("</svg>")).toBe(true);
+      expect(svg).not.toContain("NaN");
+    }
+    const markdown = renderMarkdownReport(results, Object.keys(charts));
+    for (const name of Object.keys(charts)) expect(markdown).toContain(`(charts/${name}.svg)`);
   });
 });

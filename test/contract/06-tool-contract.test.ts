@@ -3,7 +3,9 @@
 // read they receive.
 import { getEventListeners } from "node:events";
 import {
+  COURSE_TOOL_MAX_COLLECTION_VISITS,
   COURSE_TOOL_MAX_CONTENT_CODE_POINTS,
+  COURSE_TOOL_MAX_NODES,
   COURSE_TOOL_TRUNCATION_MARKER,
   type CourseToolCall,
   type CourseToolResultMessage,
@@ -918,7 +920,7 @@ describe("rule 10 — safe serialization: the serializer calls no code supplied 
     expect(performance.now() - started).toBeLessThan(500); // generous: the budget refuses in O(1)
     expect(errorOf(result)).toEqual({
       code: "TOOL_OUTPUT_SERIALIZATION_FAILED",
-      message: "output contains more than 256 collection members at $",
+      message: `output contains more than ${COURSE_TOOL_MAX_COLLECTION_VISITS} collection members at $`,
     });
   });
 });
@@ -941,16 +943,22 @@ describe("rule 11 — work budgets: each budget does what docs/guarantees.md say
     });
   });
 
-  test("nodes: 128 values pass, 129 are refused", async () => {
-    expect((await serialized(() => Array.from({ length: 127 }, (_, index) => index))).isError).toBe(false);
-    const refused = errorOf(await serialized(() => Array.from({ length: 128 }, (_, index) => index)));
-    expect(refused.message).toBe("output contains more than 128 values at $[127]");
+  test("nodes: 2048 values pass, 2049 are refused", async () => {
+    const values = COURSE_TOOL_MAX_NODES;
+    expect(values).toBe(2048); // the default the title names
+    expect((await serialized(() => Array.from({ length: values - 1 }, (_, index) => index))).isError).toBe(false);
+    const refused = errorOf(await serialized(() => Array.from({ length: values }, (_, index) => index)));
+    expect(refused.message).toBe(`output contains more than ${values} values at $[${values - 1}]`);
   });
 
-  test("collection visits count omitted members too: 256 pass, 257 are refused", async () => {
+  test("collection visits count omitted members too: 4096 pass, 4097 are refused", async () => {
+    const visits = COURSE_TOOL_MAX_COLLECTION_VISITS;
+    expect(visits).toBe(4096); // the default the title names
     const withFunctions = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, index) => [`f${index}`, () => index]));
-    expect((await serialized(() => withFunctions(256))).content).toBe("{}");
-    expect(errorOf(await serialized(() => withFunctions(257))).message).toBe("output contains more than 256 collection members at $");
+    expect((await serialized(() => withFunctions(visits))).content).toBe("{}");
+    expect(errorOf(await serialized(() => withFunctions(visits + 1))).message).toBe(
+      `output contains more than ${visits} collection members at $`,
+    );
   });
 
   test("strings and keys: cut to 4096 code points, which marks the content truncated", async () => {

@@ -1,7 +1,13 @@
 // Serializer edges (docs/contract.md, rule 10 — safe serialization, rule 12 — content cap):
 // the key order at every object size (small objects and large ones may be sorted by
 // different code paths), the O(1) refusal of huge arrays, and the cut next to a surrogate pair.
-import { COURSE_TOOL_TRUNCATION_MARKER, executeToolCall, serializeToolOutput, ToolRegistry } from "toolgate";
+import {
+  COURSE_TOOL_MAX_COLLECTION_VISITS,
+  COURSE_TOOL_TRUNCATION_MARKER,
+  executeToolCall,
+  serializeToolOutput,
+  ToolRegistry,
+} from "toolgate";
 import { describe, expect, test } from "vitest";
 import { call, neverAborted } from "../support/helpers.js";
 
@@ -30,7 +36,10 @@ describe("rule 10 — safe serialization: arrays are walked by index within the 
     const started = performance.now();
     const outcome = serializeToolOutput({ huge });
     const elapsed = performance.now() - started;
-    expect(outcome).toEqual({ ok: false, message: "output contains more than 256 collection members at $.huge" });
+    expect(outcome).toEqual({
+      ok: false,
+      message: `output contains more than ${COURSE_TOOL_MAX_COLLECTION_VISITS} collection members at $.huge`,
+    });
     expect(elapsed).toBeLessThan(250); // generous: the refusal itself takes microseconds
   });
 });

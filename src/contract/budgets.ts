@@ -1,0 +1,198 @@
+// Budgets: how much work the call snapshot and the serializer may do, and how long a result's
+// content may be. Defaults live in constants.ts; this module validates what an operator or a
+// tool author configures (up front, with upper bounds) and resolves it against the defaults.
+import {
+  COURSE_TOOL_INVALID_ARGUMENT,
+  COURSE_TOOL_MAX_ARGUMENT_DEPTH,
+  COURSE_TOOL_MAX_ARGUMENT_NODES,
+  COURSE_TOOL_MAX_ARGUMENT_SIZE,
+  COURSE_TOOL_MAX_ARGUMENT_STRING_LENGTH,
+  COURSE_TOOL_MAX_BIGINT_BITS,
+  COURSE_TOOL_MAX_COLLECTION_VISITS,
+  COURSE_TOOL_MAX_CONTENT_CODE_POINTS,
+  COURSE_TOOL_MAX_DEPTH,
+  COURSE_TOOL_MAX_NODES,
+  COURSE_TOOL_MAX_STRING_CODE_POINTS,
+  COURSE_TOOL_TRUNCATION_MARKER,
+  type ToolContractErrorCode,
+} from "./constants.js";
+import { ToolContractError } from "./errors.js";
+import {
+  isProxy,
+  JSONStringify,
+  NumberIsSafeInteger,
+  ObjectFreeze,
+  ObjectGetOwnPropertyDescriptor,
+  ObjectHasOwn,
+  ReflectOwnKeys,
+  WeakMapPrototypeGet,
+  WeakMapPrototypeSet,
+} from "./primordials.js";
+
+/**
+ * The serializer's budgets for a tool's output (every field optional: unset fields keep the
+ * executor's value, or the default). Configured per executor and per tool (`budgets` in the
+ * definition; the tool's fields win).
+ */
+export interface OutputBudgets {
+  /** Containers (objects, arrays, Maps, Sets) nested at most this deep. Default 32. */
+  readonly maxDepth?: number;
+  /** Values rendered, containers and primitives alike. Default 2048. */
+  readonly maxNodes?: number;
+  /** Members examined in all objects, arrays, Maps and Sets, omitted ones included. Default 4096. */
+  readonly maxMembers?: number;
+  /** Code points kept of any one string or key (longer ones are cut). Default 4096. */
+  readonly maxStringCodePoints?: number;
+  /** Magnitude of a BigInt, in bits. Default 4096. */
+  readonly maxBigIntBits?: number;
+  /** Length of a result's `content` in code points, truncation marker included. Default 4096. */
+  readonly maxContentCodePoints?: number;
+}
+
+/**
+ * The call snapshot's budgets for a call's `arguments`, checked before the value is listed
+ * (a huge array is refused by its length alone). Configured per executor and per call.
+ */
+export interface ArgumentBudgets {
+  /** Containers nested at most this deep. Default 64. */
+  readonly maxDepth?: number;
+  /** Values (containers and primitives). Default 20,000. */
+  readonly maxNodes?: number;
+  /** UTF-16 code units of any one string or key. Default 1,048,576 (1 Mi). */
+  readonly maxStringLength?: number;
+  /** Total size: code units of every string and key, plus one per value. Default 4,194,304 (4 Mi). */
+  readonly maxTotalSize?: number;
+}
+
+/** Every output budget set; what the serializer runs with. */
+export type ResolvedOutputBudgets = { readonly [K in keyof OutputBudgets]-?: number };
+/** Every argument budget set; what the call snapshot runs with. */
+export type ResolvedArgumentBudgets = { readonly [K in keyof ArgumentBudgets]-?: number };
+
+/** [lowest, highest] accepted for each budget: the highest keeps the worst admitted input bounded. */
+const OUTPUT_RANGES: { readonly [K in keyof OutputBudgets]-?: readonly [number, number] } = {
+  maxDepth: [1, 256],
+  maxNodes: [1, 1_000_000],
+  maxMembers: [1, 1_000_000],
+  maxStringCodePoints: [1, 16_777_216],
+  maxBigIntBits: [1, 1_048_576],
+  // The truncation marker must fit, with room to spare.
+  maxContentCodePoints: [COURSE_TOOL_TRUNCATION_MARKER.length + 1, 16_777_216],
+};
+
+const ARGUMENT_RANGES: { readonly [K in keyof ArgumentBudgets]-?: readonly [number, number] } = {
+  maxDepth: [1, 1024],
+  maxNodes: [1, 10_000_000],
+  maxStringLength: [1, 536_870_888], // V8's longest string
+  maxTotalSize: [1, 2_147_483_647],
+};
+
+export const DEFAULT_OUTPUT_BUDGETS: ResolvedOutputBudgets = ObjectFreeze({
+  maxDepth: COURSE_TOOL_MAX_DEPTH,
+  maxNodes: COURSE_TOOL_MAX_NODES,
+  maxMembers: COURSE_TOOL_MAX_COLLECTION_VISITS,
+  maxStringCodePoints: COURSE_TOOL_MAX_STRING_CODE_POINTS,
+  maxBigIntBits: COURSE_TOOL_MAX_BIGINT_BITS,
+  maxContentCodePoints: COURSE_TOOL_MAX_CONTENT_CODE_POINTS,
+});
+
+export const DEFAULT_ARGUMENT_BUDGETS: ResolvedArgumentBudgets = ObjectFreeze({
+  maxDepth: COURSE_TOOL_MAX_ARGUMENT_DEPTH,
+  maxNodes: COURSE_TOOL_MAX_ARGUMENT_NODES,
+  maxStringLength: COURSE_TOOL_MAX_ARGUMENT_STRING_LENGTH,
+  maxTotalSize: COURSE_TOOL_MAX_ARGUMENT_SIZE,
+});
+
+/**
+ * Reads budgets an operator or tool author wrote: an object of own data properties, each a
+ * known budget name with an integer in its range. Returns a frozen copy of the fields set.
+ * Throws ToolContractError(`code`) naming `option` and the offending field and value.
+ */
+function readBudgets<K extends string>(
+  value: unknown,
+  option: string,
+  ranges: { readonly [key in K]: readonly [number, number] },
+  code: ToolContractErrorCode,
+): { readonly [key in K]?: number } {
+  if (typeof value !== "object" || value === null || isProxy(value)) {
+    throw new ToolContractError(code, `${option} must be an object of budgets (not a Proxy)`);
+  }
+  const copy: { [key in K]?: number } = {};
+  const keys = ReflectOwnKeys(value);
+  for (let index = 0; index < keys.length; index += 1) {
+    const key = keys[index] as PropertyKey;
+    if (typeof key !== "string" || !ObjectHasOwn(ranges, key)) {
+      const known = JSONStringify(ReflectOwnKeys(ranges));
+      throw new ToolContractError(
+        code,
+        `${option} has an unknown budget ${typeof key === "string" ? JSONStringify(key) : "(a symbol)"}; known: ${known}`,
+      );
+    }
+    const descriptor = ObjectGetOwnPropertyDescriptor(value, key);
+    if (descriptor === undefined || !ObjectHasOwn(descriptor, "value")) {
+      throw new ToolContractError(code, `${option}.${key} must be a data property (accessors are not read)`);
+    }
+    const [lowest, highest] = ranges[key as K];
+    const budget: unknown = descriptor.value;
+    if (budget === undefined) continue; // an explicit undefined keeps the inherited value
+    if (typeof budget !== "number" || !NumberIsSafeInteger(budget) || budget < lowest || budget > highest) {
+      const shown = typeof budget === "number" ? String(budget) : typeof budget;
+      throw new ToolContractError(code, `${option}.${key} must be an integer from ${lowest} to ${highest} (got ${shown})`);
+    }
+    copy[key as K] = budget;
+  }
+  return ObjectFreeze(copy);
+}
+
+/** Validates output budgets (INVALID_ARGUMENT unless another `code` is given); a frozen copy of the fields set. */
+export function readOutputBudgets(
+  value: unknown,
+  option: string,
+  code: ToolContractErrorCode = COURSE_TOOL_INVALID_ARGUMENT,
+): OutputBudgets {
+  return readBudgets(value, option, OUTPUT_RANGES, code);
+}
+
+/** Validates argument budgets (INVALID_ARGUMENT); a frozen copy of the fields set. */
+export function readArgumentBudgets(value: unknown, option: string): ArgumentBudgets {
+  return readBudgets(value, option, ARGUMENT_RANGES, COURSE_TOOL_INVALID_ARGUMENT);
+}
+
+/** `base` with the fields `overrides` sets (both already validated). */
+export function resolveOutputBudgets(base: ResolvedOutputBudgets, overrides: OutputBudgets | undefined): ResolvedOutputBudgets {
+  if (overrides === undefined) return base;
+  return ObjectFreeze({
+    maxDepth: overrides.maxDepth ?? base.maxDepth,
+    maxNodes: overrides.maxNodes ?? base.maxNodes,
+    maxMembers: overrides.maxMembers ?? base.maxMembers,
+    maxStringCodePoints: overrides.maxStringCodePoints ?? base.maxStringCodePoints,
+    maxBigIntBits: overrides.maxBigIntBits ?? base.maxBigIntBits,
+    maxContentCodePoints: overrides.maxContentCodePoints ?? base.maxContentCodePoints,
+  });
+}
+
+/** `base` with the fields `overrides` sets (both already validated). */
+export function resolveArgumentBudgets(base: ResolvedArgumentBudgets, overrides: ArgumentBudgets | undefined): ResolvedArgumentBudgets {
+  if (overrides === undefined) return base;
+  return ObjectFreeze({
+    maxDepth: overrides.maxDepth ?? base.maxDepth,
+    maxNodes: overrides.maxNodes ?? base.maxNodes,
+    maxStringLength: overrides.maxStringLength ?? base.maxStringLength,
+    maxTotalSize: overrides.maxTotalSize ?? base.maxTotalSize,
+  });
+}
+
+const resolvedForTool = new WeakMap<OutputBudgets, { base: ResolvedOutputBudgets; resolved: ResolvedOutputBudgets }>();
+
+/**
+ * The budgets a tool's call runs with: the tool's own fields over the executor's. Memoized per
+ * tool (for the last executor budgets seen), so a call allocates nothing.
+ */
+export function outputBudgetsFor(toolBudgets: OutputBudgets | undefined, base: ResolvedOutputBudgets): ResolvedOutputBudgets {
+  if (toolBudgets === undefined) return base;
+  const cached = WeakMapPrototypeGet(resolvedForTool, toolBudgets);
+  if (cached !== undefined && cached.base === base) return cached.resolved;
+  const resolved = resolveOutputBudgets(base, toolBudgets);
+  WeakMapPrototypeSet(resolvedForTool, toolBudgets, { base, resolved });
+  return resolved;
+}
