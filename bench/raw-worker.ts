@@ -3,7 +3,7 @@
 // id, no per-call signal, no serializer, no relinking).
 import { ping } from "./tools.js";
 
-const context = Object.freeze({ signal: new AbortController().signal, toolCallId: "raw" });
+const context = Object.freeze({ signal: new AbortController().signal, toolCallId: "raw", reportProgress: () => {} });
 
 export default function rawPing(args: Record<string, unknown>): unknown {
   return ping.execute(args, context);

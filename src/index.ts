@@ -20,13 +20,18 @@ export {
   type CourseToolDefinition,
   type CourseToolDefinition as ToolDefinition,
   defineTool,
+  type SchemaToolDefinition,
   type ToolContext,
+  type ToolProgressReport,
   type ValidationDecision,
 } from "./contract/definition.js";
+export { type DescribeToolsOptions, describeTools, type ToolDescription, type ToolSource } from "./contract/describe.js";
 export { isNonRecoverableToolError, isToolContractError, NonRecoverableToolError, ToolContractError } from "./contract/errors.js";
+export type { JsonSchema } from "./contract/parameters.js";
 export { type ToolLike, ToolRegistry } from "./contract/registry.js";
 export type { CourseToolResultMessage, CourseToolResultMessage as ToolResultMessage } from "./contract/results.js";
 export { type SerializationOutcome, serializeToolOutput } from "./contract/serialize.js";
+export type { StandardSchemaV1, StandardSchemaV1Output } from "./contract/standard-schema.js";
 export type {
   ApprovalContext,
   ApprovalDecision,
@@ -38,6 +43,7 @@ export type {
   ToolExecutorHooks,
 } from "./executor/hooks.js";
 export { executeToolCall, executeToolCalls, InProcessToolExecutor, type InProcessToolExecutorOptions } from "./executor/in-process.js";
+export type { ProgressListener, ToolProgress } from "./executor/progress.js";
 export type { BatchOptions, CallOptions, ExecutorOptions, ToolExecutor } from "./executor/tool-executor.js";
 export type { WorkerToolExecutor, WorkerToolExecutorOptions } from "./worker/executor.js";
 // Types only: the runtime lives in `toolgate/worker`, so `import "toolgate"` never loads piscina.

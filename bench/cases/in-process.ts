@@ -25,7 +25,7 @@ async function naiveCall(tool: CourseToolDefinition, call: CourseToolCall, signa
       content: String(decision.error),
       isError: true,
     };
-  const output = await tool.execute(decision.value, { signal, toolCallId: call.id });
+  const output = await tool.execute(decision.value, { signal, toolCallId: call.id, reportProgress: () => {} });
   return {
     role: "toolResult",
     id: `tool-result-${call.id}`,

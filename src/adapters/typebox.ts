@@ -1,14 +1,26 @@
-// toolgate/typebox: a tool's `validate` from a TypeBox 1.x schema, so tool authors do not
-// hand-write validators. The schema is compiled once (TypeBox's JIT checker); a refusal
-// lists the failing paths, bounded, so the model can fix its arguments.
+// toolgate/typebox: TypeBox 1.x schemas for tools, so tool authors do not hand-write
+// validators: `typeboxParameters(schema)` for the schema-first `defineTool({ parameters })`
+// (a Standard Schema made from the TypeBox schema, so the core never loads TypeBox), and
+// `validatorFromTypeBox(schema)` for the four-field form. The schema is compiled once
+// (TypeBox's JIT checker); a refusal lists the failing paths, bounded.
 import type { Static, TSchema } from "typebox";
 import { Compile, type Validator } from "typebox/compile";
 import { Settings } from "typebox/system";
 import { COURSE_TOOL_INVALID_TOOL_DEFINITION } from "../contract/constants.js";
 import type { ValidationDecision } from "../contract/definition.js";
 import { ToolContractError } from "../contract/errors.js";
-import { WeakMapPrototypeGet, WeakMapPrototypeSet } from "../contract/primordials.js";
-import { type ArgumentIssue, describeIssues, readMaxIssues } from "./issues.js";
+import { readDataProperty } from "../contract/failure.js";
+import { type ArgumentIssue, describeIssues, formatPath, readMaxIssues } from "../contract/issues.js";
+import { recordValidatorJsonSchema } from "../contract/parameters.js";
+import {
+  ArrayIsArray,
+  ObjectFreeze,
+  StringPrototypeCharCodeAt,
+  StringPrototypeSlice,
+  WeakMapPrototypeGet,
+  WeakMapPrototypeSet,
+} from "../contract/primordials.js";
+import type { StandardSchemaV1, StandardSchemaV1Issue, StandardSchemaV1Result } from "../contract/standard-schema.js";
 import { recordTypeBoxSchema, typeBoxSchemaOf } from "./typebox-schemas.js";
 
 export { typeBoxSchemaOf };
@@ -58,7 +70,65 @@ export function validatorFromTypeBox<T extends TSchema>(schema: T, options: Type
     return { ok: false, error: describeTypeBoxErrors(checker, candidate, maxIssues) };
   };
   recordTypeBoxSchema(validate, schema);
+  const jsonSchema = jsonSchemaCopy(schema);
+  recordValidatorJsonSchema(validate, () => jsonSchema);
   return validate;
+}
+
+/** Options of `typeboxParameters`. */
+export interface TypeBoxParametersOptions {
+  /** As in `validatorFromTypeBox`: convert a copy of the arguments toward the schema before checking (default false). */
+  readonly coerce?: boolean;
+}
+
+/**
+ * A TypeBox schema as a Standard Schema v1 with a Standard JSON Schema, for the
+ * schema-first form: `defineTool({ name, description, parameters: typeboxParameters(schema),
+ * execute })`, where `execute`'s arguments are `Static<typeof schema>`. The schema is
+ * compiled here, once, and its JSON Schema copied (without TypeBox's `~kind` markers), so
+ * changing the schema object afterwards changes nothing.
+ */
+export interface TypeBoxParameters<T extends TSchema> extends StandardSchemaV1<unknown, Static<T>> {
+  /** The TypeBox schema it was made from. */
+  readonly schema: T;
+}
+
+/** Makes the `parameters` of a schema-first definition from a TypeBox schema (see `TypeBoxParameters`). */
+export function typeboxParameters<T extends TSchema>(schema: T, options: TypeBoxParametersOptions = {}): TypeBoxParameters<T> {
+  const checker = compileOnce(schema);
+  const coerce = options.coerce === true;
+  const jsonSchema = jsonSchemaCopy(schema);
+  const validate = (args: unknown): StandardSchemaV1Result<Static<T>> => {
+    const candidate = coerce ? checker.Convert(cloneValue(args)) : args;
+    if (checker.Check(candidate)) return { value: candidate as Static<T> };
+    const errors = checker.Errors(candidate);
+    if (errors.length === 0) return { issues: [{ message: "does not match the schema" }] };
+    const issues: StandardSchemaV1Issue[] = [];
+    for (let index = 0; index < errors.length; index += 1) {
+      const error = errors[index];
+      if (error !== undefined) issues[issues.length] = { message: error.message, path: pointerSegments(error.instancePath, candidate) };
+    }
+    return { issues };
+  };
+  const describe = (): Record<string, unknown> => jsonSchema as Record<string, unknown>;
+  return ObjectFreeze({
+    "~standard": ObjectFreeze({
+      version: 1 as const,
+      vendor: "typebox",
+      validate,
+      jsonSchema: ObjectFreeze({ input: describe, output: describe }),
+    }),
+    schema,
+  });
+}
+
+/** The schema as plain JSON (structured clone leaves out TypeBox's non-enumerable markers). */
+function jsonSchemaCopy(schema: TSchema): unknown {
+  try {
+    return cloneValue(schema);
+  } catch (error) {
+    throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_DEFINITION, "the TypeBox schema is not plain JSON", { cause: error });
+  }
 }
 
 function compileOnce(schema: TSchema): Validator {
@@ -95,7 +165,60 @@ function describeTypeBoxErrors(checker: Validator, value: unknown, maxIssues: nu
   const listed: ArgumentIssue[] = [];
   for (let index = 0; index < errors.length && index < maxIssues; index += 1) {
     const error = errors[index];
-    if (error !== undefined) listed[listed.length] = { path: error.instancePath, message: error.message };
+    if (error !== undefined)
+      listed[listed.length] = { path: formatPath(pointerSegments(error.instancePath, value)), message: error.message };
   }
   return describeIssues(listed, errors.length, errors.length < Settings.Get().maxErrors);
+}
+
+const SLASH = 0x2f;
+const TILDE = 0x7e;
+// Only as many segments as a bounded path line can show are read.
+const MAX_POINTER_SEGMENTS = 64;
+
+/**
+ * A JSON pointer (`/items/2/qty`) as path segments, walking `value` alongside so that an
+ * array index becomes a number (`[2]`) and an object key stays a string, even "2".
+ */
+function pointerSegments(pointer: string, value: unknown): (string | number)[] {
+  const segments: (string | number)[] = [];
+  let current = value;
+  let start = 1;
+  while (start <= pointer.length && segments.length < MAX_POINTER_SEGMENTS) {
+    let end = start;
+    while (end < pointer.length && StringPrototypeCharCodeAt(pointer, end) !== SLASH) end += 1;
+    const key = unescapePointer(StringPrototypeSlice(pointer, start, end));
+    const index = ArrayIsArray(current) ? arrayIndex(key) : -1;
+    segments[segments.length] = index >= 0 ? index : key;
+    current = typeof current === "object" && current !== null ? readDataProperty(current, key) : undefined;
+    start = end + 1;
+  }
+  return segments;
+}
+
+/** The array index `key` spells in canonical form ("0", "17"), else -1. */
+function arrayIndex(key: string): number {
+  if (key.length === 0 || key.length > 15 || (key.length > 1 && StringPrototypeCharCodeAt(key, 0) === 0x30)) return -1;
+  let index = 0;
+  for (let position = 0; position < key.length; position += 1) {
+    const digit = StringPrototypeCharCodeAt(key, position) - 0x30;
+    if (digit < 0 || digit > 9) return -1;
+    index = index * 10 + digit;
+  }
+  return index;
+}
+
+function unescapePointer(segment: string): string {
+  let text = "";
+  for (let index = 0; index < segment.length; index += 1) {
+    const code = StringPrototypeCharCodeAt(segment, index);
+    if (code === TILDE && index + 1 < segment.length) {
+      const next = StringPrototypeCharCodeAt(segment, index + 1);
+      text += next === 0x31 ? "/" : next === 0x30 ? "~" : "~" + StringPrototypeSlice(segment, index + 1, index + 2);
+      index += 1;
+    } else {
+      text += StringPrototypeSlice(segment, index, index + 1);
+    }
+  }
+  return text;
 }

@@ -1,7 +1,7 @@
 // ToolRegistry: owns frozen tool snapshots by name. Batches register atomically.
 // docs/contract.md: rule 2 — atomic registration, rule 3 — registry snapshot.
 import { COURSE_TOOL_DUPLICATE_TOOL_NAME, COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_INVALID_TOOL_DEFINITION } from "./constants.js";
-import { type CourseTool, type CourseToolDefinition, defineTool } from "./definition.js";
+import { type CourseTool, type CourseToolDefinition, defineTool, type SchemaToolDefinition } from "./definition.js";
 import { isToolContractError, ToolContractError } from "./errors.js";
 import {
   ArrayIsArray,
@@ -16,9 +16,9 @@ import {
   ObjectHasOwn,
 } from "./primordials.js";
 
-/** Anything `ToolRegistry` accepts as one tool: a definition or a `defineTool` snapshot. */
+/** Anything `ToolRegistry` accepts as one tool: a definition (either form) or a `defineTool` snapshot. */
 // (Methods are bivariant in their parameters, so any CourseToolDefinition<A, O> fits.)
-export type ToolLike = CourseToolDefinition | CourseTool;
+export type ToolLike = CourseToolDefinition | SchemaToolDefinition | CourseTool;
 
 let toolsOf: (registry: object) => Map<string, CourseTool> | undefined;
 

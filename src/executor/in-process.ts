@@ -4,12 +4,13 @@ import { threadId } from "node:worker_threads";
 import { COURSE_TOOL_EXECUTOR_CLOSED } from "../contract/constants.js";
 import type { ToolContext } from "../contract/definition.js";
 import { ToolContractError } from "../contract/errors.js";
-import { NativePromise, ObjectFreeze, PromisePrototypeThen, PromiseReject, PromiseResolve } from "../contract/primordials.js";
+import { isPromise, NativePromise, ObjectFreeze, PromisePrototypeThen, PromiseReject, PromiseResolve } from "../contract/primordials.js";
 import { registeredTools, type ToolRegistry } from "../contract/registry.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
 import type { RunFacts } from "./hooks.js";
 import { type PipelineSettings, readExecutorOptions } from "./options.js";
 import { executeCall, executeCalls, type Pipeline, type RunRequest } from "./pipeline.js";
+import { discardProgress, openProgressChannel } from "./progress.js";
 import { runTool, type ToolOutcome } from "./run-tool.js";
 import { runWithTimeout } from "./timeouts.js";
 import type { BatchOptions, CallOptions, ExecutorOptions, ToolExecutor } from "./tool-executor.js";
@@ -18,22 +19,54 @@ import type { BatchOptions, CallOptions, ExecutorOptions, ToolExecutor } from ".
 const HERE: RunFacts = ObjectFreeze({ threadId, queueWaitMs: 0 });
 
 /**
- * Runs a validated call's tool right here, with a frozen `{ signal, toolCallId, app? }`
- * context; under `timeoutMs`, the signal the tool sees also fires at expiry (cooperatively:
- * see runWithTimeout).
+ * Runs a validated call's tool right here, with a frozen `{ signal, toolCallId,
+ * reportProgress, app? }` context; under `timeoutMs`, the signal the tool sees also fires at
+ * expiry (cooperatively: see runWithTimeout). A progress channel closes as soon as the run settles.
  */
 function runHere(request: RunRequest): ToolOutcome | Promise<ToolOutcome> {
   request.record(HERE);
+  const { call, signal, onProgress } = request;
+  if (onProgress === undefined) return runWithin(request, discardProgress);
+  const progress = openProgressChannel(onProgress, call.id, call.name, signal);
+  let outcome: ToolOutcome | Promise<ToolOutcome>;
+  try {
+    outcome = runWithin(request, progress.report);
+  } catch (error) {
+    progress.close();
+    throw error;
+  }
+  if (!isPromise(outcome)) {
+    progress.close();
+    return outcome;
+  }
+  return PromisePrototypeThen(
+    outcome,
+    (settled) => {
+      progress.close();
+      return settled;
+    },
+    (error: unknown) => {
+      progress.close();
+      throw error;
+    },
+  ) as Promise<ToolOutcome>;
+}
+
+/** The tool under the call's timeout, if it has one. */
+function runWithin(request: RunRequest, reportProgress: ToolContext["reportProgress"]): ToolOutcome | Promise<ToolOutcome> {
   const timeoutMs = request.timeoutMs;
-  if (timeoutMs === undefined) return runTool(request.tool, request.args, contextOf(request, request.signal), request.outputBudgets);
+  if (timeoutMs === undefined) {
+    return runTool(request.tool, request.args, contextOf(request, request.signal, reportProgress), request.outputBudgets);
+  }
   return runWithTimeout(timeoutMs, request.signal, (signal) =>
-    runTool(request.tool, request.args, contextOf(request, signal), request.outputBudgets),
+    runTool(request.tool, request.args, contextOf(request, signal, reportProgress), request.outputBudgets),
   );
 }
 
-function contextOf(request: RunRequest, signal: AbortSignal): ToolContext {
+function contextOf(request: RunRequest, signal: AbortSignal, reportProgress: ToolContext["reportProgress"]): ToolContext {
   const app = request.app;
-  return ObjectFreeze(app === undefined ? { signal, toolCallId: request.call.id } : { signal, toolCallId: request.call.id, app });
+  const toolCallId = request.call.id;
+  return ObjectFreeze(app === undefined ? { signal, toolCallId, reportProgress } : { signal, toolCallId, reportProgress, app });
 }
 
 function pipelineOf(registry: ToolRegistry, settings?: PipelineSettings): Pipeline {
@@ -46,7 +79,7 @@ function pipelineOf(registry: ToolRegistry, settings?: PipelineSettings): Pipeli
  * (a success, or a recoverable `isError: true` result); rejects with ToolContractError for
  * a malformed call, with `signal.reason` when the signal aborts first, and with a genuine
  * NonRecoverableToolError thrown by the tool. The registry is read live. `options.timeoutMs`,
- * `options.app` and `options.argumentBudgets` apply to this call (see CallOptions).
+ * `options.app`, `options.argumentBudgets` and `options.onProgress` apply to this call (see CallOptions).
  */
 export function executeToolCall(
   registry: ToolRegistry,

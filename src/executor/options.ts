@@ -20,6 +20,7 @@ import { describeValue } from "../contract/grammar.js";
 import { isProxy, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectHasOwn } from "../contract/primordials.js";
 import { checkTimeoutMs } from "../contract/timeout.js";
 import { type ResolvedHooks, resolveHooks } from "./hooks.js";
+import { checkProgressListener, type ProgressListener } from "./progress.js";
 
 /** An executor's resolved options: what its pipeline applies to every call. */
 export interface PipelineSettings {
@@ -38,6 +39,7 @@ export interface CallSettings {
   readonly app: ToolApp | undefined;
   /** Checked, not yet resolved: they apply over the executor's. */
   readonly argumentBudgets: ArgumentBudgets | undefined;
+  readonly onProgress: ProgressListener | undefined;
 }
 
 /** What an executor made without options applies. */
@@ -49,7 +51,12 @@ export const DEFAULT_PIPELINE_SETTINGS: PipelineSettings = ObjectFreeze({
   outputBudgets: DEFAULT_OUTPUT_BUDGETS,
 });
 
-const NO_CALL_OPTIONS: CallSettings = ObjectFreeze({ timeoutMs: undefined, app: undefined, argumentBudgets: undefined });
+const NO_CALL_OPTIONS: CallSettings = ObjectFreeze({
+  timeoutMs: undefined,
+  app: undefined,
+  argumentBudgets: undefined,
+  onProgress: undefined,
+});
 
 /** Reads `ExecutorOptions` (absent: none); a ToolContractError(INVALID_ARGUMENT) naming a bad one. */
 export function readExecutorOptions(options: unknown): PipelineSettings {
@@ -81,11 +88,13 @@ export function readCallOptions(options: unknown, what: string): CallSettings {
   const timeoutMs = ownOption(options, "timeoutMs", "options");
   const app = ownOption(options, "app", "options") as ToolApp | undefined;
   const argumentBudgets = ownOption(options, "argumentBudgets", "options");
-  if (timeoutMs === undefined && app === undefined && argumentBudgets === undefined) return NO_CALL_OPTIONS;
+  const onProgress = ownOption(options, "onProgress", "options");
+  if (timeoutMs === undefined && app === undefined && argumentBudgets === undefined && onProgress === undefined) return NO_CALL_OPTIONS;
   return {
     timeoutMs: timeoutMs === undefined ? undefined : checkTimeoutMs(timeoutMs, "options.timeoutMs", COURSE_TOOL_INVALID_ARGUMENT),
     app,
     argumentBudgets: argumentBudgets === undefined ? undefined : readArgumentBudgets(argumentBudgets, "options.argumentBudgets"),
+    onProgress: onProgress === undefined ? undefined : checkProgressListener(onProgress),
   };
 }
 

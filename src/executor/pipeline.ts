@@ -33,6 +33,7 @@ import { validateArguments } from "../contract/validation.js";
 import { runBatch } from "./batch.js";
 import { approve, CallTrace, type ResolvedHooks, type RunFacts } from "./hooks.js";
 import { type CallSettings, callArgumentBudgets, DEFAULT_PIPELINE_SETTINGS, type PipelineSettings, readCallOptions } from "./options.js";
+import type { ProgressListener } from "./progress.js";
 import type { ToolOutcome } from "./run-tool.js";
 import { assertAbortSignal, throwIfAborted } from "./signal.js";
 import { effectiveTimeoutMs } from "./timeouts.js";
@@ -53,6 +54,8 @@ export interface RunRequest {
   readonly record: (facts: RunFacts) => void;
   /** The executor's output budgets; the tool's own `budgets` override them (runTool merges). */
   readonly outputBudgets: ResolvedOutputBudgets;
+  /** The caller's `onProgress`, if any: where the tool's progress reports go. */
+  readonly onProgress: ProgressListener | undefined;
 }
 
 /**
@@ -219,6 +222,7 @@ function runPrepared(
     app,
     record: trace === undefined ? ignoreFacts : trace.record,
     outputBudgets: settings.outputBudgets,
+    onProgress: options.onProgress,
   };
   trace?.runStarted();
   const outcome = run(request);

@@ -12,6 +12,7 @@ import {
   isPromise,
   isProxy,
   NativePromise,
+  ObjectFreeze,
   ObjectGetOwnPropertyDescriptor,
   ObjectGetPrototypeOf,
   ObjectHasOwn,
@@ -22,7 +23,14 @@ import {
 import { errorContent } from "../contract/results.js";
 import { serializeWithin } from "../contract/serialize.js";
 import { watchAbort } from "./abort-watch.js";
+import { discardProgress } from "./progress.js";
 import { abortReason, isAborted, throwIfAborted } from "./signal.js";
+
+/**
+ * The context a runner hands over: a whole ToolContext, or one without `reportProgress`
+ * (then the tool's reports are checked and dropped).
+ */
+export type RunContext = ToolContext | { readonly signal: AbortSignal; readonly toolCallId: string; readonly reportProgress?: undefined };
 
 /** A finished call before it is linked: bounded content, and whether it is an error. */
 export interface ToolOutcome {
@@ -78,11 +86,13 @@ class OutcomeWithAttachments extends Outcome {
 export function runTool(
   tool: CourseTool,
   args: unknown,
-  context: ToolContext,
+  runContext: RunContext,
   budgets: ResolvedOutputBudgets = DEFAULT_OUTPUT_BUDGETS,
 ): ToolOutcome | Promise<ToolOutcome> {
-  throwIfAborted(context.signal); // in a worker, the abort can arrive while the call is queued
+  throwIfAborted(runContext.signal); // in a worker, the abort can arrive while the call is queued
   const within = outputBudgetsFor(tool.budgets, budgets);
+  const context: ToolContext =
+    runContext.reportProgress === undefined ? ObjectFreeze({ ...runContext, reportProgress: discardProgress }) : runContext;
   const settlement = settleExecution(tool, args, context);
   if (!isPromise(settlement)) return finish(settlement as Settlement, context.signal, within);
   return PromisePrototypeThen(settlement as Promise<Settlement>, (settled) =>

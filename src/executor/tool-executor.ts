@@ -5,6 +5,7 @@ import type { ArgumentBudgets, OutputBudgets } from "../contract/budgets.js";
 import type { ToolRegistry } from "../contract/registry.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
 import type { ToolExecutorHooks } from "./hooks.js";
+import type { ProgressListener } from "./progress.js";
 
 /** Options of one call (`executeToolCall`); every field is optional. */
 export interface CallOptions {
@@ -17,6 +18,13 @@ export interface CallOptions {
   readonly app?: ToolApp;
   /** This call's argument budgets, over the executor's (validated up front: INVALID_ARGUMENT). */
   readonly argumentBudgets?: ArgumentBudgets;
+  /**
+   * Receives the tool's `context.reportProgress` reports as `{ toolCallId, toolName,
+   * progress, total, message }`: throttled (at most one per 50 ms per call, the latest
+   * report of a burst), never after the call settled or its signal aborted. A throw from it
+   * is ignored. (The worker executor delivers none yet.)
+   */
+  readonly onProgress?: ProgressListener;
 }
 
 /** What every executor takes besides its tools (the in-process, worker and queue executors alike). */

@@ -2,8 +2,8 @@
 // (so a fault or a message can be traced to the task that scheduled it, even after that task
 // finished), and the worker → main per-task messages.
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { ToolContext } from "../contract/definition.js";
 import { AbortControllerPrototypeAbort, ObjectFreeze } from "../contract/primordials.js";
+import type { RunContext } from "../executor/run-tool.js";
 import type { StopReason } from "./protocol.js";
 import type { WorkerPort } from "./thread-port.js";
 
@@ -13,7 +13,7 @@ export class RunningTask {
   settled = false;
   /** Set while an asynchronous tool runs: ends the task with a fault traced to it. */
   fault: ((error: unknown) => void) | undefined;
-  readonly context: ToolContext;
+  readonly context: RunContext;
   readonly #controller = new AbortController();
 
   constructor(

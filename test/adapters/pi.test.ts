@@ -125,7 +125,7 @@ describe("toPiAgentTool", () => {
     const tool = toPiAgentTool(registry, "add");
     const raw = { left: "2", right: 3 };
     expect(() => tool.prepareArguments?.(raw)).toThrow(
-      JSON.stringify({ error: { code: "TOOL_ARGUMENTS_INVALID", message: "Invalid arguments (1 issue):\n  - /left: must be number" } }),
+      JSON.stringify({ error: { code: "TOOL_ARGUMENTS_INVALID", message: "Invalid arguments (1 issue):\n  - $.left: must be number" } }),
     );
     const good = { left: 2, right: 3 };
     expect(tool.prepareArguments?.(good)).toBe(good);

@@ -73,11 +73,11 @@ describe("validatorFromStandardSchema with zod 4", () => {
     expect(validatorFromStandardSchema(User)({ name: "ada" })).toEqual({ ok: true, value: { name: "ADA", tags: [] } });
   });
 
-  it("refuses with readable '/path: message' lines", () => {
+  it("refuses with readable '$.path: message' lines", () => {
     expect(refusal(validatorFromStandardSchema(User)({ name: "", tags: [1, "x"] }))).toBe(
       "Invalid arguments (2 issues):\n" +
-        "  - /name: Too small: expected string to have >=1 characters\n" +
-        "  - /tags/1: Invalid input: expected number, received string",
+        "  - $.name: Too small: expected string to have >=1 characters\n" +
+        "  - $.tags[1]: Invalid input: expected number, received string",
     );
   });
 
@@ -95,7 +95,7 @@ describe("validatorFromStandardSchema with zod 4", () => {
     expect(body).toEqual({
       error: {
         code: "TOOL_ARGUMENTS_INVALID",
-        message: "Invalid arguments (1 issue):\n  - /name: Invalid input: expected string, received number",
+        message: "Invalid arguments (1 issue):\n  - $.name: Invalid input: expected string, received number",
       },
     });
     expect(executed).toEqual([]);
@@ -132,11 +132,11 @@ describe("validatorFromStandardSchema with valibot 1", () => {
     expect(validatorFromStandardSchema(User)({ name: "ada", tags: [1] })).toEqual({ ok: true, value: { name: "ada", tags: [1] } });
   });
 
-  it("reads valibot's path segments ({ key }) into '/path' lines", () => {
+  it("reads valibot's path segments ({ key }) into '$.path' lines", () => {
     expect(refusal(validatorFromStandardSchema(User)({ name: "", tags: [1, "x"] }))).toBe(
       "Invalid arguments (2 issues):\n" +
-        "  - /name: Invalid length: Expected >=1 but received 0\n" +
-        '  - /tags/1: Invalid type: Expected number but received "x"',
+        "  - $.name: Invalid length: Expected >=1 but received 0\n" +
+        '  - $.tags[1]: Invalid type: Expected number but received "x"',
     );
   });
 
@@ -202,7 +202,7 @@ describe("validatorFromStandardSchema with a hand-written Standard Schema", () =
 
   it("an empty issue list is still a refusal, described", () => {
     expect(refusal(validatorFromStandardSchema(schema(() => ({ issues: [] })))({}))).toBe(
-      "Invalid arguments (1 issue):\n  - (root): does not match the schema",
+      "Invalid arguments (1 issue):\n  - $: does not match the schema",
     );
   });
 

@@ -41,11 +41,11 @@ describe("validatorFromTypeBox", () => {
   });
 
   it("refuses with a readable path + message per issue", () => {
-    expect(refusal(validatorFromTypeBox(Add)({ left: "two", right: 3 }))).toBe("Invalid arguments (1 issue):\n  - /left: must be number");
+    expect(refusal(validatorFromTypeBox(Add)({ left: "two", right: 3 }))).toBe("Invalid arguments (1 issue):\n  - $.left: must be number");
     const message = refusal(validatorFromTypeBox(Add)({ left: 1, extra: true }));
     expect(message).toMatch(/^Invalid arguments \(2 issues\):\n/);
-    expect(message).toContain("  - (root): must have required properties right");
-    expect(message).toContain("  - (root): must not have additional properties");
+    expect(message).toContain("  - $: must have required properties right");
+    expect(message).toContain("  - $: must not have additional properties");
   });
 
   it("lists at most maxIssues issues and states the total", () => {
@@ -55,8 +55,8 @@ describe("validatorFromTypeBox", () => {
     const five = refusal(validatorFromTypeBox(Wide, { maxIssues: 2 })(wrong(5))).split("\n");
     expect(five).toEqual([
       "Invalid arguments (5 issues):",
-      "  - /field0: must be number",
-      "  - /field1: must be number",
+      "  - $.field0: must be number",
+      "  - $.field1: must be number",
       "  - … and 3 more",
     ]);
   });
@@ -86,7 +86,7 @@ describe("validatorFromTypeBox", () => {
     const key = "k".repeat(100_000);
     const message = refusal(validatorFromTypeBox(Numbers)({ [key]: "x" }));
     expect(message.length).toBeLessThan(400);
-    expect(message).toContain(`  - /${"k".repeat(127)}…: must be number`);
+    expect(message).toContain(`  - $.${"k".repeat(126)}…: must be number`);
   });
 
   it("does not coerce unless asked", () => {
@@ -105,7 +105,7 @@ describe("validatorFromTypeBox", () => {
 
   it("with coerce: true, still refuses what cannot be converted", () => {
     expect(refusal(validatorFromTypeBox(Add, { coerce: true })({ left: "two", right: 3 }))).toBe(
-      "Invalid arguments (1 issue):\n  - /left: must be number",
+      "Invalid arguments (1 issue):\n  - $.left: must be number",
     );
   });
 
@@ -171,7 +171,7 @@ describe("validatorFromTypeBox inside the boundary", () => {
     );
     expect(result.isError).toBe(true);
     expect(JSON.parse(result.content)).toEqual({
-      error: { code: "TOOL_ARGUMENTS_INVALID", message: "Invalid arguments (1 issue):\n  - /left: must be number" },
+      error: { code: "TOOL_ARGUMENTS_INVALID", message: "Invalid arguments (1 issue):\n  - $.left: must be number" },
     });
     expect(seen).toEqual([]);
   });

@@ -566,7 +566,7 @@ describe("rule 7 — execution context: execute gets the validated value and a f
     expect(Object.isFrozen(context)).toBe(true);
     expect(context.signal).toBe(signal);
     expect(context.toolCallId).toBe("call-ctx");
-    expect(Object.keys(context).sort()).toEqual(["signal", "toolCallId"]);
+    expect(Object.keys(context).sort()).toEqual(["reportProgress", "signal", "toolCallId"]);
   });
 });
 

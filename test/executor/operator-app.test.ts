@@ -60,9 +60,9 @@ describe("context.app", () => {
     expect(batch.map((result) => result.content)).toEqual(["replica: select 1", "replica: select 1"]);
   });
 
-  test("without an app the context keeps exactly { signal, toolCallId }", async () => {
+  test("without an app the context keeps exactly { signal, toolCallId, reportProgress }", async () => {
     expect((await new InProcessToolExecutor(registry).executeToolCall(call("lookup"), neverAborted())).content).toBe("no app");
-    expect(Object.keys(contexts.at(-1) as object)).toEqual(["signal", "toolCallId"]);
+    expect(Object.keys(contexts.at(-1) as object)).toEqual(["signal", "toolCallId", "reportProgress"]);
   });
 
   test("executeToolCall takes a call's app too", async () => {

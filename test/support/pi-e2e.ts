@@ -118,7 +118,7 @@ export function describePiAgentLoopSuite(label: string, setup: () => PiE2EHarnes
         (context) => {
           const error = JSON.parse(resultText(lastToolResult(context))) as { error: { code: string; message: string } };
           seen.push(error);
-          if (error.error.code !== "TOOL_ARGUMENTS_INVALID" || !error.error.message.includes("/left")) {
+          if (error.error.code !== "TOOL_ARGUMENTS_INVALID" || !error.error.message.includes("$.left")) {
             return fauxAssistantMessage("I cannot tell what went wrong.");
           }
           return toolUse(fauxToolCall("add", { left: 2, right: 3 }, { id: "call-fixed" }));
@@ -126,7 +126,7 @@ export function describePiAgentLoopSuite(label: string, setup: () => PiE2EHarnes
         (context) => fauxAssistantMessage(`Fixed: ${resultText(lastToolResult(context))}`),
       ]);
       expect(seen).toEqual([
-        { error: { code: "TOOL_ARGUMENTS_INVALID", message: "Invalid arguments (1 issue):\n  - /left: must be number" } },
+        { error: { code: "TOOL_ARGUMENTS_INVALID", message: "Invalid arguments (1 issue):\n  - $.left: must be number" } },
       ]);
       const results = toolResults(run.messages);
       expect(results.map((result) => [result.toolCallId, result.isError, resultText(result)])).toEqual([

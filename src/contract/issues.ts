@@ -1,12 +1,12 @@
-// Shared by the schema adapters: turning a schema library's issues into the bounded,
-// readable text a model reads in TOOL_ARGUMENTS_INVALID. Paths come from the model's own
-// arguments (a key can be arbitrarily long), so every piece is cut to a budget.
-import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
-import { cutToCodePoints } from "../contract/content.js";
-import { ToolContractError } from "../contract/errors.js";
-import { ArrayPrototypeJoin } from "../contract/primordials.js";
+// Turning a schema's issues into the bounded, readable text a model reads in
+// TOOL_ARGUMENTS_INVALID. Paths come from the model's own arguments (a key can be
+// arbitrarily long), so every piece is cut to a budget.
+import { COURSE_TOOL_INVALID_ARGUMENT } from "./constants.js";
+import { cutToCodePoints } from "./content.js";
+import { ToolContractError } from "./errors.js";
+import { ArrayPrototypeJoin, JSONStringify, RegExpPrototypeExec } from "./primordials.js";
 
-/** One problem with the arguments: where (a JSON-pointer-like path) and what. */
+/** One problem with the arguments: where (a `$.items[2].qty` path) and what. */
 export interface ArgumentIssue {
   readonly path: string;
   readonly message: string;
@@ -19,6 +19,9 @@ export const MAX_LISTED_ISSUES_LIMIT = 64;
 
 const MAX_PATH_CODE_POINTS = 128;
 const MAX_ISSUE_MESSAGE_CODE_POINTS = 256;
+// Segments beyond what a bounded path line can show are not formatted at all.
+const MAX_FORMATTED_PATH_LENGTH = 256;
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** Reads and checks a `maxIssues` option (a ToolContractError for anything but 1..64). */
 export function readMaxIssues(value: number | undefined, api: string): number {
@@ -30,9 +33,26 @@ export function readMaxIssues(value: number | undefined, api: string): number {
 }
 
 /**
+ * A path in the arguments as `$.items[2].qty`: an array index as `[2]`, an identifier key
+ * as `.key`, any other key JSON-quoted (`$["a b"]`). `$` alone is the arguments object.
+ */
+export function formatPath(segments: readonly (string | number)[]): string {
+  let text = "$";
+  for (let index = 0; index < segments.length && text.length < MAX_FORMATTED_PATH_LENGTH; index += 1) {
+    const segment = segments[index] as string | number;
+    if (typeof segment === "number") {
+      text += `[${segment}]`;
+      continue;
+    }
+    const key = cutToCodePoints(segment, MAX_PATH_CODE_POINTS).text;
+    text += RegExpPrototypeExec(IDENTIFIER, key) !== null ? `.${key}` : `[${JSONStringify(key)}]`;
+  }
+  return text;
+}
+
+/**
  * "Invalid arguments (N issues):" followed by at most `listed.length` lines
- * "  - /path: message", and "  - … and K more" when `total` exceeds what is listed.
- * Pi's own validation message has the same shape, so a model used to one reads the other.
+ * "  - $.path: message", and "  - … and K more" when `total` exceeds what is listed.
  * With `exact: false`, `total` is only a lower bound (the library stopped counting) and the
  * text says so.
  */
@@ -41,8 +61,7 @@ export function describeIssues(listed: readonly ArgumentIssue[], total: number, 
   const lines: string[] = [`Invalid arguments (${count}):`];
   for (let index = 0; index < listed.length; index += 1) {
     const issue = listed[index] as ArgumentIssue;
-    const path = issue.path.length === 0 ? "(root)" : bounded(issue.path, MAX_PATH_CODE_POINTS);
-    lines[lines.length] = `  - ${path}: ${bounded(issue.message, MAX_ISSUE_MESSAGE_CODE_POINTS)}`;
+    lines[lines.length] = `  - ${bounded(issue.path, MAX_PATH_CODE_POINTS)}: ${bounded(issue.message, MAX_ISSUE_MESSAGE_CODE_POINTS)}`;
   }
   if (total > listed.length) lines[lines.length] = `  - … and ${exact ? "" : "at least "}${total - listed.length} more`;
   else if (!exact) lines[lines.length] = "  - … and possibly more";

@@ -1,0 +1,100 @@
+// toolgate/ai-sdk: registered toolgate tools as a Vercel AI SDK (`ai` 7) tool set for
+// generateText / streamText. The SDK shows the model each tool's JSON Schema (from
+// describeTools) and calls `execute`, which runs the call through toolgate with the SDK's
+// toolCallId and abortSignal. `ai` is imported for types and `jsonSchema` only.
+import { jsonSchema, type Tool, type ToolExecutionOptions } from "ai";
+import { type DescribeToolsOptions, describeTools } from "../contract/describe.js";
+import { ObjectFreeze } from "../contract/primordials.js";
+import type { CourseToolResultMessage } from "../contract/results.js";
+import type { ToolProgress } from "../executor/progress.js";
+import { progressStream } from "./progress-stream.js";
+import { neverAbortedSignal, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
+
+/**
+ * What a toolgate tool's AI SDK `execute` yields: progress reports as preliminary results
+ * (streamText shows them as `tool-result` parts with `preliminary: true`), then the
+ * result's content as the final output, which the model reads as text.
+ */
+export type ToolgateAiSdkOutput = string | ToolgateAiSdkProgress;
+
+/** A preliminary result: one of the tool's progress reports. */
+export interface ToolgateAiSdkProgress {
+  readonly type: "progress";
+  readonly progress: ToolProgress;
+}
+
+/** A toolgate tool as an AI SDK tool. */
+export type ToolgateAiSdkTool = Tool<unknown, ToolgateAiSdkOutput>;
+
+/** Options of `toAiSdkTools`: how tools without a JSON Schema are shown (see `describeTools`). */
+export type ToAiSdkToolsOptions = DescribeToolsOptions;
+
+/**
+ * The error a toolgate tool's AI SDK `execute` throws for a recoverable `isError` result.
+ * Its message is the result's content (`{"error":{"code":…,"message":…}}`), which the SDK
+ * sends to the model as the tool's `error-text` output; `result` is toolgate's frozen result.
+ */
+export class ToolgateToolError extends Error {
+  override readonly name = "ToolgateToolError";
+  constructor(readonly result: CourseToolResultMessage) {
+    super(result.content);
+  }
+
+  /** The content alone: the SDK shows the model `error.toString()`, which would otherwise prefix the name. */
+  override toString(): string {
+    return this.message;
+  }
+}
+
+/**
+ * Every registered tool of `source` (a ToolRegistry, or any ToolExecutor) as an AI SDK tool,
+ * keyed by name:
+ *
+ * - `inputSchema`: `jsonSchema(parameters)` from describeTools, with no SDK-side validation:
+ *   toolgate's validator decides, so the model reads toolgate's argument errors.
+ * - `execute(input, { toolCallId, abortSignal })` runs the call through `source`; a success
+ *   ends with the result's content (the model reads it as text); a recoverable error result
+ *   throws `ToolgateToolError` (the SDK records a `tool-error` and shows the model the error
+ *   content); a rejection (the abort reason, a ToolContractError, a NonRecoverableToolError)
+ *   is thrown as it is.
+ * - Progress reports are yielded as preliminary results before the final output.
+ */
+export function toAiSdkTools(source: ToolCallSource, options: ToAiSdkToolsOptions = {}): Record<string, ToolgateAiSdkTool> {
+  const resolved = resolveSource(source, "toAiSdkTools");
+  const tools: Record<string, ToolgateAiSdkTool> = {};
+  for (const { name, description, parameters } of describeTools(resolved.registry, options)) {
+    tools[name] = ObjectFreeze({
+      description,
+      inputSchema: jsonSchema<unknown>(parameters as Parameters<typeof jsonSchema>[0]),
+      execute: (input: unknown, { toolCallId, abortSignal }: ToolExecutionOptions<unknown>) =>
+        runCall(resolved, name, toolCallId, input, abortSignal ?? neverAbortedSignal()),
+      toModelOutput: ({ output }: { output: ToolgateAiSdkOutput }) => ({
+        type: "text" as const,
+        value: typeof output === "string" ? output : "",
+      }),
+    }) as ToolgateAiSdkTool;
+  }
+  return tools;
+}
+
+async function* runCall(
+  source: ResolvedSource,
+  name: string,
+  toolCallId: string,
+  input: unknown,
+  signal: AbortSignal,
+): AsyncGenerator<ToolgateAiSdkOutput, void, undefined> {
+  const call = { type: "toolCall", id: toolCallId, name, arguments: input };
+  const stream = progressStream((onProgress) => source.run(call, signal, { onProgress }));
+  for (;;) {
+    const step = await stream.next();
+    if (step.kind === "progress") {
+      yield ObjectFreeze({ type: "progress" as const, progress: step.progress });
+      continue;
+    }
+    if (step.kind === "rejected") throw step.reason;
+    if (step.result.isError) throw new ToolgateToolError(step.result);
+    yield step.result.content;
+    return;
+  }
+}

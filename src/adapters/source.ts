@@ -1,0 +1,54 @@
+// What the framework adapters run calls through: a ToolRegistry (in-process,
+// `executeToolCall`) or any ToolExecutor (in-process, worker pool, queue). One resolver,
+// so every adapter reads a source the same way.
+import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
+import { ToolContractError } from "../contract/errors.js";
+import { ReflectApply } from "../contract/primordials.js";
+import { registeredTools, type ToolRegistry } from "../contract/registry.js";
+import type { CourseToolResultMessage } from "../contract/results.js";
+import { executeToolCall } from "../executor/in-process.js";
+import type { CallOptions, ToolExecutor } from "../executor/tool-executor.js";
+
+/** What an adapter takes: a registry (calls run in-process) or an executor. */
+export type ToolCallSource = ToolRegistry | Pick<ToolExecutor, "registry" | "executeToolCall">;
+
+/** A source, read once: its registry, and how one call runs through it. */
+export interface ResolvedSource {
+  readonly registry: ToolRegistry;
+  readonly run: (call: unknown, signal: AbortSignal, options?: CallOptions) => Promise<CourseToolResultMessage>;
+}
+
+/** Reads `source` once (its `registry` and `executeToolCall`); a ToolContractError(INVALID_ARGUMENT) for anything else. */
+export function resolveSource(source: unknown, api: string): ResolvedSource {
+  if (isToolRegistry(source)) {
+    return { registry: source, run: (call, signal, options) => executeToolCall(source, call, signal, options) };
+  }
+  if (typeof source === "object" && source !== null) {
+    const registry: unknown = (source as { readonly registry?: unknown }).registry;
+    const run: unknown = (source as { readonly executeToolCall?: unknown }).executeToolCall;
+    if (isToolRegistry(registry) && typeof run === "function") {
+      return {
+        registry,
+        run: (call, signal, options) => ReflectApply(run, source, [call, signal, options]) as Promise<CourseToolResultMessage>,
+      };
+    }
+  }
+  throw new ToolContractError(
+    COURSE_TOOL_INVALID_ARGUMENT,
+    `${api}: expected a ToolRegistry or an executor with a \`registry\` (ToolRegistry) and an \`executeToolCall(call, signal, options)\` method`,
+  );
+}
+
+function isToolRegistry(value: unknown): value is ToolRegistry {
+  try {
+    registeredTools(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A signal that never aborts, for frameworks that pass none. */
+export function neverAbortedSignal(): AbortSignal {
+  return new AbortController().signal;
+}

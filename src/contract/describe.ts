@@ -1,0 +1,94 @@
+// describeTools: what a model is shown of the registered tools, `{ name, description,
+// parameters }` with `parameters` a JSON Schema (draft 2020-12). The one place every
+// adapter (AI SDK, MCP, Pi, OpenAI Agents) gets its tool schemas from.
+import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_INVALID_TOOL_DEFINITION } from "./constants.js";
+import { ToolContractError } from "./errors.js";
+import { type JsonSchema, toolJsonSchema } from "./parameters.js";
+import { isProxy, MapPrototypeGet, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectHasOwn } from "./primordials.js";
+import { registeredTools, type ToolRegistry } from "./registry.js";
+
+/** One tool as a model sees it. Frozen, `parameters` deeply. */
+export interface ToolDescription {
+  readonly name: string;
+  readonly description: string;
+  /** A JSON Schema (draft 2020-12) of the arguments. */
+  readonly parameters: JsonSchema;
+}
+
+/** What `describeTools` reads the tools of: a registry, or anything holding one (every ToolExecutor). */
+export type ToolSource = ToolRegistry | { readonly registry: ToolRegistry };
+
+/** Options of `describeTools`. */
+export interface DescribeToolsOptions {
+  /**
+   * A tool with no JSON Schema (a `validate` function and no `jsonSchema`): `"throw"` (the
+   * default) refuses with INVALID_TOOL_DEFINITION naming the tool; `"any-object"` shows it
+   * as `{ type: "object", additionalProperties: true }`, leaving validation to toolgate.
+   */
+  readonly withoutSchema?: "throw" | "any-object";
+}
+
+const ANY_OBJECT: JsonSchema = ObjectFreeze({ type: "object", additionalProperties: true });
+
+/**
+ * The registered tools of `source`, in registration order, as frozen `{ name, description,
+ * parameters }` entries. `parameters` is, in this order: the definition's own `jsonSchema`;
+ * the Standard JSON Schema of its `parameters` (`~standard.jsonSchema.input`, zod 4 has it;
+ * `typeboxParameters` gives the TypeBox schema without its `~kind` markers); the schema of
+ * a `validatorFromTypeBox` validator. A tool with none of these is a
+ * ToolContractError(INVALID_TOOL_DEFINITION) naming it (see `withoutSchema`), as is a
+ * library that cannot make a JSON Schema for its schema.
+ */
+export function describeTools(source: ToolSource, options: DescribeToolsOptions = {}): readonly ToolDescription[] {
+  const registry = registryOf(source);
+  const withoutSchema = readWithoutSchema(options);
+  const tools = registeredTools(registry);
+  const names = registry.names();
+  const descriptions: ToolDescription[] = [];
+  for (let index = 0; index < names.length; index += 1) {
+    const tool = MapPrototypeGet(tools, names[index] as string);
+    if (tool === undefined) continue;
+    let parameters = toolJsonSchema(tool);
+    if (parameters === undefined) {
+      if (withoutSchema === "throw") {
+        throw new ToolContractError(
+          COURSE_TOOL_INVALID_TOOL_DEFINITION,
+          `tool "${tool.name}" has no JSON Schema: define it with "parameters" (a schema with a Standard JSON Schema, such as zod 4 ` +
+            `or typeboxParameters), or give it a "jsonSchema"`,
+        );
+      }
+      parameters = ANY_OBJECT;
+    }
+    descriptions[index] = ObjectFreeze({ name: tool.name, description: tool.description, parameters });
+  }
+  return ObjectFreeze(descriptions);
+}
+
+function registryOf(source: unknown): ToolRegistry {
+  if (typeof source === "object" && source !== null && !isProxy(source)) {
+    try {
+      registeredTools(source);
+      return source as ToolRegistry;
+    } catch {
+      // not a registry itself: an executor holding one
+    }
+    const registry: unknown = (source as { readonly registry?: unknown }).registry;
+    registeredTools(registry); // a ToolContractError(INVALID_ARGUMENT) for anything else
+    return registry as ToolRegistry;
+  }
+  throw new ToolContractError(
+    COURSE_TOOL_INVALID_ARGUMENT,
+    "describeTools: source must be a ToolRegistry or an executor with a `registry`",
+  );
+}
+
+function readWithoutSchema(options: unknown): "throw" | "any-object" {
+  if (typeof options !== "object" || options === null || isProxy(options)) {
+    throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, "describeTools: options must be an object");
+  }
+  const descriptor = ObjectGetOwnPropertyDescriptor(options, "withoutSchema");
+  const value: unknown = descriptor !== undefined && ObjectHasOwn(descriptor, "value") ? descriptor.value : undefined;
+  if (value === undefined || value === "throw") return "throw";
+  if (value === "any-object") return value;
+  throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, 'describeTools: options.withoutSchema must be "throw" or "any-object"');
+}

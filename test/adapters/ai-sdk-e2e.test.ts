@@ -1,0 +1,185 @@
+// toolgate/ai-sdk end to end: the AI SDK's own generateText / streamText loop over
+// toolgate tools, with the SDK's mock language model (ai/test) playing the model.
+import { generateText, isStepCount, streamText } from "ai";
+import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
+import { defineTool, InProcessToolExecutor, ToolRegistry } from "toolgate";
+import { ToolgateToolError, toAiSdkTools } from "toolgate/ai-sdk";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+
+type GenerateResult = Awaited<ReturnType<MockLanguageModelV4["doGenerate"]>>;
+type CallOptions = Parameters<MockLanguageModelV4["doGenerate"]>[0];
+
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 1, text: 1, reasoning: undefined },
+};
+const toolCall = (toolCallId: string, toolName: string, input: unknown): GenerateResult => ({
+  content: [{ type: "tool-call", toolCallId, toolName, input: JSON.stringify(input) }],
+  finishReason: { unified: "tool-calls", raw: undefined },
+  usage,
+  warnings: [],
+});
+const answer = (text: string): GenerateResult => ({
+  content: [{ type: "text", text }],
+  finishReason: { unified: "stop", raw: undefined },
+  usage,
+  warnings: [],
+});
+
+/** The tool results the model was shown in a request's prompt. */
+function toolResultsSeen(options: CallOptions): unknown[] {
+  return options.prompt.flatMap((message) =>
+    message.role === "tool"
+      ? message.content.filter((part) => part.type === "tool-result").map((part) => [part.toolCallId, part.output])
+      : [],
+  );
+}
+
+const add = defineTool({
+  name: "add",
+  description: "Adds two numbers.",
+  parameters: z.object({ left: z.number(), right: z.number() }),
+  execute: ({ left, right }) => left + right,
+});
+
+describe("toAiSdkTools with generateText", () => {
+  it("a wrong call, then a corrected call, then an answer; the model reads toolgate's error and the result", async () => {
+    const model = new MockLanguageModelV4({
+      doGenerate: [toolCall("call-1", "add", { left: "two", right: 3 }), toolCall("call-2", "add", { left: 2, right: 3 }), answer("5")],
+    });
+    const result = await generateText({
+      model,
+      tools: toAiSdkTools(new ToolRegistry([add])),
+      prompt: "What is 2 + 3?",
+      stopWhen: isStepCount(5),
+    });
+    expect(result.text).toBe("5");
+    // The model was shown the JSON Schema from describeTools.
+    const [firstRequest, secondRequest, thirdRequest] = model.doGenerateCalls;
+    expect(firstRequest?.tools).toEqual([
+      expect.objectContaining({
+        type: "function",
+        name: "add",
+        description: "Adds two numbers.",
+        inputSchema: expect.objectContaining({ type: "object", required: ["left", "right"] }),
+      }),
+    ]);
+    // Second request: the error content the model reads to correct itself.
+    expect(toolResultsSeen(secondRequest as CallOptions)).toEqual([
+      [
+        "call-1",
+        {
+          type: "error-text",
+          value: JSON.stringify({
+            error: {
+              code: "TOOL_ARGUMENTS_INVALID",
+              message: "Invalid arguments (1 issue):\n  - $.left: Invalid input: expected number, received string",
+            },
+          }),
+        },
+      ],
+    ]);
+    // Third request: both results, the corrected one as text.
+    expect(toolResultsSeen(thirdRequest as CallOptions).at(-1)).toEqual(["call-2", { type: "text", value: "5" }]);
+    // The app sees the SDK's own conventions: a tool-error carrying toolgate's result, then a tool-result.
+    const [step1, step2] = result.steps;
+    const error = step1?.content.find((part) => part.type === "tool-error");
+    expect(error?.error).toBeInstanceOf(ToolgateToolError);
+    expect((error?.error as ToolgateToolError | undefined)?.result).toMatchObject({ toolCallId: "call-1", toolName: "add", isError: true });
+    expect(step2?.toolResults.map((part) => [part.toolCallId, part.output])).toEqual([["call-2", "5"]]);
+  });
+
+  it("through an executor, with the SDK's toolCallId as toolgate's", async () => {
+    const seenIds: string[] = [];
+    const executor = new InProcessToolExecutor(
+      new ToolRegistry([
+        defineTool({
+          name: "whoami",
+          description: "Returns its call id.",
+          parameters: z.object({}),
+          execute: (_args, { toolCallId }) => seenIds.push(toolCallId) && toolCallId,
+        }),
+      ]),
+    );
+    const model = new MockLanguageModelV4({ doGenerate: [toolCall("sdk-id-9", "whoami", {}), answer("done")] });
+    await generateText({ model, tools: toAiSdkTools(executor), prompt: "who?", stopWhen: isStepCount(3) });
+    expect(seenIds).toEqual(["sdk-id-9"]);
+    expect(toolResultsSeen(model.doGenerateCalls[1] as CallOptions)).toEqual([["sdk-id-9", { type: "text", value: "sdk-id-9" }]]);
+    await executor.close();
+  });
+
+  it("abort: the tool sees the signal and generateText rejects; no result reaches the model", async () => {
+    const controller = new AbortController();
+    let toolSawAbort = false;
+    const hang = defineTool({
+      name: "hang",
+      description: "Waits for its signal.",
+      parameters: z.object({}),
+      execute: (_args, { signal }) =>
+        new Promise<never>(() => {
+          signal.addEventListener("abort", () => (toolSawAbort = true));
+          setTimeout(() => controller.abort(new Error("user stopped")), 5);
+        }),
+    });
+    const model = new MockLanguageModelV4({ doGenerate: [toolCall("call-h", "hang", {}), answer("never")] });
+    const run = generateText({
+      model,
+      tools: toAiSdkTools(new ToolRegistry([hang])),
+      prompt: "hang",
+      abortSignal: controller.signal,
+      stopWhen: isStepCount(3),
+    });
+    await expect(run).rejects.toThrow();
+    expect(toolSawAbort).toBe(true);
+    expect(model.doGenerateCalls).toHaveLength(1);
+  });
+});
+
+describe("toAiSdkTools with streamText: progress as preliminary results", () => {
+  it("the tool's progress reports arrive as preliminary tool results before the final one", async () => {
+    const steps = defineTool({
+      name: "steps",
+      description: "Works in three steps.",
+      parameters: z.object({}),
+      execute: async (_args, { reportProgress }) => {
+        for (let step = 1; step <= 3; step += 1) {
+          reportProgress({ progress: step, total: 3 });
+          await new Promise((resolve) => setTimeout(resolve, 70));
+        }
+        return "finished";
+      },
+    });
+    const model = new MockLanguageModelV4({
+      doStream: [
+        {
+          stream: convertArrayToReadableStream([
+            { type: "tool-call", toolCallId: "call-s", toolName: "steps", input: "{}" },
+            { type: "finish", finishReason: { unified: "tool-calls", raw: undefined }, usage },
+          ]),
+        },
+        {
+          stream: convertArrayToReadableStream([
+            { type: "text-start", id: "t" },
+            { type: "text-delta", id: "t", delta: "ok" },
+            { type: "text-end", id: "t" },
+            { type: "finish", finishReason: { unified: "stop", raw: undefined }, usage },
+          ]),
+        },
+      ],
+    });
+    const result = streamText({ model, tools: toAiSdkTools(new ToolRegistry([steps])), prompt: "go", stopWhen: isStepCount(3) });
+    const toolResults: [boolean, unknown][] = [];
+    for await (const part of result.fullStream) {
+      if (part.type === "tool-result") toolResults.push([part.preliminary === true, part.output]);
+    }
+    expect(toolResults.at(-1)).toEqual([false, "finished"]);
+    const preliminary = toolResults.filter(([isPreliminary]) => isPreliminary).map(([, output]) => output);
+    expect(preliminary.length).toBeGreaterThanOrEqual(1);
+    expect(preliminary[0]).toEqual({
+      type: "progress",
+      progress: { toolCallId: "call-s", toolName: "steps", progress: 1, total: 3, message: undefined },
+    });
+    expect(await result.text).toBe("ok");
+  });
+});

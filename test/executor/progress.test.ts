@@ -1,0 +1,240 @@
+// Progress: context.reportProgress → the caller's onProgress, throttled, bounded, checked,
+// and never after the call settled or aborted. In-process deliveries are asserted here;
+// the worker executor must accept onProgress without breaking (its deliveries come later).
+import { defineTool, executeToolCall, executeToolCalls, InProcessToolExecutor, type ToolProgress, ToolRegistry } from "toolgate";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { EXECUTORS } from "../support/executors.js";
+import { call, errorOf, fixture, neverAborted, settle } from "../support/helpers.js";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A tool that hands its reportProgress to the test and waits until released. */
+function controllable() {
+  let report: ((report: unknown) => void) | undefined;
+  let release: (() => void) | undefined;
+  const tool = defineTool({
+    name: "manual",
+    description: "Reports what the test says.",
+    parameters: z.object({}),
+    execute: (_args, context) =>
+      new Promise<string>((resolve) => {
+        report = context.reportProgress as (report: unknown) => void;
+        release = () => resolve("done");
+      }),
+  });
+  return {
+    registry: new ToolRegistry([tool]),
+    report: (value: unknown) => (report as (report: unknown) => void)(value),
+    release: () => (release as () => void)(),
+  };
+}
+
+describe("progress in-process", () => {
+  it("the caller receives frozen { toolCallId, toolName, progress, total, message } linked to the call", async () => {
+    const seen: ToolProgress[] = [];
+    const { registry, report, release } = controllable();
+    const pending = executeToolCall(registry, call("manual", {}, "call-7"), neverAborted(), { onProgress: (p) => seen.push(p) });
+    await sleep(5);
+    report({ progress: 1, total: 4, message: "one of four" });
+    expect(seen).toEqual([{ toolCallId: "call-7", toolName: "manual", progress: 1, total: 4, message: "one of four" }]);
+    expect(Object.isFrozen(seen[0])).toBe(true);
+    await sleep(80);
+    report({ progress: 2 });
+    expect(seen[1]).toEqual({ toolCallId: "call-7", toolName: "manual", progress: 2, total: undefined, message: undefined });
+    release();
+    expect((await pending).content).toBe("done");
+  });
+
+  it("a burst is coalesced: the first report at once, then only the latest, once per interval", async () => {
+    const seen: number[] = [];
+    const { registry, report, release } = controllable();
+    const pending = executeToolCall(registry, call("manual"), neverAborted(), { onProgress: (p) => seen.push(p.progress) });
+    await sleep(5);
+    for (let step = 1; step <= 1000; step += 1) report({ progress: step });
+    expect(seen).toEqual([1]);
+    await sleep(150);
+    expect(seen).toEqual([1, 1000]);
+    release();
+    await pending;
+  });
+
+  it("a million reports cost a handful of deliveries and bounded time", async () => {
+    let deliveries = 0;
+    const tool = defineTool({
+      name: "flood",
+      description: "Reports a million times.",
+      parameters: z.object({}),
+      execute: async (_args, { reportProgress }) => {
+        for (let step = 0; step < 1_000_000; step += 1) reportProgress({ progress: step });
+        await sleep(120);
+        for (let step = 0; step < 1_000_000; step += 1) reportProgress({ progress: step });
+        return "flooded";
+      },
+    });
+    const started = performance.now();
+    const result = await executeToolCall(new ToolRegistry([tool]), call("flood"), neverAborted(), { onProgress: () => (deliveries += 1) });
+    expect(result.content).toBe("flooded");
+    // leading + trailing of the first burst, then at most a leading one of the second
+    expect(deliveries).toBeGreaterThanOrEqual(2);
+    expect(deliveries).toBeLessThanOrEqual(4);
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it("nothing is delivered after the call settled: neither a waiting report nor a late one", async () => {
+    const seen: number[] = [];
+    let late: ((report: { progress: number }) => void) | undefined;
+    const tool = defineTool({
+      name: "late",
+      description: "Keeps its reporter.",
+      parameters: z.object({}),
+      execute: (_args, { reportProgress }) => {
+        late = reportProgress;
+        reportProgress({ progress: 1 });
+        reportProgress({ progress: 2 }); // waits for the interval: dropped when the call settles
+        return "ok";
+      },
+    });
+    await executeToolCall(new ToolRegistry([tool]), call("late"), neverAborted(), { onProgress: (p) => seen.push(p.progress) });
+    late?.({ progress: 3 });
+    await sleep(120);
+    expect(seen).toEqual([1]);
+  });
+
+  it("nothing is delivered once the signal aborted", async () => {
+    const seen: number[] = [];
+    const controller = new AbortController();
+    const { registry, report } = controllable();
+    const pending = settle(executeToolCall(registry, call("manual"), controller.signal, { onProgress: (p) => seen.push(p.progress) }));
+    await sleep(5);
+    report({ progress: 1 });
+    report({ progress: 2 });
+    const reason = new Error("stop");
+    controller.abort(reason);
+    report({ progress: 3 });
+    await sleep(120);
+    expect(seen).toEqual([1]);
+    expect(await pending).toEqual({ ok: false, reason });
+  });
+
+  it("hostile reports are read safely: getters never called, Proxies and bad values refused with a TypeError", async () => {
+    let getterCalls = 0;
+    const thrown: unknown[] = [];
+    const seen: ToolProgress[] = [];
+    const { registry, report, release } = controllable();
+    const pending = executeToolCall(registry, call("manual"), neverAborted(), { onProgress: (p) => seen.push(p) });
+    await sleep(5);
+    const hostile: unknown[] = [
+      {
+        get progress() {
+          getterCalls += 1;
+          return 1;
+        },
+      },
+      new Proxy({ progress: 1 }, {}),
+      Object.create({ progress: 1 }),
+      { progress: Number.NaN },
+      { progress: "1" },
+      { progress: 1, total: Number.POSITIVE_INFINITY },
+      { progress: 1, message: 7 },
+      null,
+      1,
+    ];
+    for (const value of hostile) {
+      try {
+        report(value);
+      } catch (error) {
+        thrown.push(error);
+      }
+    }
+    expect(thrown).toHaveLength(hostile.length);
+    expect(thrown.every((error) => error instanceof TypeError)).toBe(true);
+    expect(getterCalls).toBe(0);
+    expect(seen).toEqual([]);
+    report({ progress: 1, message: "m".repeat(10_000) });
+    expect(seen[0]?.message).toBe("m".repeat(256));
+    release();
+    await pending;
+  });
+
+  it("a throwing onProgress does not fail the call", async () => {
+    const tool = defineTool({
+      name: "one",
+      description: "Reports once.",
+      parameters: z.object({}),
+      execute: (_args, { reportProgress }) => {
+        reportProgress({ progress: 1 });
+        return "fine";
+      },
+    });
+    const result = await executeToolCall(new ToolRegistry([tool]), call("one"), neverAborted(), {
+      onProgress: () => {
+        throw new Error("observer broke");
+      },
+    });
+    expect(result).toMatchObject({ isError: false, content: "fine" });
+  });
+
+  it("without onProgress, reports are still checked (a bad one fails the tool), then dropped", async () => {
+    const tool = defineTool({
+      name: "bad",
+      description: "Reports garbage.",
+      parameters: z.object({}),
+      execute: (_args, { reportProgress }) => {
+        reportProgress({ progress: 1 });
+        reportProgress({ progress: "half" } as never);
+        return "unreachable";
+      },
+    });
+    const result = await executeToolCall(new ToolRegistry([tool]), call("bad"), neverAborted());
+    expect(errorOf(result)).toEqual({
+      code: "TOOL_EXECUTION_FAILED",
+      message: "TypeError: reportProgress: progress must be a finite number",
+    });
+  });
+
+  it("an onProgress that is not a function is INVALID_ARGUMENT", async () => {
+    const registry = new ToolRegistry();
+    for (const options of [{ onProgress: 1 }, { onProgress: null }, null, new Proxy({}, {})]) {
+      const outcome = await settle(executeToolCall(registry, call("x"), neverAborted(), options as never));
+      expect(outcome.ok).toBe(false);
+      expect((outcome as { reason: { code: string } }).reason.code).toBe("INVALID_ARGUMENT");
+    }
+  });
+
+  it("batches: each report is linked to its own call (executeToolCalls and the executor's executeBatch)", async () => {
+    const registry = new ToolRegistry((await import(fixture("progress-tools").href)).default);
+    const calls = [call("count", { to: 3 }, "a"), call("count", { to: 5 }, "b")];
+    const seen: [string, number, number | undefined][] = [];
+    const onProgress = (p: ToolProgress) => seen.push([p.toolCallId, p.progress, p.total]);
+    await executeToolCalls(registry, calls, neverAborted(), { onProgress });
+    expect(seen).toEqual([
+      ["a", 1, 3],
+      ["b", 1, 5],
+    ]);
+    seen.length = 0;
+    const executor = new InProcessToolExecutor(registry);
+    await executor.executeBatch(calls, neverAborted(), { onProgress, concurrency: 1 });
+    expect(seen).toEqual([
+      ["a", 1, 3],
+      ["b", 1, 5],
+    ]);
+    await executor.close();
+  });
+});
+
+describe.each(EXECUTORS)("progress option (%s)", (_label, makeExecutor) => {
+  it("a tool that reports progress completes normally, with onProgress given or not", async () => {
+    const executor = await makeExecutor([fixture("progress-tools")]);
+    try {
+      const withListener = await executor.executeToolCall(call("count", { to: 1000, waitMs: 10 }, "p1"), neverAborted(), {
+        onProgress: () => {},
+      });
+      const without = await executor.executeToolCall(call("count", { to: 10 }, "p2"), neverAborted());
+      const batch = await executor.executeBatch([call("count", { to: 3 }, "p3")], neverAborted(), { onProgress: () => {} });
+      expect([withListener.content, without.content, batch[0]?.content]).toEqual(['{"counted":1000}', '{"counted":10}', '{"counted":3}']);
+    } finally {
+      await executor.close();
+    }
+  });
+});
