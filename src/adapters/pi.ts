@@ -1,38 +1,33 @@
-// toolgate/pi: the bridge to the Pi agent SDK (@earendil-works/pi-agent-core 0.85).
+// toolgate/pi: the bridge to the Pi agent SDK (@earendil-works/pi-agent-core 0.85 and 1.x).
 //
 // toPiAgentTool(s): registered toolgate tools as Pi AgentTools, so the boundary drops into
-// an existing Pi agent loop. fromPiAgentTool: an existing Pi AgentTool as a toolgate tool,
-// so it gains snapshotting, validation, the bounded serializer and worker execution.
+// an existing Pi agent loop. fromPiAgentTool (pi-from.ts): an existing Pi AgentTool as a
+// toolgate tool, so it gains snapshotting, validation, the bounded serializer and workers.
 //
-// Pi types are imported as types only: at run time this module needs TypeBox, not Pi.
-import type { AgentTool, AgentToolResult } from "@earendil-works/pi-agent-core";
-import Type, { type Static, type TSchema } from "typebox";
+// Nothing here imports Pi, not even its types: the tools are plain objects of the shape both
+// majors' `AgentTool` accept, so one build serves either major, whichever the user installed.
 import { snapshotToolCall } from "../contract/call.js";
 import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
-import { type CourseTool, defineTool, originalValidator, type ToolContext } from "../contract/definition.js";
+import type { CourseTool } from "../contract/definition.js";
+import { type DescribeToolsOptions, describeTools, type ToolDescription } from "../contract/describe.js";
 import { isNonRecoverableToolError, type NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
-import { readDataProperty } from "../contract/failure.js";
-import { ArrayPrototypeJoin, ReflectApply } from "../contract/primordials.js";
-import { registeredTools, type ToolRegistry } from "../contract/registry.js";
+import type { JsonSchema } from "../contract/parameters.js";
+import { isProxy, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectHasOwn } from "../contract/primordials.js";
+import { ToolRegistry } from "../contract/registry.js";
 import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
 import { validateArguments } from "../contract/validation.js";
-import { executeToolCall } from "../executor/in-process.js";
-import { type TypeBoxValidatorOptions, validatorFromTypeBox } from "./typebox.js";
-import { recordTypeBoxSchema, typeBoxSchemaOf } from "./typebox-schemas.js";
+import type { ProgressListener, ToolProgress } from "../executor/progress.js";
+import type { CallOptions, ToolExecutor } from "../executor/tool-executor.js";
+import { neverAbortedSignal, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
+
+export { type FromPiAgentToolOptions, fromPiAgentTool, type PiAgentToolLike } from "./pi-from.js";
 
 /**
- * Anything that runs calls through the boundary for a registry it owns: the
- * `WorkerToolExecutor`, or your own wrapper. `executeToolCall` keeps the contract of the
- * in-process `executeToolCall(registry, call, signal)`: it resolves to a frozen, linked
- * result (a success or a recoverable `isError` result) and rejects with the abort reason,
- * a ToolContractError or a NonRecoverableToolError.
+ * Anything that runs calls through the boundary for a registry it owns: any ToolExecutor
+ * (in-process, `WorkerToolExecutor`), or your own wrapper keeping the contract of
+ * `executeToolCall(registry, call, signal, options)`.
  */
-export interface ToolCallExecutor {
-  /** The registry whose tools the executor runs; names, descriptions and validators come from it. */
-  readonly registry: ToolRegistry;
-  /** Runs one call through the boundary. */
-  executeToolCall(call: unknown, signal: AbortSignal): Promise<CourseToolResultMessage>;
-}
+export type ToolCallExecutor = Pick<ToolExecutor, "registry" | "executeToolCall">;
 
 /** `details` of a successful Pi tool result made by `toPiAgentTool`: the link to our result. */
 export interface ToolgatePiDetails {
@@ -43,8 +38,42 @@ export interface ToolgatePiDetails {
   readonly resultId: string;
 }
 
-/** Options of `toPiAgentTool` / `toPiAgentTools`. */
-export interface ToPiAgentToolOptions {
+/** A text block of a Pi tool result (Pi's `TextContent`). */
+export interface ToolgatePiText {
+  readonly type: "text";
+  readonly text: string;
+}
+
+/**
+ * What a toolgate tool's Pi `execute` resolves to (`details`: ToolgatePiDetails), and what
+ * it passes to Pi's `onUpdate` for a progress report (`details`: the ToolProgress).
+ */
+export interface ToolgatePiResult<D> {
+  readonly content: ToolgatePiText[];
+  readonly details: D;
+}
+
+/**
+ * The Pi tool `toPiAgentTool` makes: assignable to `AgentTool` of Pi 0.85 and of Pi 1.x
+ * (a frozen plain object; `parameters` is the tool's JSON Schema, deeply frozen).
+ */
+export interface ToolgatePiAgentTool {
+  readonly name: string;
+  readonly label: string;
+  readonly description: string;
+  readonly parameters: JsonSchema;
+  /** Runs toolgate's validator on the raw arguments, before Pi's own check (see `toPiAgentTool`). */
+  readonly prepareArguments: (args: unknown) => unknown;
+  readonly execute: (
+    toolCallId: string,
+    params: unknown,
+    signal?: AbortSignal,
+    onUpdate?: (partialResult: ToolgatePiResult<ToolProgress>) => void,
+  ) => Promise<ToolgatePiResult<ToolgatePiDetails>>;
+}
+
+/** Options of `toPiAgentTool` / `toPiAgentTools`; `withoutSchema` as in `describeTools`. */
+export interface ToPiAgentToolOptions extends DescribeToolsOptions {
   /**
    * Called when the boundary rejects with a NonRecoverableToolError. Pi has no channel for
    * "stop the run" from a tool: whatever `execute` throws becomes an `isError` result and
@@ -55,93 +84,112 @@ export interface ToPiAgentToolOptions {
   readonly onNonRecoverableError?: (error: NonRecoverableToolError, toolCallId: string) => void;
 }
 
-/** The Pi tool `toPiAgentTool` makes. */
-export type ToolgatePiAgentTool = AgentTool<TSchema, ToolgatePiDetails>;
-
-interface ResolvedExecutor {
-  readonly registry: ToolRegistry;
-  readonly run: (call: unknown, signal: AbortSignal) => Promise<CourseToolResultMessage>;
-}
+type NonRecoverableHook = NonNullable<ToPiAgentToolOptions["onNonRecoverableError"]>;
 
 /**
- * Exposes the tool registered as `name` as a Pi AgentTool.
+ * Exposes the tool registered as `name` as a Pi AgentTool (Pi 0.85 or 1.x).
  *
- * - `parameters` (what the model is shown, and what Pi validates against): the TypeBox
- *   schema when the tool's `validate` came from `validatorFromTypeBox` (or
- *   `fromPiAgentTool`), otherwise an empty object schema that admits any object.
+ * - `parameters` (what the model is shown, and what Pi validates against): the tool's JSON
+ *   Schema from `describeTools` (zod's own, TypeBox's, a given `jsonSchema`, …). A tool
+ *   without one is an INVALID_TOOL_DEFINITION, unless `withoutSchema: "any-object"`.
  * - Validation: toolgate's validator is authoritative. Pi validates (with its own coercion)
  *   *before* `execute`, so the Pi tool's `prepareArguments` runs our validator on the raw
  *   arguments first and, when it refuses, throws our `TOOL_ARGUMENTS_INVALID` /
- *   `TOOL_VALIDATION_FAILED` content, which Pi turns into an `isError` result. Arguments our
- *   validator accepts as they are also pass Pi's check, so Pi's own error messages and
- *   coercions do not come into play; `execute` then runs the call through the executor,
- *   which validates again (validators are pure) and runs the tool.
+ *   `TOOL_VALIDATION_FAILED` content, which Pi turns into an `isError` result. `execute`
+ *   then runs the call through the executor, which validates again (validators are pure).
  * - Results: success → `{ content: [{ type: "text", text: content }], details }`; a
  *   recoverable `isError` result → `execute` throws an Error whose message is our error
- *   content, which Pi records as an `isError` result; any rejection (the abort reason
- *   itself, ToolContractError, NonRecoverableToolError) is rethrown unchanged.
- * - Pi's tool call id becomes our `toolCallId`; without a signal from Pi, the call gets a
- *   signal that never aborts.
+ *   content (both majors make a thrown error an `isError` result the model reads; Pi 0.85
+ *   knows no other way); any rejection (the abort reason itself, ToolContractError,
+ *   NonRecoverableToolError) is rethrown unchanged.
+ * - Progress: each report reaching `onProgress` goes to Pi's `onUpdate` as a partial result
+ *   (Pi emits `tool_execution_update`): its message (or `progress/total`) as text, the
+ *   ToolProgress as `details`.
+ * - Pi's tool call id becomes our `toolCallId`; Pi's signal is the call's signal (one that
+ *   never aborts when Pi passes none).
  *
  * Throws ToolContractError(INVALID_ARGUMENT) when `executor` is neither a ToolRegistry nor
- * a ToolCallExecutor, or when no tool named `name` is registered.
+ * an executor, when no tool named `name` is registered, or for bad options.
  */
-export function toPiAgentTool(
-  executor: ToolRegistry | ToolCallExecutor,
-  name: string,
-  options: ToPiAgentToolOptions = {},
-): ToolgatePiAgentTool {
-  return makeAgentTool(resolveExecutor(executor), name, options);
-}
-
-/** Every registered tool as a Pi AgentTool, in registration order (see `toPiAgentTool`). */
-export function toPiAgentTools(executor: ToolRegistry | ToolCallExecutor, options: ToPiAgentToolOptions = {}): ToolgatePiAgentTool[] {
-  const resolved = resolveExecutor(executor);
-  const names = resolved.registry.names();
-  const tools: ToolgatePiAgentTool[] = [];
-  for (let index = 0; index < names.length; index += 1) tools[index] = makeAgentTool(resolved, names[index] as string, options);
-  return tools;
-}
-
-function makeAgentTool(executor: ResolvedExecutor, name: string, options: ToPiAgentToolOptions): ToolgatePiAgentTool {
-  const tool = typeof name === "string" ? executor.registry.get(name) : undefined;
+export function toPiAgentTool(executor: ToolCallSource, name: string, options: ToPiAgentToolOptions = {}): ToolgatePiAgentTool {
+  const source = resolveSource(executor, "toPiAgentTool");
+  const hook = readNonRecoverableHook(options, "toPiAgentTool");
+  const tool = typeof name === "string" ? source.registry.get(name) : undefined;
   if (tool === undefined) {
     throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, `toPiAgentTool: no tool named ${JSON.stringify(String(name))} is registered`);
   }
-  const onNonRecoverableError = options.onNonRecoverableError;
-  const validate = originalValidator(tool);
-  const parameters = typeBoxSchemaOf(validate) ?? Type.Object({}, { additionalProperties: true });
-  return {
-    name: tool.name,
-    label: tool.name,
+  // Described on its own, so another tool's missing schema does not stand in this one's way.
+  const described = describeTools(new ToolRegistry([tool]), options)[0] as ToolDescription;
+  return makeAgentTool(source, tool, described.parameters, hook);
+}
+
+/** Every registered tool as a Pi AgentTool, in registration order (see `toPiAgentTool`). */
+export function toPiAgentTools(executor: ToolCallSource, options: ToPiAgentToolOptions = {}): ToolgatePiAgentTool[] {
+  const source = resolveSource(executor, "toPiAgentTools");
+  const hook = readNonRecoverableHook(options, "toPiAgentTools");
+  const descriptions = describeTools(source.registry, options);
+  const tools: ToolgatePiAgentTool[] = [];
+  for (let index = 0; index < descriptions.length; index += 1) {
+    const described = descriptions[index];
+    const tool = described === undefined ? undefined : source.registry.get(described.name);
+    if (described !== undefined && tool !== undefined) tools[tools.length] = makeAgentTool(source, tool, described.parameters, hook);
+  }
+  return tools;
+}
+
+function makeAgentTool(
+  source: ResolvedSource,
+  tool: CourseTool,
+  parameters: JsonSchema,
+  hook: NonRecoverableHook | undefined,
+): ToolgatePiAgentTool {
+  const name = tool.name;
+  return ObjectFreeze({
+    name,
+    label: name,
     description: tool.description,
     parameters,
-    prepareArguments(args: unknown): Static<TSchema> {
+    prepareArguments: ObjectFreeze((args: unknown): unknown => {
       precheck(tool, args);
-      return args as Static<TSchema>;
-    },
-    async execute(toolCallId: string, params: Static<TSchema>, signal?: AbortSignal): Promise<AgentToolResult<ToolgatePiDetails>> {
-      const call = { type: "toolCall", id: toolCallId, name: tool.name, arguments: params };
-      let result: CourseToolResultMessage;
-      try {
-        result = await executor.run(call, signal ?? new AbortController().signal);
-      } catch (error) {
-        if (onNonRecoverableError !== undefined && isNonRecoverableToolError(error)) {
-          try {
-            onNonRecoverableError(error, toolCallId);
-          } catch {
-            // the hook's own failure must not replace the error Pi should record
+      return args;
+    }),
+    execute: ObjectFreeze(
+      async (
+        toolCallId: string,
+        params: unknown,
+        signal?: AbortSignal,
+        onUpdate?: (partialResult: ToolgatePiResult<ToolProgress>) => void,
+      ): Promise<ToolgatePiResult<ToolgatePiDetails>> => {
+        const call = { type: "toolCall", id: toolCallId, name, arguments: params };
+        const callOptions: CallOptions = typeof onUpdate === "function" ? { onProgress: relayProgress(onUpdate) } : {};
+        let result: CourseToolResultMessage;
+        try {
+          result = await source.run(call, signal ?? neverAbortedSignal(), callOptions);
+        } catch (error) {
+          if (hook !== undefined && isNonRecoverableToolError(error)) {
+            try {
+              hook(error, toolCallId);
+            } catch {
+              // the hook's own failure must not replace the error Pi should record
+            }
           }
+          throw error;
         }
-        throw error;
-      }
-      // Pi's documented contract for failures is "throw, do not encode errors in content".
-      if (result.isError) throw new Error(result.content);
-      return {
-        content: [{ type: "text", text: result.content }],
-        details: { toolCallId: result.toolCallId, toolName: result.toolName, resultId: result.id },
-      };
-    },
+        if (result.isError) throw new Error(result.content);
+        return ObjectFreeze({
+          content: [ObjectFreeze({ type: "text" as const, text: result.content })],
+          details: ObjectFreeze({ toolCallId: result.toolCallId, toolName: result.toolName, resultId: result.id }),
+        });
+      },
+    ),
+  });
+}
+
+/** A progress report as Pi's partial result. The executor already ignores a listener that throws. */
+function relayProgress(onUpdate: (partialResult: ToolgatePiResult<ToolProgress>) => void): ProgressListener {
+  return (progress) => {
+    const text = progress.message ?? (progress.total === undefined ? `${progress.progress}` : `${progress.progress}/${progress.total}`);
+    onUpdate(ObjectFreeze({ content: [ObjectFreeze({ type: "text" as const, text })], details: progress }));
   };
 }
 
@@ -161,101 +209,19 @@ function precheck(tool: CourseTool, args: unknown): void {
   if (!verdict.ok) throw new Error(errorContent(verdict.code, verdict.failure));
 }
 
-function resolveExecutor(executor: unknown): ResolvedExecutor {
-  if (isToolRegistry(executor)) {
-    return { registry: executor, run: (call, signal) => executeToolCall(executor, call, signal) };
+/** `options.onNonRecoverableError`, read once as an own data property: a function or absent. */
+function readNonRecoverableHook(options: unknown, api: string): NonRecoverableHook | undefined {
+  if (typeof options !== "object" || options === null || isProxy(options)) {
+    throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, `${api}: options must be an object (not a Proxy)`);
   }
-  if (typeof executor === "object" && executor !== null) {
-    const registry: unknown = (executor as { readonly registry?: unknown }).registry;
-    const run: unknown = (executor as { readonly executeToolCall?: unknown }).executeToolCall;
-    if (isToolRegistry(registry) && typeof run === "function") {
-      return {
-        registry,
-        run: (call, signal) => ReflectApply(run, executor, [call, signal]) as Promise<CourseToolResultMessage>,
-      };
-    }
+  const descriptor = ObjectGetOwnPropertyDescriptor(options, "onNonRecoverableError");
+  const hook: unknown = descriptor !== undefined && ObjectHasOwn(descriptor, "value") ? descriptor.value : undefined;
+  if (hook === undefined) return undefined;
+  if (typeof hook !== "function" || isProxy(hook)) {
+    throw new ToolContractError(
+      COURSE_TOOL_INVALID_ARGUMENT,
+      `${api}: options.onNonRecoverableError must be a function, not a Proxy (got ${hook === null ? "null" : typeof hook})`,
+    );
   }
-  throw new ToolContractError(
-    COURSE_TOOL_INVALID_ARGUMENT,
-    "executor must be a ToolRegistry or an object with a `registry` (ToolRegistry) and an `executeToolCall(call, signal)` method",
-  );
-}
-
-function isToolRegistry(value: unknown): value is ToolRegistry {
-  try {
-    registeredTools(value);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Options of `fromPiAgentTool`. */
-export interface FromPiAgentToolOptions extends TypeBoxValidatorOptions {
-  /**
-   * As in `validatorFromTypeBox`, but **on by default** here: an existing Pi tool was
-   * written for Pi's validation, which converts arguments (`"3"` → `3`) before checking.
-   * Set `false` to accept the model's arguments only exactly as the schema says.
-   */
-  readonly coerce?: boolean;
-}
-
-/**
- * Wraps an existing Pi AgentTool as a toolgate tool (a frozen `defineTool` snapshot):
- *
- * - `validate`: `validatorFromTypeBox(agentTool.parameters, { coerce: true, ...options })`,
- *   after the tool's own `prepareArguments` shim (given a private copy) when it has one.
- * - `execute(args, { signal, toolCallId })` calls `agentTool.execute(toolCallId, args, signal)`
- *   (no `onUpdate`: partial updates are not relayed) and returns the result's text: its
- *   text blocks joined with "\n", each image block as `[image: <mimeType>]`, any other block
- *   as `[<type> content]`. The boundary then bounds it like any output. `details`,
- *   `terminate` and `addedToolNames` are dropped: a toolgate result is only its content.
- * - A Pi tool reports failure by throwing: that becomes TOOL_EXECUTION_FAILED with the message.
- */
-export function fromPiAgentTool<T extends TSchema>(
-  agentTool: AgentTool<T>,
-  options: FromPiAgentToolOptions = {},
-): CourseTool<Static<T>, string> {
-  // Each field is read once, so later changes to the Pi tool object redirect nothing.
-  const { name, description, parameters, prepareArguments, execute } = agentTool;
-  const schemaValidate = validatorFromTypeBox(parameters, { ...options, coerce: options.coerce ?? true });
-  let validate = schemaValidate;
-  if (typeof prepareArguments === "function") {
-    validate = (args) => schemaValidate(ReflectApply(prepareArguments, agentTool, [structuredClone(args)]));
-    recordTypeBoxSchema(validate, parameters);
-  }
-  return defineTool<Static<T>, string>({
-    name,
-    description,
-    validate,
-    async execute(args: Static<T>, context: ToolContext): Promise<string> {
-      const result: unknown = await ReflectApply(execute, agentTool, [context.toolCallId, args, context.signal, undefined]);
-      return piResultText(result);
-    },
-  });
-}
-
-/** The model-facing text of a Pi tool result. Missing content (which Pi tolerates) is "". */
-function piResultText(result: unknown): string {
-  if (typeof result !== "object" || result === null) throw new TypeError("the Pi tool returned no result object");
-  const content = readDataProperty(result, "content");
-  if (content === undefined || content === null) return "";
-  if (!Array.isArray(content)) throw new TypeError("the Pi tool's result content is not an array");
-  const parts: string[] = [];
-  for (let index = 0; index < content.length; index += 1) parts[index] = blockText(content[index]);
-  return ArrayPrototypeJoin(parts, "\n");
-}
-
-function blockText(block: unknown): string {
-  if (typeof block !== "object" || block === null) return "[invalid content block]";
-  const type = readDataProperty(block, "type");
-  if (type === "text") {
-    const text = readDataProperty(block, "text");
-    return typeof text === "string" ? text : "";
-  }
-  if (type === "image") {
-    const mimeType = readDataProperty(block, "mimeType");
-    return `[image: ${typeof mimeType === "string" ? mimeType : "unknown type"}]`;
-  }
-  return `[${typeof type === "string" ? type : "unknown"} content]`;
+  return hook as NonRecoverableHook;
 }

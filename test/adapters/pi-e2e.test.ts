@@ -1,56 +1,232 @@
-// Pi's real agent loop over toolgate tools, in-process. The shared suite lives in
-// test/support/pi-e2e.ts so the same scenarios can run against the worker executor.
-import { type AgentMessage, agentLoop } from "@earendil-works/pi-agent-core";
-import { fauxAssistantMessage, fauxProvider, fauxToolCall } from "@earendil-works/pi-ai";
+// Pi's real agent loop over toolgate tools, in-process, for each supported Pi major. The
+// shared suite lives in test/support/pi-e2e.ts so the same scenarios run against the worker
+// executor too; here also what only the in-process executor does (progress) and what needs
+// tools of its own (schema libraries, NonRecoverableToolError).
+import { num, obj } from "pi-schema-1";
 import { defineTool, NonRecoverableToolError, ToolRegistry } from "toolgate";
-import { toPiAgentTools } from "toolgate/pi";
+import { fromPiAgentTool } from "toolgate/pi";
+import Type from "typebox";
+import * as v from "valibot";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import tools from "../fixtures/pi-e2e-tools.mjs";
-import { assistantMessages, describePiAgentLoopSuite, resultText, toolResults } from "../support/pi-e2e.js";
+import {
+  assistantMessages,
+  describePiAgentLoopSuite,
+  lastToolResult,
+  PI_MAJORS,
+  type PiModelView,
+  resultText,
+  runPiAgentLoop,
+  toolResults,
+} from "../support/pi-e2e.js";
 
 describePiAgentLoopSuite("in-process ToolRegistry", () => ({ executor: new ToolRegistry(tools) }));
 
-describe("Pi agentLoop and NonRecoverableToolError (in-process)", () => {
+describe.each(PI_MAJORS)("Pi agentLoop with schema-first tools ($name)", (major) => {
+  const registry = new ToolRegistry([
+    defineTool({
+      name: "greet",
+      description: "Greets someone.",
+      parameters: z.object({ name: z.string().min(1), times: z.number().int().positive().optional() }),
+      execute: ({ name, times }) => `hello ${name}`.repeat(times ?? 1),
+    }),
+    defineTool({
+      name: "tag",
+      description: "Tags an item.",
+      parameters: v.object({ item: v.string(), tags: v.array(v.picklist(["red", "blue"])) }),
+      // valibot makes no JSON Schema itself: the definition gives the one the model sees.
+      jsonSchema: {
+        type: "object",
+        properties: { item: { type: "string" }, tags: { type: "array", items: { enum: ["red", "blue"] } } },
+        required: ["item", "tags"],
+      },
+      execute: ({ item, tags }) => `${item}: ${tags.join(",")}`,
+    }),
+  ]);
+
+  it("zod and valibot tools reach Pi with their real JSON Schema, and Pi's check lets valid calls through", async () => {
+    const shown: PiModelView["tools"][] = [];
+    const run = await runPiAgentLoop(major, registry, [
+      (view) => {
+        shown.push(view.tools);
+        return major.assistant(
+          [major.toolCall("greet", { name: "Ada", times: 2 }, "g1"), major.toolCall("tag", { item: "box", tags: ["red"] }, "t1")],
+          "toolUse",
+        );
+      },
+      major.assistant("done"),
+    ]);
+    expect(shown[0]).toEqual([
+      {
+        name: "greet",
+        description: "Greets someone.",
+        parameters: {
+          $schema: "https://json-schema.org/draft/2020-12/schema",
+          type: "object",
+          properties: {
+            name: { type: "string", minLength: 1 },
+            times: { type: "integer", exclusiveMinimum: 0, maximum: 9007199254740991 },
+          },
+          required: ["name"],
+        },
+      },
+      {
+        name: "tag",
+        description: "Tags an item.",
+        parameters: {
+          type: "object",
+          properties: { item: { type: "string" }, tags: { type: "array", items: { enum: ["red", "blue"] } } },
+          required: ["item", "tags"],
+        },
+      },
+    ]);
+    expect(toolResults(run.messages).map((result) => [result.toolCallId, result.isError, resultText(result)])).toEqual([
+      ["g1", false, "hello Adahello Ada"],
+      ["t1", false, "box: red"],
+    ]);
+  });
+
+  it("a zod refusal reaches the model as toolgate's TOOL_ARGUMENTS_INVALID, not Pi's own message", async () => {
+    const run = await runPiAgentLoop(major, registry, [
+      major.assistant(
+        [major.toolCall("greet", { name: "" }, "g2"), major.toolCall("tag", { item: "box", tags: ["green"] }, "t2")],
+        "toolUse",
+      ),
+      (view) => major.assistant(resultText(lastToolResult(view))),
+    ]);
+    const results = toolResults(run.messages);
+    expect(results.map((result) => result.isError)).toEqual([true, true]);
+    for (const result of results) {
+      expect(JSON.parse(resultText(result))).toMatchObject({ error: { code: "TOOL_ARGUMENTS_INVALID" } });
+    }
+    expect(resultText(results[0] as never)).toContain("$.name");
+    expect(resultText(results[1] as never)).toContain("$.tags[0]");
+  });
+});
+
+describe.each(PI_MAJORS)("an existing Pi tool through toolgate, back in Pi's loop ($name)", (major) => {
+  // The schema each major's own tools use: TypeBox for 0.85, pi-schema's plain JSON Schema for 1.x.
+  const parameters = major.name.startsWith("Pi 0.") ? Type.Object({ divisor: Type.Number() }) : obj({ divisor: num() });
+  const divide = fromPiAgentTool({
+    name: "divide",
+    description: "Divides 12 by divisor.",
+    parameters,
+    async execute(_id: string, { divisor }: { divisor: number }) {
+      // A Pi 1.x tool may report failure by returning isError; toolgate reads it the same under either major.
+      if (divisor === 0) return { content: [{ type: "text", text: "cannot divide by zero" }], details: {}, isError: true };
+      return { content: [{ type: "text", text: String(12 / divisor) }], details: {} };
+    },
+  });
+
+  it("its schema is shown, its results and failures come back as toolgate results", async () => {
+    const shown: PiModelView["tools"][] = [];
+    const run = await runPiAgentLoop(major, new ToolRegistry([divide]), [
+      (view) => {
+        shown.push(view.tools);
+        return major.assistant(
+          [
+            major.toolCall("divide", { divisor: 4 }, "d1"),
+            major.toolCall("divide", { divisor: 0 }, "d2"),
+            major.toolCall("divide", { divisor: "x" }, "d3"),
+          ],
+          "toolUse",
+        );
+      },
+      major.assistant("done"),
+    ]);
+    expect(shown[0]?.[0]?.parameters).toEqual({
+      type: "object",
+      properties: { divisor: { type: "number" } },
+      required: ["divisor"],
+      ...(major.name.startsWith("Pi 0.") ? {} : { additionalProperties: false }),
+    });
+    const results = toolResults(run.messages).map((result) => [result.toolCallId, result.isError, resultText(result)]);
+    expect(results.slice(0, 2)).toEqual([
+      ["d1", false, "3"],
+      ["d2", true, JSON.stringify({ error: { code: "TOOL_EXECUTION_FAILED", message: "cannot divide by zero" } })],
+    ]);
+    expect(results[2]?.[1]).toBe(true);
+    expect(JSON.parse(String(results[2]?.[2]))).toMatchObject({ error: { code: "TOOL_ARGUMENTS_INVALID" } });
+  });
+});
+
+describe.each(PI_MAJORS)("Pi agentLoop and progress ($name)", (major) => {
+  const registry = new ToolRegistry([
+    defineTool({
+      name: "crunch",
+      description: "Crunches numbers, reporting how far it got.",
+      parameters: z.object({ steps: z.number().int().min(1).max(10) }),
+      async execute({ steps }, { reportProgress }) {
+        for (let step = 1; step <= steps; step += 1) {
+          reportProgress(step === steps ? { progress: step, total: steps, message: "last step" } : { progress: step, total: steps });
+          // Past the 50 ms throttle, so each report is delivered on its own.
+          await new Promise((resolve) => setTimeout(resolve, 70));
+        }
+        return `crunched ${steps}`;
+      },
+    }),
+  ]);
+
+  it("reportProgress reaches Pi's onUpdate: tool_execution_update events carry the reports, then the result", async () => {
+    const run = await runPiAgentLoop(major, registry, [
+      major.assistant([major.toolCall("crunch", { steps: 3 }, "c1")], "toolUse"),
+      major.assistant("done"),
+    ]);
+    const sequence = run.events.flatMap((event) => {
+      if (event.type === "tool_execution_update") return [["update", event.toolCallId, event.partialResult]];
+      if (event.type === "tool_execution_end") return [["end", event.toolCallId, resultText(event.result)]];
+      return [];
+    });
+    const progress = (value: number, message: string | undefined) => ({
+      toolCallId: "c1",
+      toolName: "crunch",
+      progress: value,
+      total: 3,
+      message,
+    });
+    expect(sequence).toEqual([
+      ["update", "c1", { content: [{ type: "text", text: "1/3" }], details: progress(1, undefined) }],
+      ["update", "c1", { content: [{ type: "text", text: "2/3" }], details: progress(2, undefined) }],
+      ["update", "c1", { content: [{ type: "text", text: "last step" }], details: progress(3, "last step") }],
+      ["end", "c1", "crunched 3"],
+    ]);
+    // Partial results are for the UI: the transcript holds only the final result.
+    expect(toolResults(run.messages).map((result) => resultText(result))).toEqual(["crunched 3"]);
+  });
+});
+
+describe.each(PI_MAJORS)("Pi agentLoop and NonRecoverableToolError ($name)", (major) => {
   const fatal = defineTool({
     name: "fatal",
     description: "Finds a broken invariant.",
     validate: (args: unknown) => ({ ok: true, value: args }),
+    jsonSchema: { type: "object" },
     execute: () => {
       throw new NonRecoverableToolError("ledger is corrupt");
     },
   });
 
-  async function run(withHook: boolean): Promise<{ messages: AgentMessage[]; hookCalls: [string, string][] }> {
-    const registry = new ToolRegistry([fatal]);
+  async function run(withHook: boolean) {
     const controller = new AbortController();
     const hookCalls: [string, string][] = [];
-    const faux = fauxProvider();
-    faux.setResponses([
-      fauxAssistantMessage([fauxToolCall("fatal", {}, { id: "call-fatal" })], { stopReason: "toolUse" }),
-      fauxAssistantMessage("I will just keep going"),
-    ]);
-    const piTools = toPiAgentTools(
-      registry,
-      withHook
-        ? {
-            onNonRecoverableError: (error, toolCallId) => {
-              hookCalls.push([error.message, toolCallId]);
-              controller.abort(error);
-            },
-          }
-        : {},
+    const { messages } = await runPiAgentLoop(
+      major,
+      new ToolRegistry([fatal]),
+      [major.assistant([major.toolCall("fatal", {}, "call-fatal")], "toolUse"), major.assistant("I will just keep going")],
+      {
+        signal: controller.signal,
+        toolOptions: withHook
+          ? {
+              onNonRecoverableError: (error, toolCallId) => {
+                hookCalls.push([error.message, toolCallId]);
+                controller.abort(error);
+              },
+            }
+          : {},
+      },
     );
-    const stream = agentLoop(
-      [{ role: "user", content: "go", timestamp: Date.now() }],
-      { systemPrompt: "", messages: [], tools: piTools },
-      { model: faux.getModel(), convertToLlm: (messages) => messages as never },
-      controller.signal,
-      faux.provider.streamSimple,
-    );
-    for await (const _event of stream) {
-      // drain
-    }
-    return { messages: await stream.result(), hookCalls };
+    return { messages, hookCalls };
   }
 
   it("with onNonRecoverableError aborting the run, the run ends as aborted", async () => {

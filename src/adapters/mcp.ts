@@ -1,0 +1,122 @@
+// toolgate/mcp: registered toolgate tools served over the Model Context Protocol, as a
+// low-level MCP SDK `Server` (McpServer wants zod shapes; toolgate already has JSON Schemas
+// from describeTools and its own validators). `tools/list` shows the schemas, `tools/call`
+// runs the call through toolgate with the request's signal and progress token.
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  type CallToolRequest,
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_INVALID_TOOL_CALL, COURSE_TOOL_INVALID_TOOL_DEFINITION } from "../contract/constants.js";
+import { type DescribeToolsOptions, describeTools, type ToolDescription } from "../contract/describe.js";
+import { isToolContractError, ToolContractError } from "../contract/errors.js";
+import { describeFailure } from "../contract/failure.js";
+import { isProxy, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectHasOwn } from "../contract/primordials.js";
+import type { CallOptions } from "../executor/tool-executor.js";
+import { type McpRequestExtra, mcpProgressListener } from "./mcp-progress.js";
+import { type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
+
+/** Options of `createMcpServer`: the server's identity, and how tools without a JSON Schema are shown (see `describeTools`). */
+export interface CreateMcpServerOptions extends DescribeToolsOptions {
+  /** The server's name in the MCP handshake (`serverInfo.name`). Non-empty. */
+  readonly name: string;
+  /** The server's version in the MCP handshake (`serverInfo.version`). Non-empty. */
+  readonly version: string;
+}
+
+/**
+ * An MCP server (the SDK's low-level `Server`, with the `tools` capability) serving every
+ * registered tool of `source` (a ToolRegistry, or any ToolExecutor). Connect it to any
+ * transport with `server.connect(transport)`.
+ *
+ * - `tools/list`: each tool's name, description and `inputSchema` (its JSON Schema from
+ *   describeTools, read once here: a tool registered later is not listed).
+ * - `tools/call`: runs the call through `source` with a fresh toolCallId
+ *   (`mcp-<n>-<JSON-RPC request id>`, `n` counting every call in the process) and the
+ *   request's signal, so `notifications/cancelled` or a closed connection aborts it. A result
+ *   (success or recoverable error) becomes `{ content: [{ type: "text", text: content }], isError }`;
+ *   a malformed call (INVALID_TOOL_CALL) is a JSON-RPC InvalidParams error; any other
+ *   rejection (a NonRecoverableToolError, a closed executor) a JSON-RPC InternalError with
+ *   its message read safely.
+ * - Progress: with `_meta.progressToken` in the request, the tool's reports become
+ *   `notifications/progress` (see `mcpProgressListener`).
+ *
+ * Throws ToolContractError: INVALID_ARGUMENT for a bad source or options,
+ * INVALID_TOOL_DEFINITION for a tool without a JSON Schema (unless `withoutSchema` is
+ * `"any-object"`) or whose schema is not `type: "object"`, as MCP requires.
+ */
+export function createMcpServer(source: ToolCallSource, options: CreateMcpServerOptions): Server {
+  const resolved = resolveSource(source, "createMcpServer");
+  const name = readIdentity(options, "name");
+  const version = readIdentity(options, "version");
+  const tools = listedTools(resolved, options);
+  const server = new Server({ name, version }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(resolved, request.params, extra));
+  return server;
+}
+
+function readIdentity(options: unknown, key: "name" | "version"): string {
+  if (typeof options !== "object" || options === null || isProxy(options)) {
+    throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, "createMcpServer: options must be an object { name, version } (not a Proxy)");
+  }
+  const descriptor = ObjectGetOwnPropertyDescriptor(options, key);
+  const value: unknown = descriptor !== undefined && ObjectHasOwn(descriptor, "value") ? descriptor.value : undefined;
+  if (typeof value !== "string" || value.length === 0) {
+    const got = typeof value === "string" ? '""' : value === null ? "null" : typeof value;
+    throw new ToolContractError(
+      COURSE_TOOL_INVALID_ARGUMENT,
+      `createMcpServer: options.${key} must be a non-empty string, an own data property (got ${got})`,
+    );
+  }
+  return value;
+}
+
+function listedTools(source: ResolvedSource, options: DescribeToolsOptions): Tool[] {
+  const descriptions = describeTools(source.registry, options);
+  const tools: Tool[] = [];
+  for (let index = 0; index < descriptions.length; index += 1) {
+    const { name, description, parameters } = descriptions[index] as ToolDescription;
+    const type = ObjectGetOwnPropertyDescriptor(parameters, "type")?.value;
+    if (type !== "object") {
+      throw new ToolContractError(
+        COURSE_TOOL_INVALID_TOOL_DEFINITION,
+        `tool "${name}": MCP requires an object JSON Schema (type: "object") for a tool's arguments`,
+      );
+    }
+    tools[tools.length] = ObjectFreeze({ name, description, inputSchema: parameters as Tool["inputSchema"] });
+  }
+  return tools;
+}
+
+/** Every tools/call in this process gets its own number, so toolCallIds stay unique across servers and reconnections. */
+let callCount = 0;
+
+async function callTool(source: ResolvedSource, params: CallToolRequest["params"], extra: McpRequestExtra): Promise<CallToolResult> {
+  callCount += 1;
+  const call = {
+    type: "toolCall",
+    id: `mcp-${callCount}-${String(extra.requestId)}`,
+    name: params.name,
+    arguments: params.arguments ?? {},
+  };
+  const progressToken = params._meta?.progressToken;
+  const options: CallOptions = progressToken === undefined ? {} : { onProgress: mcpProgressListener(progressToken, extra) };
+  let result: Awaited<ReturnType<ResolvedSource["run"]>>;
+  try {
+    result = await source.run(call, extra.signal, options);
+  } catch (error) {
+    // Cancelled: the SDK sends nothing for an aborted request, so this error goes nowhere.
+    // Otherwise the SDK would read `code`, `message` and `data` off the error itself (getters
+    // of a tool's error included): hand it a fresh McpError with the message read safely.
+    const code =
+      isToolContractError(error) && error.code === COURSE_TOOL_INVALID_TOOL_CALL ? ErrorCode.InvalidParams : ErrorCode.InternalError;
+    throw new McpError(code, describeFailure(error).text);
+  }
+  return { content: [{ type: "text", text: result.content }], isError: result.isError };
+}
