@@ -16,6 +16,7 @@ import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_INVALID_TOOL_CALL, COURSE_TOO
 import { type DescribeToolsOptions, describeTools, type ToolDescription } from "../contract/describe.js";
 import { isToolContractError, ToolContractError } from "../contract/errors.js";
 import { describeFailure } from "../contract/failure.js";
+import { describeValue } from "../contract/grammar.js";
 import { isProxy, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectHasOwn } from "../contract/primordials.js";
 import type { CallOptions } from "../executor/tool-executor.js";
 import { type McpRequestExtra, mcpProgressListener } from "./mcp-progress.js";
@@ -68,7 +69,7 @@ function readIdentity(options: unknown, key: "name" | "version"): string {
   const descriptor = ObjectGetOwnPropertyDescriptor(options, key);
   const value: unknown = descriptor !== undefined && ObjectHasOwn(descriptor, "value") ? descriptor.value : undefined;
   if (typeof value !== "string" || value.length === 0) {
-    const got = typeof value === "string" ? '""' : value === null ? "null" : typeof value;
+    const got = value === "" ? "an empty string" : describeValue(value);
     throw new ToolContractError(
       COURSE_TOOL_INVALID_ARGUMENT,
       `createMcpServer: options.${key} must be a non-empty string, an own data property (got ${got})`,

@@ -11,6 +11,7 @@ import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
 import type { CourseTool } from "../contract/definition.js";
 import { type DescribeToolsOptions, describeTools, type ToolDescription } from "../contract/describe.js";
 import { isNonRecoverableToolError, type NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
+import { describeValue } from "../contract/grammar.js";
 import type { JsonSchema } from "../contract/parameters.js";
 import { isProxy, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectHasOwn } from "../contract/primordials.js";
 import { ToolRegistry } from "../contract/registry.js";
@@ -220,7 +221,7 @@ function readNonRecoverableHook(options: unknown, api: string): NonRecoverableHo
   if (typeof hook !== "function" || isProxy(hook)) {
     throw new ToolContractError(
       COURSE_TOOL_INVALID_ARGUMENT,
-      `${api}: options.onNonRecoverableError must be a function, not a Proxy (got ${hook === null ? "null" : typeof hook})`,
+      `${api}: options.onNonRecoverableError must be a function, not a Proxy (got ${describeValue(hook)})`,
     );
   }
   return hook as NonRecoverableHook;

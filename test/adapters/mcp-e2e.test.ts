@@ -375,8 +375,8 @@ describe("createMcpServer's arguments", () => {
   };
 
   it.each([
-    ["an empty name", { name: "", version: "1" }, 'options.name must be a non-empty string, an own data property (got "")'],
-    ["a numeric version", { name: "s", version: 1 }, "options.version must be a non-empty string, an own data property (got number)"],
+    ["an empty name", { name: "", version: "1" }, "options.name must be a non-empty string, an own data property (got an empty string)"],
+    ["a numeric version", { name: "s", version: 1 }, "options.version must be a non-empty string, an own data property (got the number 1)"],
     ["a missing version", { name: "s" }, "options.version must be a non-empty string, an own data property (got undefined)"],
     ["a null name", { name: null, version: "1" }, "options.name must be a non-empty string, an own data property (got null)"],
   ])("%s is INVALID_ARGUMENT naming the option and the value", (_label, options, message) => {

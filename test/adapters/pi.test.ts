@@ -401,7 +401,7 @@ describe("toPiAgentTool", () => {
     expect(toPiAgentTools(registry, sneaky)).toHaveLength(6);
     expect(reads).toBe(0);
     expect(contractError(() => toPiAgentTools(registry, { onNonRecoverableError: 5 as never })).message).toBe(
-      "toPiAgentTools: options.onNonRecoverableError must be a function, not a Proxy (got number)",
+      "toPiAgentTools: options.onNonRecoverableError must be a function, not a Proxy (got the number 5)",
     );
   });
 });
