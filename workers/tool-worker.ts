@@ -1,11 +1,17 @@
 // The Piscina worker entry: runs a validated call's tool and the serializer, and returns an
-// explicitly encoded outcome. At start it hands its thread port to the main thread, loads the
-// tool modules (each within moduleLoadTimeoutMs) and reports how that went. Nothing here may
+// explicitly encoded outcome (attachments' bytes moved, not copied). At start it hands its
+// thread port to the main thread, imports the loader if there is one, loads the tool modules
+// (each within moduleLoadTimeoutMs, then its setup() within setupTimeoutMs) and reports how that went. Nothing here may
 // throw at load time (Piscina would stop replacing workers); every failure of a call is
 // encoded as that call's outcome, and a fault no running task caused retires the thread.
 import { MessageChannel, parentPort, threadId, workerData } from "node:worker_threads";
-import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_MAX_STRING_CODE_POINTS } from "../src/contract/constants.js";
+import {
+  COURSE_TOOL_EXECUTION_FAILED,
+  COURSE_TOOL_MAX_STRING_CODE_POINTS,
+  COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED,
+} from "../src/contract/constants.js";
 import { cutToCodePoints } from "../src/contract/content.js";
+import type { CourseTool, ToolContext } from "../src/contract/definition.js";
 import { isNonRecoverableToolError } from "../src/contract/errors.js";
 import { describeFailure, readDataProperty } from "../src/contract/failure.js";
 import {
@@ -15,17 +21,40 @@ import {
   MapPrototypeGet,
   MapPrototypeSet,
   NativePromise,
+  ObjectHasOwn,
   PromisePrototypeThen,
 } from "../src/contract/primordials.js";
 import { errorContent } from "../src/contract/results.js";
 import { runTool, type ToolOutcome } from "../src/executor/run-tool.js";
-import type { ThreadHello, ThreadLoaded, ToolWorkerData, WorkerOutcome, WorkerTask, WorkerWarmup } from "../src/worker/protocol.js";
+import { moveAttachments } from "../src/worker/attachment-move.js";
+import type {
+  ThreadHello,
+  ThreadLoaded,
+  ToolWorkerData,
+  WireAttachment,
+  WorkerOutcome,
+  WorkerTask,
+  WorkerWarmup,
+} from "../src/worker/protocol.js";
 import { TaskBoard } from "../src/worker/task-board.js";
 import { RunningTask, runInTask, tracedTask, useThreadPort } from "../src/worker/task-context.js";
 import { WorkerPort } from "../src/worker/thread-port.js";
-import { loadModuleInWorker, moduleFileName, type WorkerModule } from "../src/worker/tool-modules.js";
+import { importLoader, loadModuleInWorker, unusableModule, type WorkerModule } from "../src/worker/thread-setup.js";
+import { moduleFileName } from "../src/worker/tool-modules.js";
 
-const { modules: moduleUrls, board: boardMemory, moduleLoadTimeoutMs } = workerData as ToolWorkerData;
+const {
+  modules: moduleUrls,
+  board: boardMemory,
+  moduleLoadTimeoutMs,
+  setupTimeoutMs,
+  loader,
+  outputBudgets,
+} = workerData as ToolWorkerData;
+
+/** runTool within the executor's output budgets (a tool's own override them). */
+function runWithinBudgets(tool: CourseTool, args: unknown, context: ToolContext): ToolOutcome | Promise<ToolOutcome> {
+  return runTool(tool, args, context, outputBudgets);
+}
 const board = TaskBoard.attach(boardMemory);
 
 /** Tasks this thread has started and not finished, by id (the abort RPC looks them up). */
@@ -61,16 +90,21 @@ function onFault(error: unknown): void {
 process.on("uncaughtException", onFault);
 process.on("unhandledRejection", onFault);
 
-// All modules load at once, each within its own time. Awaiting a native promise looks no
-// `then` up, so a tool module that plants one on a prototype cannot take its result over.
-const loading: Promise<WorkerModule>[] = [];
+// The loader first (it makes the modules importable), then all modules at once, each within
+// its own time. Awaiting a native promise looks no `then` up, so a tool module that plants one
+// on a prototype cannot take its result over.
+const loaderFailure = loader === undefined ? undefined : await importLoader(loader, moduleLoadTimeoutMs);
+const loading: (WorkerModule | Promise<WorkerModule>)[] = [];
 for (let index = 0; index < moduleUrls.length; index += 1) {
-  loading[index] = loadModuleInWorker(moduleUrls[index] as string, moduleLoadTimeoutMs);
+  loading[index] =
+    loaderFailure !== undefined && !loaderFailure.ok
+      ? unusableModule(loaderFailure.failure, false)
+      : loadModuleInWorker(moduleUrls[index] as string, threadId, moduleLoadTimeoutMs, setupTimeoutMs);
 }
 const loaded: WorkerModule[] = [];
 const failures: (string | undefined)[] = [];
 for (let index = 0; index < loading.length; index += 1) {
-  const module = await (loading[index] as Promise<WorkerModule>);
+  const module = await (loading[index] as WorkerModule | Promise<WorkerModule>);
   loaded[index] = module;
   failures[index] = module.ok ? undefined : module.failure;
 }
@@ -86,18 +120,21 @@ export default function runToolTask(task: WorkerTask | WorkerWarmup): WorkerOutc
   // Stopped while it waited for this thread: never started.
   if (!board.claim(task.slot, threadId)) return new Reply("stopped", "", false, "", retiring);
   const module = loaded[task.module] as WorkerModule;
-  if (!module.ok) return finish(undefined, task, failed(module.failure));
+  if (!module.ok) {
+    if (module.replaceThread) retiring = true; // its setup may work on a new thread
+    return finish(undefined, task, failed(module.failure));
+  }
   const tool = MapPrototypeGet(module.tools, task.toolName);
   if (tool === undefined) {
     const file = moduleFileName(moduleUrls[task.module] as string);
     return finish(undefined, task, failed(`tool "${task.toolName}" is not defined by ${file} in the worker thread`));
   }
-  const record = new RunningTask(task.taskId, task.toolCallId);
+  const record = new RunningTask(task.taskId, task.toolCallId, task.toolName, module.app, task.progress);
   MapPrototypeSet(running, task.taskId, record);
   active = record;
   let outcome: ToolOutcome | Promise<ToolOutcome>;
   try {
-    outcome = runInTask(record, runTool, tool, task.args, record.context);
+    outcome = runInTask(record, runWithinBudgets, tool, task.args, record.context);
   } catch (error) {
     return finish(record, task, encodeFailure(error, record));
   }
@@ -120,17 +157,32 @@ export default function runToolTask(task: WorkerTask | WorkerWarmup): WorkerOutc
  * When the main thread condemned the task first, this thread is being terminated: it must
  * not return (and so never takes another call).
  */
-function finish(record: RunningTask | undefined, task: WorkerTask, reply: Reply): Reply {
+function finish(record: RunningTask | undefined, task: WorkerTask, reply: Reply): Reply | WorkerOutcome | Promise<WorkerOutcome> {
   if (record !== undefined) {
-    record.settled = true;
-    record.fault = undefined;
+    record.settle();
     MapPrototypeDelete(running, task.taskId);
     if (active === record) active = undefined;
   }
   if (!board.release(task.slot)) board.awaitTermination(task.slot);
   reply.retire = retiring;
-  return reply;
+  const transfer = ReplyWithAttachments.transferOf(reply);
+  if (transfer === undefined) return reply;
+  const transferred = new Transferred(reply, transfer);
+  if (markMovable !== undefined) return markMovable(transferred) as unknown as WorkerOutcome;
+  // Loaded on the first reply with attachments, not at thread start: piscina's main module
+  // costs every new thread tens of milliseconds, and most threads never send an attachment.
+  return PromisePrototypeThen(import("piscina"), (piscina) => {
+    const move = piscina.move as unknown as (value: Transferred) => unknown; // our keys are its registered symbols
+    markMovable = move;
+    return move(transferred) as unknown as WorkerOutcome;
+  }) as Promise<WorkerOutcome>;
 }
+
+/** Piscina's `move()`, once loaded: marks a value whose transfer list Piscina is to use. */
+let markMovable: ((value: Transferred) => unknown) | undefined;
+// Piscina's transferable protocol keys (registered symbols, so they need no import).
+const TRANSFERABLE = Symbol.for("Piscina.transferable");
+const VALUE = Symbol.for("Piscina.valueOf");
 
 /**
  * What goes back to the main thread. A class, so the own `then` (undefined) survives the
@@ -147,10 +199,47 @@ class Reply implements WorkerOutcome {
     readonly message: string,
     public retire: boolean,
   ) {}
+  /** Own even when there are none, so the main thread reads it without a prototype lookup. */
+  attachments: readonly WireAttachment[] | undefined = undefined;
+}
+
+/** A result whose attachments' buffers go in the transfer list (a private field: never cloned). */
+class ReplyWithAttachments extends Reply {
+  readonly #transfer: readonly ArrayBuffer[];
+  constructor(content: string, attachments: readonly WireAttachment[], transfer: readonly ArrayBuffer[]) {
+    super("result", content, false, "", false);
+    this.attachments = attachments;
+    this.#transfer = transfer;
+  }
+  static transferOf(reply: Reply): readonly ArrayBuffer[] | undefined {
+    return #transfer in reply ? reply.#transfer : undefined;
+  }
+}
+
+/** Piscina's transferable protocol: it posts the value with these buffers in the transfer list. */
+class Transferred {
+  // biome-ignore lint/suspicious/noThenProperty: Piscina awaits what a task returns: a planted `then` must not adopt it.
+  readonly then = undefined;
+  constructor(
+    readonly reply: Reply,
+    readonly buffers: readonly ArrayBuffer[],
+  ) {}
+  get [TRANSFERABLE](): readonly ArrayBuffer[] {
+    return this.buffers;
+  }
+  get [VALUE](): Reply {
+    return this.reply;
+  }
 }
 
 function encodeOutcome(outcome: ToolOutcome): Reply {
-  return new Reply("result", outcome.content, outcome.isError, "", false);
+  // Own only: an `attachments` a tool planted on Object.prototype is not the outcome's.
+  if (!ObjectHasOwn(outcome, "attachments")) return new Reply("result", outcome.content, outcome.isError, "", false);
+  const moved = moveAttachments(outcome.attachments as NonNullable<ToolOutcome["attachments"]>);
+  if (typeof moved === "string") {
+    return new Reply("result", errorContent(COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED, { text: moved, cut: false }), true, "", false);
+  }
+  return new ReplyWithAttachments(outcome.content, moved.list, moved.buffers);
 }
 
 /** A rejection of runTool: the abort, a NonRecoverableToolError, or (defensively) anything else. */

@@ -1,5 +1,6 @@
 // Running a validated call's tool and serializing its output: the part of a call that
 // both executors share (in-process, and inside a worker thread).
+import type { ToolApp } from "../contract/app.js";
 import { splitOutput, type ToolAttachment } from "../contract/attachments.js";
 import { DEFAULT_OUTPUT_BUDGETS, outputBudgetsFor, type ResolvedOutputBudgets } from "../contract/budgets.js";
 import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED } from "../contract/constants.js";
@@ -30,7 +31,9 @@ import { abortReason, isAborted, throwIfAborted } from "./signal.js";
  * The context a runner hands over: a whole ToolContext, or one without `reportProgress`
  * (then the tool's reports are checked and dropped).
  */
-export type RunContext = ToolContext | { readonly signal: AbortSignal; readonly toolCallId: string; readonly reportProgress?: undefined };
+export type RunContext =
+  | ToolContext
+  | { readonly signal: AbortSignal; readonly toolCallId: string; readonly app?: ToolApp; readonly reportProgress?: undefined };
 
 /** A finished call before it is linked: bounded content, and whether it is an error. */
 export interface ToolOutcome {

@@ -4,21 +4,26 @@
 // caller moved on at abort or timeout; such a task no longer counts as a running call, so the
 // next call does not wait for its grace period: it goes to the first thread that is free, or
 // to a spare Piscina starts at once (the board has 2 × maxThreads slots, the pool as many threads).
-import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_EXECUTION_TIMEOUT, COURSE_TOOL_VALIDATION_FAILED } from "../contract/constants.js";
+import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_VALIDATION_FAILED } from "../contract/constants.js";
 import { isNonRecoverableToolError } from "../contract/errors.js";
 import { describeFailure } from "../contract/failure.js";
 import {
+  ArrayIsArray,
   MapPrototypeGet,
   NativePromise,
+  ObjectFreeze,
   PromisePrototypeThen,
   PromiseReject,
   PromiseResolve,
   StructuredClone,
 } from "../contract/primordials.js";
 import { watchAbort } from "../executor/abort-watch.js";
+import type { RunFacts } from "../executor/hooks.js";
 import type { RunRequest } from "../executor/pipeline.js";
+import { openProgressChannel, type ProgressChannel } from "../executor/progress.js";
 import type { ToolOutcome } from "../executor/run-tool.js";
 import { abortReason, isAborted } from "../executor/signal.js";
+import { timeoutOutcome } from "../executor/timeouts.js";
 import { DispatchQueue, type QueueEntry } from "./dispatch-queue.js";
 import type { ResolvedOptions } from "./options.js";
 import { decodeOutcome, failureOutcome, poolFailureOutcome, type StopReason, type WorkerOutcome } from "./protocol.js";
@@ -29,6 +34,9 @@ import { type PoolTask, SLOT_TAG, type WorkerPool } from "./worker-pool.js";
 const MAX_ATTEMPTS = 3;
 /** Task ids live in an Int32 cell of the board. */
 const MAX_TASK_ID = 2 ** 31 - 1;
+const THREAD_KILLED: RunFacts = ObjectFreeze({ threadKilled: true });
+// Captured at load: a patched performance.now cannot skew (or throw into) the queue wait.
+const performanceNow = performance.now.bind(performance);
 
 /** One call, from the queue until its slot is free again. */
 class PendingCall implements QueueEntry {
@@ -43,6 +51,9 @@ class PendingCall implements QueueEntry {
   timer: NodeJS.Timeout | undefined;
   grace: NodeJS.Timeout | undefined;
   unwatch: (() => void) | undefined;
+  /** The caller's onProgress, throttled again here: open until the call is answered. */
+  progress: ProgressChannel | undefined;
+  readonly queuedAt = performanceNow();
   constructor(
     readonly request: RunRequest,
     readonly module: number,
@@ -99,11 +110,6 @@ export class Dispatcher {
     });
   }
 
-  /** The per-call time limit: the one place a call's timeout is read. */
-  #timeoutOf(_request: RunRequest): number | undefined {
-    return this.#options.timeoutMs;
-  }
-
   #pump(): void {
     while (this.#freeCount > 0 && this.#running < this.#options.maxThreads && this.#queue.size > 0) {
       const call = this.#queue.shift() as PendingCall;
@@ -130,12 +136,20 @@ export class Dispatcher {
     call.counted = true;
     this.#running += 1;
     this.#board.assign(slot, taskId);
-    const timeoutMs = this.#timeoutOf(call.request);
+    const request = call.request;
+    request.record({ queueWaitMs: performanceNow() - call.queuedAt });
+    const onProgress = request.onProgress;
+    if (onProgress !== undefined) {
+      call.progress ??= openProgressChannel(onProgress, request.call.id, request.call.name, request.signal);
+      const channel = call.progress;
+      this.#pool.messages.listen(taskId, (message) => relayProgress(channel, message));
+    }
+    // The pipeline's limit (call, else tool, else executor); it counts from here, not in the queue.
+    const timeoutMs = request.timeoutMs;
     if (timeoutMs !== undefined && call.timer === undefined) {
       call.timer = setTimeout(() => this.#onTimeout(call), timeoutMs);
       call.timer.unref();
     }
-    const request = call.request;
     const task: PoolTask = {
       kind: "run",
       taskId,
@@ -144,6 +158,7 @@ export class Dispatcher {
       toolName: request.call.name,
       toolCallId: request.call.id,
       args: request.args,
+      progress: onProgress !== undefined,
       [SLOT_TAG]: this.#pool.slotTag(slot),
     };
     void PromisePrototypeThen(
@@ -155,6 +170,7 @@ export class Dispatcher {
 
   #onOutcome(call: PendingCall, slot: number, outcome: WorkerOutcome): void {
     const threadId = this.#pool.threadOf(slot);
+    if (!call.answered) this.#recordThread(call, slot);
     this.#freeSlot(call, slot);
     if (outcome.retire) this.#pool.retire(threadId);
     if (outcome.kind === "refused" && !call.answered && call.attempts < MAX_ATTEMPTS) {
@@ -170,6 +186,9 @@ export class Dispatcher {
   /** Piscina failed the task: the thread died under it (exit, out of memory), or we ended it. */
   #onPoolFailure(call: PendingCall, slot: number, error: unknown): void {
     const reason = this.#pool.endReasonOf(this.#pool.threadOf(slot));
+    // A thread that had taken the call ended under it (a kill after the call settled was recorded by the grace timer).
+    const owner = this.#board.owner(slot);
+    if (!call.answered && owner !== 0) call.request.record({ threadId: owner, threadKilled: true });
     this.#freeSlot(call, slot);
     if (!call.answered) {
       this.#answer(call).resolve(reason === undefined ? poolFailureOutcome(error) : failureOutcome(COURSE_TOOL_EXECUTION_FAILED, reason));
@@ -179,6 +198,7 @@ export class Dispatcher {
 
   #onAbort(call: PendingCall): void {
     if (call.answered) return;
+    this.#recordThread(call, call.slot);
     this.#answer(call).reject(abortReason(call.request.signal));
     if (call.waiting)
       this.#queue.cancel(call); // no thread will ever see it
@@ -188,8 +208,8 @@ export class Dispatcher {
 
   #onTimeout(call: PendingCall): void {
     if (call.answered) return;
-    const timeoutMs = this.#timeoutOf(call.request);
-    this.#answer(call).resolve(failureOutcome(COURSE_TOOL_EXECUTION_TIMEOUT, `the tool did not finish within ${timeoutMs} ms`));
+    this.#recordThread(call, call.slot);
+    this.#answer(call).resolve(timeoutOutcome(call.request.timeoutMs as number));
     if (call.waiting) this.#queue.cancel(call);
     else this.#stop(call, "timeout");
     this.#pump();
@@ -208,9 +228,17 @@ export class Dispatcher {
     this.#pool.prewarm(); // the next call should find a warm thread, not wait for this one
     call.grace = setTimeout(() => {
       call.grace = undefined;
-      if (this.#board.condemn(slot, taskId) !== 0) this.#pool.kill(slot);
+      if (this.#board.condemn(slot, taskId) === 0) return;
+      call.request.record(THREAD_KILLED); // after the call settled: the pipeline's onThreadKilled
+      this.#pool.kill(slot);
     }, this.#options.abortGraceMs);
     call.grace.unref();
+  }
+
+  /** Tells the pipeline which thread took the call, once the board says one did. */
+  #recordThread(call: PendingCall, slot: number): void {
+    const owner = slot < 0 ? 0 : this.#board.owner(slot);
+    if (owner !== 0) call.request.record({ threadId: owner });
   }
 
   /** Marks the call answered and drops its timers, abort subscription and task messages; returns it. */
@@ -219,6 +247,7 @@ export class Dispatcher {
     this.#pool.messages.forget(call.taskId); // a task still running after its call settled speaks to no one
     call.unwatch?.();
     call.unwatch = undefined;
+    call.progress?.close();
     if (call.timer !== undefined) clearTimeout(call.timer);
     call.timer = undefined;
     return call;
@@ -238,6 +267,26 @@ export class Dispatcher {
     call.slot = -1;
     this.#pool.messages.forget(call.taskId);
     this.#freeSlots[this.#freeCount++] = slot;
+  }
+}
+
+/**
+ * A worker's progress report (`[progress, total, message]`, see RunningTask) to the caller's
+ * channel, which checks it again: anything malformed is dropped, never the call's failure.
+ */
+function relayProgress(channel: ProgressChannel, message: unknown): void {
+  if (!ArrayIsArray(message) || message.length !== 3) return;
+  const progress: unknown = message[0]; // by index: a patched array iterator is not consulted
+  const total: unknown = message[1];
+  const text: unknown = message[2];
+  try {
+    channel.report({
+      progress: progress as number,
+      ...(total === undefined ? {} : { total: total as number }),
+      ...(text === undefined ? {} : { message: text as string }),
+    });
+  } catch {
+    // a message that is not a progress report (sendTaskMessage is reachable from a tool)
   }
 }
 

@@ -6,8 +6,10 @@ import { ToolContractError } from "../contract/errors.js";
 import { NativePromise, PromisePrototypeThen, PromiseReject, PromiseResolve } from "../contract/primordials.js";
 import { registeredTools, type ToolRegistry } from "../contract/registry.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
+import { type PipelineSettings, readExecutorOptions } from "../executor/options.js";
 import { executeCall, executeCalls, type Pipeline } from "../executor/pipeline.js";
 import type { BatchOptions, CallOptions, ToolExecutor } from "../executor/tool-executor.js";
+import { appRefused, callAppRefusal } from "./app-refusal.js";
 import { Dispatcher } from "./dispatch.js";
 import { type ResolvedOptions, resolveOptions, type WorkerToolExecutorOptions } from "./options.js";
 import { TaskBoard } from "./task-board.js";
@@ -32,34 +34,37 @@ export class WorkerToolExecutor implements ToolExecutor {
   #drained: (() => void) | undefined;
   #closing: Promise<void> | undefined;
 
-  private constructor(modules: LoadedToolModules, pool: WorkerPool, dispatcher: Dispatcher) {
+  private constructor(modules: LoadedToolModules, pool: WorkerPool, dispatcher: Dispatcher, settings: PipelineSettings) {
     this.#registry = modules.registry;
     this.#pool = pool;
     this.#dispatcher = dispatcher;
     // The tools are never exposed: `registry` hands out copies.
-    this.#pipeline = { tools: registeredTools(modules.registry), run: (request) => dispatcher.run(request) };
+    this.#pipeline = { tools: registeredTools(modules.registry), run: (request) => dispatcher.run(request), settings };
   }
 
   /**
-   * Checks the options, loads and checks every tool module on the main thread (a module that
-   * fails to load or defines a bad tool rejects here, with a ToolContractError), then starts
-   * the pool and waits until `minThreads` threads have loaded the modules too: a module that
-   * fails or hangs only in a worker rejects with INVALID_TOOL_MODULE, a pool that cannot start
-   * its threads with WORKER_POOL_START_FAILED.
+   * Checks the options (`timeoutMs` and `hooks` as every executor's; an `app` is refused: see
+   * `setup()`), loads and checks every tool module on the main thread (a module that fails to
+   * load or defines a bad tool rejects here, with a ToolContractError), then starts the pool
+   * and waits until `minThreads` threads have loaded the modules (and run their `setup()`) too:
+   * a module that fails or hangs only in a worker rejects with INVALID_TOOL_MODULE, a pool
+   * that cannot start its threads with WORKER_POOL_START_FAILED.
    */
   static async create(options: WorkerToolExecutorOptions): Promise<WorkerToolExecutor> {
     const resolved: ResolvedOptions = resolveOptions(options);
+    const settings = readExecutorOptions(options);
+    if (settings.app !== undefined) throw appRefused();
     const modules = await loadToolModules(resolved.modules);
     // Twice maxThreads: a task whose call was answered (abort, timeout) may still run while the next call starts.
     const board = TaskBoard.create(resolved.maxThreads * 2);
-    const pool = new WorkerPool(resolved, modules.urls, board);
+    const pool = new WorkerPool(resolved, modules, board, settings.outputBudgets);
     try {
       await pool.started;
     } catch (error) {
       await pool.destroy();
       throw error;
     }
-    return new WorkerToolExecutor(modules, pool, new Dispatcher(pool, board, resolved, modules.moduleOf));
+    return new WorkerToolExecutor(modules, pool, new Dispatcher(pool, board, resolved, modules.moduleOf), settings);
   }
 
   /** A copy of the registry built from the modules (registering into it adds nothing to the pool). */
@@ -75,11 +80,14 @@ export class WorkerToolExecutor implements ToolExecutor {
   /**
    * The in-process contract, with `execute` and the serializer in a worker thread. Resolves
    * to a frozen linked result (including TOOL_EXECUTION_TIMEOUT and per-call worker faults);
-   * rejects with a ToolContractError, `signal.reason`, or a NonRecoverableToolError that
-   * the tool threw in the worker. After close(): rejects with EXECUTOR_CLOSED.
+   * rejects with a ToolContractError (INVALID_ARGUMENT for an `options.app`, before anything
+   * runs: worker tools get theirs from `setup()`), `signal.reason`, or a NonRecoverableToolError
+   * that the tool threw in the worker. After close(): rejects with EXECUTOR_CLOSED.
    */
   executeToolCall(call: unknown, signal: AbortSignal, options?: CallOptions): Promise<CourseToolResultMessage> {
     if (this.#closing !== undefined) return closed();
+    const refused = options === undefined ? undefined : callAppRefusal(options);
+    if (refused !== undefined) return PromiseReject(refused);
     return this.#accept(executeCall(this.#pipeline, call, signal, options));
   }
 
@@ -89,6 +97,8 @@ export class WorkerToolExecutor implements ToolExecutor {
    */
   executeBatch(calls: readonly unknown[], signal: AbortSignal, options?: BatchOptions): Promise<CourseToolResultMessage[]> {
     if (this.#closing !== undefined) return closed();
+    const refused = options === undefined ? undefined : callAppRefusal(options);
+    if (refused !== undefined) return PromiseReject(refused);
     return this.#accept(executeCalls(this.#pipeline, calls, signal, options));
   }
 

@@ -6,6 +6,7 @@ import type { ResourceLimits } from "node:worker_threads";
 import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import { readDataProperty } from "../contract/failure.js";
+import { describeValue } from "../contract/grammar.js";
 import {
   ArrayIsArray,
   isProxy,
@@ -14,10 +15,15 @@ import {
   ObjectGetOwnPropertyDescriptor,
   ObjectHasOwn,
 } from "../contract/primordials.js";
-import type { ToolModuleSpecifier } from "./tool-modules.js";
+import { ownOption } from "../executor/options.js";
+import type { ExecutorOptions } from "../executor/tool-executor.js";
+import { type ToolModuleSpecifier, toolModuleUrl } from "./tool-modules.js";
 
-/** Options of `WorkerToolExecutor.create`. */
-export interface WorkerToolExecutorOptions {
+/**
+ * Options of `WorkerToolExecutor.create`: the ones every executor takes (`timeoutMs`,
+ * `hooks`; `app` is refused, see `setup()` in docs/worker.md) and the pool's own.
+ */
+export interface WorkerToolExecutorOptions extends ExecutorOptions {
   /** Tool modules: ES modules whose default export is an array of tool definitions (at most 256). */
   readonly modules: readonly ToolModuleSpecifier[];
   /** Threads kept alive, 0 to `maxThreads` (default 1, so the first call does not wait for a thread to boot). */
@@ -32,10 +38,16 @@ export interface WorkerToolExecutorOptions {
   readonly idleTimeout?: number;
   /** After an abort or timeout, how long a tool may keep running before its thread is terminated (default 1000). */
   readonly abortGraceMs?: number;
-  /** Per-call limit in milliseconds; expiry gives a TOOL_EXECUTION_TIMEOUT result (default: none). */
-  readonly timeoutMs?: number;
-  /** How long a new thread may take to import the tool modules (default 10 000). */
+  /** How long a new thread may take to import each tool module (default 10 000). */
   readonly moduleLoadTimeoutMs?: number;
+  /** How long a tool module's `setup()` may take in each thread (default 10 000). */
+  readonly setupTimeoutMs?: number;
+  /**
+   * A module (URL, file URL string or path) every worker thread imports before the tool
+   * modules, within `moduleLoadTimeoutMs`: where a loader is registered for that thread, so
+   * it can import tool modules written in TypeScript (see docs/worker.md). Default: none.
+   */
+  readonly loader?: ToolModuleSpecifier;
   /** Passed to every worker thread; exceeding them ends that call with TOOL_EXECUTION_FAILED. */
   readonly resourceLimits?: ResourceLimits;
 }
@@ -47,8 +59,10 @@ export interface ResolvedOptions {
   readonly maxThreads: number;
   readonly idleTimeout: number;
   readonly abortGraceMs: number;
-  readonly timeoutMs: number | undefined;
   readonly moduleLoadTimeoutMs: number;
+  readonly setupTimeoutMs: number;
+  /** The loader's import URL. */
+  readonly loader: string | undefined;
   readonly resourceLimits: ResourceLimits | undefined;
 }
 
@@ -56,34 +70,32 @@ export interface ResolvedOptions {
 export const MAX_DELAY_MS = 2 ** 31 - 1;
 export const MAX_THREADS = 256;
 export const MAX_MODULES = 256;
+/** Characters of the `loader` string (a path or URL longer than this is a mistake, not a module). */
+export const MAX_SPECIFIER_LENGTH = 4096;
 /** Megabytes, for each `resourceLimits` field (1 TiB). */
 export const MAX_RESOURCE_LIMIT_MB = 2 ** 20;
 
 const RESOURCE_LIMIT_FIELDS = ["maxOldGenerationSizeMb", "maxYoungGenerationSizeMb", "codeRangeSizeMb", "stackSizeMb"] as const;
 
+/** The pool's own options (the shared ones are `readExecutorOptions`'). */
 export function resolveOptions(options: unknown): ResolvedOptions {
-  if (typeof options !== "object" || options === null || isProxy(options)) invalid("options must be an object");
-  const read = (name: string): unknown => ownData(options, name);
+  if (typeof options !== "object" || options === null || isProxy(options))
+    invalid(`options must be an object (got ${describeValue(options)})`);
+  const read = (name: string): unknown => ownOption(options, name, "options");
   const maxThreads = integer("maxThreads", read("maxThreads"), 1, MAX_THREADS, availableParallelism());
   const minThreads = integer("minThreads", read("minThreads"), 0, MAX_THREADS, Math.min(1, maxThreads));
   if (minThreads > maxThreads) invalid(`options.minThreads (${minThreads}) must not exceed options.maxThreads (${maxThreads})`);
-  const timeout = read("timeoutMs");
   return ObjectFreeze({
     modules: moduleList(read("modules")),
     minThreads,
     maxThreads,
     idleTimeout: integer("idleTimeout", read("idleTimeout"), 0, MAX_DELAY_MS, 30_000),
     abortGraceMs: integer("abortGraceMs", read("abortGraceMs"), 0, MAX_DELAY_MS, 1000),
-    timeoutMs: timeout === undefined ? undefined : integer("timeoutMs", timeout, 1, MAX_DELAY_MS, 0),
     moduleLoadTimeoutMs: integer("moduleLoadTimeoutMs", read("moduleLoadTimeoutMs"), 1, MAX_DELAY_MS, 10_000),
+    setupTimeoutMs: integer("setupTimeoutMs", read("setupTimeoutMs"), 1, MAX_DELAY_MS, 10_000),
+    loader: loader(read("loader")),
     resourceLimits: resourceLimits(read("resourceLimits")),
   });
-}
-
-/** An own data property, or undefined (an accessor is never called). */
-function ownData(object: object, name: string): unknown {
-  const descriptor = ObjectGetOwnPropertyDescriptor(object, name);
-  return descriptor !== undefined && ObjectHasOwn(descriptor, "value") ? descriptor.value : undefined;
 }
 
 function moduleList(value: unknown): ToolModuleSpecifier[] {
@@ -99,16 +111,32 @@ function moduleList(value: unknown): ToolModuleSpecifier[] {
   return modules;
 }
 
+/** The loader as an import URL: a URL, or a non-empty string of at most MAX_SPECIFIER_LENGTH characters. */
+function loader(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const fits =
+    (typeof value === "string" && value.length > 0 && value.length <= MAX_SPECIFIER_LENGTH) || (!isProxy(value) && value instanceof URL);
+  if (!fits) {
+    invalid(
+      `options.loader must be a URL, a file URL string or a path of 1 to ${MAX_SPECIFIER_LENGTH} characters (got ${describeValue(value)})`,
+    );
+  }
+  return toolModuleUrl(value as ToolModuleSpecifier);
+}
+
 function resourceLimits(value: unknown): ResourceLimits | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== "object" || value === null || isProxy(value)) invalid("options.resourceLimits must be an object");
+  if (typeof value !== "object" || value === null || isProxy(value))
+    invalid(`options.resourceLimits must be an object (got ${describeValue(value)})`);
   const limits: Record<string, number> = {};
   for (let index = 0; index < RESOURCE_LIMIT_FIELDS.length; index += 1) {
     const field = RESOURCE_LIMIT_FIELDS[index] as (typeof RESOURCE_LIMIT_FIELDS)[number];
     const limit = readDataProperty(value, field);
     if (limit === undefined) continue;
     if (typeof limit !== "number" || !NumberIsFinite(limit) || limit <= 0 || limit > MAX_RESOURCE_LIMIT_MB) {
-      invalid(`options.resourceLimits.${field} must be a number above 0 and at most ${MAX_RESOURCE_LIMIT_MB} (got ${show(limit)})`);
+      invalid(
+        `options.resourceLimits.${field} must be a number above 0 and at most ${MAX_RESOURCE_LIMIT_MB} (got ${describeValue(limit)})`,
+      );
     }
     limits[field] = limit;
   }
@@ -118,12 +146,10 @@ function resourceLimits(value: unknown): ResourceLimits | undefined {
 function integer(name: string, value: unknown, minimum: number, maximum: number, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < minimum || value > maximum) {
-    invalid(`options.${name} must be an integer from ${minimum} to ${maximum} (got ${show(value)})`);
+    invalid(`options.${name} must be an integer from ${minimum} to ${maximum} (got ${describeValue(value)})`);
   }
   return value;
 }
-
-const show = (value: unknown): string => (typeof value === "number" ? String(value) : typeof value);
 
 function invalid(message: string): never {
   throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, message);

@@ -3,6 +3,8 @@
 // structured-cloned. Every record that resolves a promise has an own `then` (undefined), so a
 // `then` planted on Object.prototype (in either realm) never adopts it as a thenable.
 import type { MessagePort } from "node:worker_threads";
+import type { ImageMimeType, ToolAttachment } from "../contract/attachments.js";
+import type { ResolvedOutputBudgets } from "../contract/budgets.js";
 import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_VALIDATION_FAILED, type RecoverableToolErrorCode } from "../contract/constants.js";
 import { NonRecoverableToolError } from "../contract/errors.js";
 import { describeFailure } from "../contract/failure.js";
@@ -21,6 +23,8 @@ export interface WorkerTask {
   readonly toolName: string;
   readonly toolCallId: string;
   readonly args: unknown;
+  /** The caller has an `onProgress`: the worker sends the tool's (throttled) reports as task messages. */
+  readonly progress: boolean;
 }
 
 /** Main → worker: a no-op, so Piscina starts a spare thread before a call needs it. */
@@ -41,6 +45,15 @@ export interface WorkerOutcome {
   readonly isError: boolean;
   readonly message: string;
   readonly retire: boolean;
+  /** A "result"'s attachments, their bytes transferred (own even when undefined: read without a prototype lookup). */
+  readonly attachments: readonly WireAttachment[] | undefined;
+}
+
+/** An attachment as it crosses: a plain record whose `data` owns a transferred buffer (the pipeline adopts it). */
+export interface WireAttachment {
+  readonly type: "image";
+  readonly mimeType: ImageMimeType;
+  readonly data: Uint8Array;
 }
 
 /** Why the main thread asks a worker to stop a task. */
@@ -68,6 +81,11 @@ export interface ToolWorkerData {
   /** The task board's memory (see task-board.ts). */
   readonly board: SharedArrayBuffer;
   readonly moduleLoadTimeoutMs: number;
+  readonly setupTimeoutMs: number;
+  /** URL of the module imported before the tool modules (the `loader` option), if any. */
+  readonly loader: string | undefined;
+  /** The executor's output budgets (a tool's own `budgets` override them). */
+  readonly outputBudgets: ResolvedOutputBudgets;
 }
 
 /** A finished call, as the pipeline takes it. */
@@ -80,6 +98,15 @@ class Outcome implements ToolOutcome {
   ) {}
 }
 
+/** A result with attachments (still plain records: the pipeline adopts them). */
+class OutcomeWithAttachments extends Outcome {
+  readonly attachments: readonly ToolAttachment[];
+  constructor(content: string, attachments: readonly WireAttachment[]) {
+    super(content, false);
+    this.attachments = attachments as readonly ToolAttachment[];
+  }
+}
+
 /** A recoverable error outcome with a fixed message. */
 export function failureOutcome(code: RecoverableToolErrorCode, text: string): ToolOutcome {
   return ObjectFreeze(new Outcome(errorContent(code, { text, cut: false }), true));
@@ -88,7 +115,12 @@ export function failureOutcome(code: RecoverableToolErrorCode, text: string): To
 /** What a finished task means for its call: an outcome, or a NonRecoverableToolError to reject with. */
 export function decodeOutcome(outcome: WorkerOutcome): ToolOutcome | NonRecoverableToolError {
   const kind = outcome.kind;
-  if (kind === "result") return new Outcome(outcome.content, outcome.isError);
+  if (kind === "result") {
+    const attachments = outcome.attachments;
+    return attachments === undefined
+      ? new Outcome(outcome.content, outcome.isError)
+      : new OutcomeWithAttachments(outcome.content, attachments);
+  }
   // A worker has its own realm: re-create the error here so it is genuine on this thread.
   if (kind === "fatal") return new NonRecoverableToolError(outcome.message);
   // "stopped" without an abort or timeout here: something else fired the tool's signal.

@@ -74,6 +74,13 @@ export class TaskBoard {
     return Atomics.load(this.#cells, base + OWNER);
   }
 
+  /** The thread that took the slot's task (it claimed it: RUNNING, DONE or KILLED), else 0. */
+  owner(slot: number): number {
+    const base = slot * CELLS_PER_SLOT;
+    const state = Atomics.load(this.#cells, base + STATE);
+    return state === SLOT_RUNNING || state === SLOT_DONE || state === SLOT_KILLED ? Atomics.load(this.#cells, base + OWNER) : 0;
+  }
+
   /** The slot's state (one of the SLOT_* values). */
   state(slot: number): number {
     return Atomics.load(this.#cells, slot * CELLS_PER_SLOT + STATE);

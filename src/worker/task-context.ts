@@ -2,8 +2,10 @@
 // (so a fault or a message can be traced to the task that scheduled it, even after that task
 // finished), and the worker → main per-task messages.
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { ToolApp } from "../contract/app.js";
+import type { ToolContext } from "../contract/definition.js";
 import { AbortControllerPrototypeAbort, ObjectFreeze } from "../contract/primordials.js";
-import type { RunContext } from "../executor/run-tool.js";
+import { discardProgress, openProgressChannel, type ProgressChannel } from "../executor/progress.js";
 import type { StopReason } from "./protocol.js";
 import type { WorkerPort } from "./thread-port.js";
 
@@ -13,14 +15,38 @@ export class RunningTask {
   settled = false;
   /** Set while an asynchronous tool runs: ends the task with a fault traced to it. */
   fault: ((error: unknown) => void) | undefined;
-  readonly context: RunContext;
+  readonly context: ToolContext;
   readonly #controller = new AbortController();
+  /** Open while the tool runs, when the caller asked for progress. */
+  readonly #progress: ProgressChannel | undefined;
 
+  /**
+   * `app`: what the tool's module's `setup()` gave in this thread (absent from the context when
+   * undefined, as in-process). `progress`: the caller has an `onProgress`; the tool's reports
+   * are then throttled here and sent over the thread's port (otherwise checked and dropped).
+   */
   constructor(
     readonly taskId: number,
     toolCallId: string,
+    toolName: string,
+    app: unknown,
+    progress: boolean,
   ) {
-    this.context = ObjectFreeze({ signal: this.#controller.signal, toolCallId });
+    const signal = this.#controller.signal;
+    this.#progress = progress
+      ? openProgressChannel((report) => sendForTask(this, [report.progress, report.total, report.message]), toolCallId, toolName, signal)
+      : undefined;
+    const reportProgress = this.#progress === undefined ? discardProgress : this.#progress.report;
+    this.context = ObjectFreeze(
+      app === undefined ? { signal, toolCallId, reportProgress } : { signal, toolCallId, reportProgress, app: app as ToolApp },
+    );
+  }
+
+  /** The outcome is decided: nothing is sent for the task after this. */
+  settle(): void {
+    this.settled = true;
+    this.fault = undefined;
+    this.#progress?.close();
   }
 
   /** Fires the tool's signal with the DOMException a main-thread abort or timeout means. */
@@ -60,7 +86,12 @@ export function useThreadPort(port: WorkerPort): void {
  */
 export function sendTaskMessage(message: unknown): boolean {
   const task = taskContexts.getStore();
-  if (task === undefined || task.settled || mainPort === undefined) return false;
+  return task !== undefined && sendForTask(task, message);
+}
+
+/** Sends `message` for `task` unless it settled (a progress report, or sendTaskMessage's). */
+function sendForTask(task: RunningTask, message: unknown): boolean {
+  if (task.settled || mainPort === undefined) return false;
   mainPort.send(task.taskId, message);
   return true;
 }

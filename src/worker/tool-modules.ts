@@ -1,21 +1,14 @@
-// Tool modules: ES modules whose default export is an array of tool definitions. The main
-// thread loads them to own the registry; a worker loads the same URL to run `execute`, each
-// module within its own time (a module whose top-level await never settles fails, it does not
-// hang the thread). What a worker reports names a module by its file name, never a host path.
+// Tool modules: ES modules whose default export is an array of tool definitions, and which may
+// export a per-thread `setup`. The main thread loads them to own the registry; a worker loads
+// the same URL to run `execute` (thread-setup.ts). What a worker reports names a module by its
+// file name, never a host path.
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { COURSE_TOOL_INVALID_TOOL_MODULE } from "../contract/constants.js";
-import type { CourseTool } from "../contract/definition.js";
 import { isToolContractError, ToolContractError } from "../contract/errors.js";
 import { describeFailure } from "../contract/failure.js";
-import {
-  ArrayIsArray,
-  isProxy,
-  MapPrototypeSet,
-  NativePromise,
-  PromisePrototypeThen,
-  RegExpPrototypeExec,
-} from "../contract/primordials.js";
+import { describeValue } from "../contract/grammar.js";
+import { ArrayIsArray, isProxy, MapPrototypeSet, RegExpPrototypeExec } from "../contract/primordials.js";
 import { ToolRegistry } from "../contract/registry.js";
 
 /** Where a tool module lives: a URL, a `file:` URL string, or a filesystem path. */
@@ -28,10 +21,12 @@ export interface LoadedToolModules {
   readonly urls: readonly string[];
   /** Tool name → index in `urls` of the module that defines it. */
   readonly moduleOf: Map<string, number>;
+  /** Whether any module exports a `setup` (a thread then takes up to `setupTimeoutMs` more to be ready). */
+  readonly hasSetup: boolean;
 }
 
 /** The import URL of a specifier; relative paths resolve against the current directory. */
-function toolModuleUrl(specifier: ToolModuleSpecifier): string {
+export function toolModuleUrl(specifier: ToolModuleSpecifier): string {
   if (specifier instanceof URL) return specifier.href;
   if (typeof specifier !== "string" || specifier.length === 0) {
     throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_MODULE, "a tool module must be a URL, a file URL string or a path");
@@ -46,11 +41,33 @@ export function moduleFileName(url: string): string {
   return path === null || path[0].length === 0 ? "(unnamed module)" : path[0];
 }
 
-/** Imports a tool module and returns its default export, which must be an array. `label` names it in errors. */
-export async function importToolModule(url: string, label = url): Promise<unknown[]> {
-  let namespace: { default?: unknown };
+/**
+ * A tool module's optional `setup` export: called once in each worker thread after the module
+ * loads (never on the main thread); its resolved value is `context.app` of the module's tools
+ * in that thread. `signal` aborts (a TimeoutError) when `setupTimeoutMs` runs out.
+ */
+export type ToolModuleSetup = (context: ToolModuleSetupContext) => unknown;
+
+/** What `setup` receives. Frozen. */
+export interface ToolModuleSetupContext {
+  readonly threadId: number;
+  readonly signal: AbortSignal;
+}
+
+/** What a tool module exports: its tool definitions, and its per-thread setup if it has one. */
+export interface ToolModuleExports {
+  readonly definitions: unknown[];
+  readonly setup: ToolModuleSetup | undefined;
+}
+
+/**
+ * Imports a tool module: its default export must be an array, its `setup` export (if any) a
+ * function. `label` names it in errors.
+ */
+export async function importToolModule(url: string, label = url): Promise<ToolModuleExports> {
+  let namespace: { default?: unknown; setup?: unknown };
   try {
-    namespace = (await import(url)) as { default?: unknown };
+    namespace = (await import(url)) as { default?: unknown; setup?: unknown };
   } catch (error) {
     throw new ToolContractError(
       COURSE_TOOL_INVALID_TOOL_MODULE,
@@ -64,64 +81,19 @@ export async function importToolModule(url: string, label = url): Promise<unknow
   if (!ArrayIsArray(definitions) || isProxy(definitions)) {
     throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_MODULE, `tool module ${label} must default-export an array of tool definitions`);
   }
-  return definitions;
+  const setup = namespace.setup; // a module namespace: a binding, never a getter
+  if (setup !== undefined && (typeof setup !== "function" || isProxy(setup))) {
+    throw new ToolContractError(
+      COURSE_TOOL_INVALID_TOOL_MODULE,
+      `tool module ${label}: its setup export must be a function (got ${describeValue(setup)})`,
+    );
+  }
+  return { definitions, setup: setup as ToolModuleSetup | undefined };
 }
 
 /** The registry of one module's tools; errors name the module. */
 export function registryOfModule(label: string, definitions: readonly unknown[]): ToolRegistry {
   return inModule(label, () => new ToolRegistry(definitions as never));
-}
-
-/** A worker's tools of one module, by name, or why the module did not load within `timeoutMs`. */
-export type WorkerModule =
-  | { readonly ok: true; readonly tools: Map<string, CourseTool> }
-  | { readonly ok: false; readonly failure: string };
-
-/** A module's load result; an own `then` (undefined) keeps a `then` a tool module planted on a prototype from adopting it. */
-class ModuleLoad {
-  // biome-ignore lint/suspicious/noThenProperty: see above.
-  readonly then = undefined;
-  constructor(
-    readonly ok: boolean,
-    readonly tools: Map<string, CourseTool> | undefined,
-    readonly failure: string | undefined,
-  ) {}
-}
-
-const loadedModule = (tools: Map<string, CourseTool>): WorkerModule => new ModuleLoad(true, tools, undefined) as WorkerModule;
-const failedModule = (failure: string): WorkerModule => new ModuleLoad(false, undefined, failure) as WorkerModule;
-
-/** Loads a module in a worker thread: never rejects, and settles within `timeoutMs`. */
-export function loadModuleInWorker(url: string, timeoutMs: number): Promise<WorkerModule> {
-  const name = moduleFileName(url);
-  return new NativePromise<WorkerModule>((resolve) => {
-    // A ref'd timer: a top-level await that never settles must not let the thread's loop run dry.
-    const timer = setTimeout(
-      () => resolve(failedModule(`tool module ${name} did not finish loading in a worker thread within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-    const settle = (module: WorkerModule): void => {
-      clearTimeout(timer);
-      resolve(module);
-    };
-    void PromisePrototypeThen(
-      importToolModule(url, name),
-      (definitions) => {
-        try {
-          const registry = registryOfModule(name, definitions);
-          const tools = new Map<string, CourseTool>();
-          const names = registry.names();
-          for (let index = 0; index < names.length; index += 1) {
-            MapPrototypeSet(tools, names[index] as string, registry.get(names[index] as string) as CourseTool);
-          }
-          settle(loadedModule(tools));
-        } catch (error) {
-          settle(failedModule(failureText(error)));
-        }
-      },
-      (error: unknown) => settle(failedModule(failureText(error))),
-    );
-  });
 }
 
 /** Runs a registration step, prefixing any contract error with the module's URL. */
@@ -135,21 +107,24 @@ function inModule<T>(url: string, step: () => T): T {
 }
 
 /** Our own errors already name the module; anything else is described safely. */
-const failureText = (error: unknown): string => (isToolContractError(error) ? error.message : describeFailure(error).text);
+export const failureText = (error: unknown): string => (isToolContractError(error) ? error.message : describeFailure(error).text);
 
 /** Loads every module on this thread into one registry (names unique across modules). */
 export async function loadToolModules(specifiers: readonly ToolModuleSpecifier[]): Promise<LoadedToolModules> {
   const registry = new ToolRegistry();
   const urls: string[] = [];
   const moduleOf = new Map<string, number>();
+  let hasSetup = false;
   for (let index = 0; index < specifiers.length; index += 1) {
     const url = toolModuleUrl(specifiers[index] as ToolModuleSpecifier);
     urls.push(url);
-    const own = registryOfModule(url, await importToolModule(url));
+    const { definitions, setup } = await importToolModule(url);
+    if (setup !== undefined) hasSetup = true;
+    const own = registryOfModule(url, definitions);
     const names = own.names();
     const tools = names.map((name) => own.get(name));
     inModule(url, () => registry.registerMany(tools as never));
     for (let position = 0; position < names.length; position += 1) MapPrototypeSet(moduleOf, names[position] as string, index);
   }
-  return { registry, urls, moduleOf };
+  return { registry, urls, moduleOf, hasSetup };
 }

@@ -5,6 +5,7 @@
 // its modules, and ends threads without ever taking another call down with them.
 import type { Worker } from "node:worker_threads";
 import { Piscina, queueOptionsSymbol } from "piscina";
+import type { ResolvedOutputBudgets } from "../contract/budgets.js";
 import {
   COURSE_TOOL_INVALID_TOOL_MODULE,
   COURSE_TOOL_WORKER_POOL_START_FAILED,
@@ -26,11 +27,11 @@ import {
   SetPrototypeHas,
   setValueStepper,
 } from "../contract/primordials.js";
-import type { ResolvedOptions } from "./options.js";
+import { MAX_DELAY_MS, type ResolvedOptions } from "./options.js";
 import type { StopReason, ThreadHello, ThreadLoaded, ToolWorkerData, WorkerOutcome, WorkerTask, WorkerWarmup } from "./protocol.js";
 import type { TaskBoard } from "./task-board.js";
 import { TaskMessages, ThreadPort } from "./thread-port.js";
-import { moduleFileName } from "./tool-modules.js";
+import { type LoadedToolModules, moduleFileName } from "./tool-modules.js";
 
 const WORKER_ENTRY = new URL("../../workers/tool-worker.js", import.meta.url).href;
 
@@ -85,6 +86,8 @@ export class WorkerPool {
   readonly #piscina: Piscina;
   readonly #options: ResolvedOptions;
   readonly #moduleNames: readonly string[];
+  /** How long a new thread may take to report its modules loaded (loader, modules, setups). */
+  readonly #readyWithinMs: number;
   readonly #slotSignals: SlotSignal[] = [];
   readonly #slotTags: SlotTag[] = [];
   /** The thread each slot's current task was handed to (0: none yet). */
@@ -105,8 +108,17 @@ export class WorkerPool {
   /** Resolves once `minThreads` threads have loaded every module; rejects with a ToolContractError. */
   readonly started: Promise<void>;
 
-  constructor(options: ResolvedOptions, moduleUrls: readonly string[], board: TaskBoard) {
+  constructor(
+    options: ResolvedOptions,
+    modules: Pick<LoadedToolModules, "urls" | "hasSetup">,
+    board: TaskBoard,
+    outputBudgets: ResolvedOutputBudgets,
+  ) {
     this.#options = options;
+    const moduleUrls = modules.urls;
+    // The loader and the modules load one after the other, each within moduleLoadTimeoutMs; then the setups.
+    this.#readyWithinMs =
+      options.moduleLoadTimeoutMs * (options.loader === undefined ? 1 : 2) + (modules.hasSetup ? options.setupTimeoutMs : 0);
     const names: string[] = [];
     for (let index = 0; index < moduleUrls.length; index += 1) names[index] = moduleFileName(moduleUrls[index] as string);
     this.#moduleNames = names;
@@ -133,6 +145,9 @@ export class WorkerPool {
         modules: moduleUrls,
         board: board.buffer,
         moduleLoadTimeoutMs: options.moduleLoadTimeoutMs,
+        setupTimeoutMs: options.setupTimeoutMs,
+        loader: options.loader,
+        outputBudgets,
       } satisfies ToolWorkerData,
       loadBalancer: ((task: { [queueOptionsSymbol]: SlotTag | null }, workers: PiscinaWorker[]) => this.#choose(task, workers)) as never,
       ...(options.resourceLimits === undefined ? {} : { resourceLimits: options.resourceLimits }),
@@ -249,7 +264,8 @@ export class WorkerPool {
   /** A thread started: its port, the watch on its module loading, and what to forget when it exits. */
   #onHello({ threadId, port }: ThreadHello): void {
     MapPrototypeSet(this.#ports, threadId, new ThreadPort(port, this.messages));
-    const timer = setTimeout(() => this.#loadTimedOut(threadId), this.#options.moduleLoadTimeoutMs + LOAD_REPORT_SLACK_MS);
+    // Capped: a delay of 2^31 ms or more would fire after 1 ms.
+    const timer = setTimeout(() => this.#loadTimedOut(threadId), Math.min(this.#readyWithinMs + LOAD_REPORT_SLACK_MS, MAX_DELAY_MS));
     timer.unref();
     MapPrototypeSet(this.#loadTimers, threadId, timer);
     const worker = this.#workerById(threadId);
@@ -276,7 +292,7 @@ export class WorkerPool {
   /** A thread never reported its modules loaded (a top-level spin, say): it is ended. */
   #loadTimedOut(threadId: number): void {
     MapPrototypeDelete(this.#loadTimers, threadId);
-    const reason = `a worker thread did not finish loading the tool modules (${ArrayPrototypeJoin(this.#moduleNames, ", ")}) within ${this.#options.moduleLoadTimeoutMs} ms`;
+    const reason = `a worker thread did not finish loading the tool modules (${ArrayPrototypeJoin(this.#moduleNames, ", ")}) within ${this.#readyWithinMs} ms`;
     MapPrototypeSet(this.#endReasons, threadId, reason);
     this.#failStart(COURSE_TOOL_INVALID_TOOL_MODULE, reason, undefined);
     SetPrototypeAdd(this.#retiring, threadId);

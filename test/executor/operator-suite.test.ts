@@ -1,8 +1,6 @@
 // The operator's options, written once for every executor (test/support/executors.ts).
-// Each block runs against the executors that support it today. The worker executor's
-// dispatch does not yet read RunRequest.timeoutMs, take `hooks`, or carry attachments back
-// (docs/operations.md, "Worker side"): once the lead wires that, the "worker pool" row is
-// added to WIRED and these blocks run against it unchanged.
+// Each block runs against the executors that support it: the in-process one and the worker
+// pool (its dispatch reads RunRequest.timeoutMs, takes `hooks` and carries attachments back).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -20,7 +18,7 @@ import { call, errorOf, fixture, neverAborted, scratchDir, settle, waitForFile }
 const OPERATOR_TOOLS = fixture("operator-tools");
 
 /** Executors whose worker side is wired for per-tool/per-call timeouts, hooks and attachments. */
-const WIRED = EXECUTORS.filter(([label]) => label === "in-process");
+const WIRED = EXECUTORS.filter(([label]) => label === "in-process" || label === "worker pool");
 
 async function contractError(pending: Promise<unknown>): Promise<{ code: string; message: string }> {
   const outcome = await settle(pending);
@@ -199,6 +197,63 @@ describe.each(WIRED)("hooks, %s", (_label, make) => {
     setTimeout(() => controller.abort(new Error("stop")), 20);
     await expect(pending).rejects.toThrow("stop");
     expect(ends.find((event) => event.toolCallId === "call-aborted")).toMatchObject({ outcome: "aborted", code: undefined });
+  });
+});
+
+describe.each(WIRED)("hostile hooks, %s", (_label, make) => {
+  const hookErrors: string[] = [];
+  const ends: CallEndEvent[] = [];
+  let dir: string;
+  let executor: ToolExecutor;
+  // The decision is read from the call's arguments, so one executor serves every case.
+  const hooks: ToolExecutorHooks = {
+    beforeExecute(snapshot) {
+      const mode = snapshot.arguments.mode;
+      if (mode === "throw") throw new Error("the approval service is down");
+      if (mode === "garbage") return { allow: "yes" } as never;
+      if (mode === "never") return new Promise(() => {}); // a person who never answers
+      return { allow: true };
+    },
+    onCallStart() {
+      throw new Error("a broken start exporter");
+    },
+    onCallEnd: (event) => {
+      ends.push(event);
+      return Promise.reject(new Error("a broken end exporter")) as never;
+    },
+    onHookError: (_error, hook) => void hookErrors.push(hook),
+  };
+  beforeAll(async () => {
+    executor = await make([OPERATOR_TOOLS], { hooks });
+    dir = scratchDir();
+  });
+  afterAll(() => executor.close());
+
+  test.each(["throw", "garbage"])("a beforeExecute that fails (%s) denies the call, and the tool never runs", async (mode) => {
+    const path = join(dir, `touched-${mode}`);
+    const result = await executor.executeToolCall(call("touch", { path, mode }), neverAborted());
+    expect(errorOf(result)).toEqual({ code: "TOOL_CALL_DENIED", message: "the call could not be approved: the approval hook failed" });
+    expect(existsSync(path)).toBe(false);
+    expect(hookErrors).toContain("beforeExecute");
+  });
+
+  test("an approval that never answers: the abort rejects with the reason, and the tool never runs", async () => {
+    const path = join(dir, "touched-never");
+    const controller = new AbortController();
+    const pending = executor.executeToolCall(call("touch", { path, mode: "never" }, "call-never"), controller.signal);
+    setTimeout(() => controller.abort("nobody approved"), 20);
+    await expect(pending).rejects.toBe("nobody approved");
+    expect(existsSync(path)).toBe(false);
+    expect(ends.find((event) => event.toolCallId === "call-never")).toMatchObject({ outcome: "aborted", runMs: 0, threadId: undefined });
+  });
+
+  test("throwing and rejecting observers change no outcome, and are reported", async () => {
+    const path = join(dir, "touched-ok");
+    expect((await executor.executeToolCall(call("touch", { path }, "call-observed"), neverAborted())).content).toBe("touched");
+    expect(existsSync(path)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 10)); // the rejection is reported a turn later
+    expect(hookErrors).toEqual(expect.arrayContaining(["onCallStart", "onCallEnd"]));
+    expect(ends.find((event) => event.toolCallId === "call-observed")).toMatchObject({ outcome: "success", threadKilled: false });
   });
 });
 

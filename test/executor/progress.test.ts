@@ -224,6 +224,26 @@ describe("progress in-process", () => {
 });
 
 describe.each(EXECUTORS)("progress option (%s)", (_label, makeExecutor) => {
+  it("reports reach onProgress linked to their call, a burst coalesced to its latest, none after the call settled", async () => {
+    const executor = await makeExecutor([fixture("progress-tools")]);
+    try {
+      const seen: unknown[] = [];
+      const result = await executor.executeToolCall(call("count", { to: 1000, waitMs: 150 }, "p-seen"), neverAborted(), {
+        onProgress: (report) => seen.push(report),
+      });
+      const atSettle = seen.length;
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      expect(result.content).toBe('{"counted":1000}');
+      expect(seen.length).toBe(atSettle); // nothing after the call settled
+      expect(seen.length).toBeGreaterThanOrEqual(1);
+      expect(seen.length).toBeLessThanOrEqual(5); // 1000 reports in one burst: bounded, not 1000
+      expect(seen.at(-1)).toEqual({ toolCallId: "p-seen", toolName: "count", progress: 1000, total: 1000, message: "step 1000" });
+      for (const report of seen) expect(report).toMatchObject({ toolCallId: "p-seen", toolName: "count", total: 1000 });
+    } finally {
+      await executor.close();
+    }
+  });
+
   it("a tool that reports progress completes normally, with onProgress given or not", async () => {
     const executor = await makeExecutor([fixture("progress-tools")]);
     try {

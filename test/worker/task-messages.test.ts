@@ -2,6 +2,7 @@
 // a tool's messages reach its own task's listener; a late message of a finished task is
 // refused in the worker and reaches no one on the main thread.
 import { describe, expect, test } from "vitest";
+import { DEFAULT_OUTPUT_BUDGETS } from "../../dist/src/contract/budgets.js";
 import { resolveOptions } from "../../dist/src/worker/options.js";
 import { TaskBoard } from "../../dist/src/worker/task-board.js";
 import { SLOT_TAG, WorkerPool } from "../../dist/src/worker/worker-pool.js";
@@ -13,7 +14,12 @@ const turn = () => new Promise((resolve) => setTimeout(resolve, 30));
 describe("per-task messages over the thread port", () => {
   test("a running tool's messages reach its task's listener, in order; nothing comes after it finished", async () => {
     const board = TaskBoard.create(1);
-    const pool = new WorkerPool(resolveOptions({ modules: [MODULE], minThreads: 1, maxThreads: 1 }), [MODULE], board);
+    const pool = new WorkerPool(
+      resolveOptions({ modules: [MODULE], minThreads: 1, maxThreads: 1 }),
+      { urls: [MODULE], hasSetup: false },
+      board,
+      DEFAULT_OUTPUT_BUDGETS,
+    );
     try {
       await pool.started;
       const seen: [number, unknown][] = [];
@@ -29,6 +35,7 @@ describe("per-task messages over the thread port", () => {
           toolName,
           toolCallId: `call-${taskId}`,
           args,
+          progress: false,
           [SLOT_TAG]: pool.slotTag(0),
         });
       };

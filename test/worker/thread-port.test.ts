@@ -63,8 +63,8 @@ describe("the thread port", () => {
     const seen: [number, unknown][] = [];
     messages.listen(21, (message) => seen.push([21, message]));
     messages.listen(22, (message) => seen.push([22, message]));
-    const first = new RunningTask(21, "call-a");
-    const second = new RunningTask(22, "call-b");
+    const first = new RunningTask(21, "call-a", "tool-a", undefined, false);
+    const second = new RunningTask(22, "call-b", "tool-b", undefined, false);
     let late: Promise<boolean> | undefined;
     const sentInside = runInTask(
       first,

@@ -41,10 +41,18 @@ describe("create() checks every module and option on the main thread", () => {
 
   test.each<[string, Record<string, unknown>, string]>([
     ["no modules", { modules: [] }, "options.modules"],
-    ["maxThreads 0", { modules: [CONTRACT_TOOLS], maxThreads: 0 }, "options.maxThreads must be an integer from 1 to 256 (got 0)"],
+    [
+      "maxThreads 0",
+      { modules: [CONTRACT_TOOLS], maxThreads: 0 },
+      "options.maxThreads must be an integer from 1 to 256 (got the number 0)",
+    ],
     ["minThreads above maxThreads", { modules: [CONTRACT_TOOLS], minThreads: 3, maxThreads: 2 }, "must not exceed"],
     ["a negative grace period", { modules: [CONTRACT_TOOLS], abortGraceMs: -1 }, "options.abortGraceMs"],
-    ["a zero timeout", { modules: [CONTRACT_TOOLS], timeoutMs: 0 }, "options.timeoutMs must be an integer from 1 to 2147483647 (got 0)"],
+    [
+      "a zero timeout",
+      { modules: [CONTRACT_TOOLS], timeoutMs: 0 },
+      "options.timeoutMs must be an integer from 1 to 2147483647 (got the number 0)",
+    ],
     ["fractional threads", { modules: [CONTRACT_TOOLS], maxThreads: 1.5 }, "options.maxThreads"],
   ])("%s is an INVALID_ARGUMENT with a precise message", async (_label, options, message) => {
     const error = await contractError(WorkerToolExecutor.create(options as never));

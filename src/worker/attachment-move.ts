@@ -1,0 +1,47 @@
+// Attachments leave a worker thread without a copy: each one's bytes are moved (structuredClone
+// with a transfer list, in this thread) into a buffer nothing else references, which then rides
+// in the reply's transfer list. Moving here, not in Piscina's postMessage, means a buffer the
+// tool detached or made untransferable fails this call with a result, never the reply itself.
+// The tool's own `attachment.data` is detached afterwards: one imageContent goes out once.
+import type { ToolAttachment } from "../contract/attachments.js";
+import { describeFailure } from "../contract/failure.js";
+import { MapPrototypeGet, MapPrototypeSet, ReflectApply, StructuredClone } from "../contract/primordials.js";
+import type { WireAttachment } from "./protocol.js";
+
+// Captured at load, before any tool module: a patched `buffer` getter cannot pick what moves.
+const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object;
+const typedArrayBuffer = (Reflect.getOwnPropertyDescriptor(TypedArrayPrototype, "buffer") as PropertyDescriptor).get as () => ArrayBuffer;
+
+/** The moved attachments, and the buffers to transfer with them (each once). */
+export class MovedAttachments {
+  constructor(
+    readonly list: readonly WireAttachment[],
+    readonly buffers: readonly ArrayBuffer[],
+  ) {}
+}
+
+/**
+ * Moves each attachment's bytes (an attachment listed twice moves once and is sent twice);
+ * gives the moved list, or why an attachment cannot be sent.
+ */
+export function moveAttachments(attachments: readonly ToolAttachment[]): MovedAttachments | string {
+  const list: WireAttachment[] = [];
+  const buffers: ArrayBuffer[] = [];
+  const moved = new Map<Uint8Array, Uint8Array>();
+  for (let index = 0; index < attachments.length; index += 1) {
+    const attachment = attachments[index] as ToolAttachment;
+    const data = attachment.data; // a frozen attachment made by imageContent: own data properties
+    let bytes = MapPrototypeGet(moved, data);
+    if (bytes === undefined) {
+      try {
+        bytes = StructuredClone(data, { transfer: [ReflectApply(typedArrayBuffer, data, [])] }) as Uint8Array;
+      } catch (error) {
+        return `attachment [${index}] cannot be moved to the main thread (${describeFailure(error).text}); a worker moves an attachment's bytes, so return a new imageContent in each result`;
+      }
+      MapPrototypeSet(moved, data, bytes);
+      buffers[buffers.length] = ReflectApply(typedArrayBuffer, bytes, []);
+    }
+    list[index] = { type: attachment.type, mimeType: attachment.mimeType, data: bytes };
+  }
+  return new MovedAttachments(list, buffers);
+}

@@ -1,0 +1,41 @@
+// Tool modules written in TypeScript, loaded as source in worker threads (issue 12, item 6).
+// Node 20's worker threads do not inherit `--import tsx` (tsx registers itself on the main
+// thread only there), so the `loader` option registers it in each thread before the modules.
+import { WorkerToolExecutor } from "toolgate/worker";
+import { describe, expect, test } from "vitest";
+import { call, fixture, neverAborted, settle } from "../support/helpers.js";
+
+const TYPED_TOOLS = new URL("../fixtures/typescript/typed-tools.ts", import.meta.url);
+const TSX_LOADER = fixture("tsx-loader");
+
+describe("TypeScript tool modules in worker threads", () => {
+  test("with the loader, a .ts module runs in a worker thread", async () => {
+    const executor = await WorkerToolExecutor.create({ modules: [TYPED_TOOLS], loader: TSX_LOADER, maxThreads: 1 });
+    try {
+      const result = await executor.executeToolCall(call("toFahrenheit", { celsius: 100 }), neverAborted());
+      expect(result).toMatchObject({ toolName: "toFahrenheit", content: "212 F", isError: false });
+    } finally {
+      await executor.close();
+    }
+  });
+
+  async function refusal(options: Parameters<typeof WorkerToolExecutor.create>[0]): Promise<{ code: string; message: string }> {
+    const outcome = await settle(WorkerToolExecutor.create(options));
+    if (outcome.ok) await outcome.value.close();
+    expect(outcome.ok).toBe(false);
+    return (outcome as { reason: { code: string; message: string } }).reason;
+  }
+
+  test("without it, a worker thread cannot import the module: create() names the module and the reason", async () => {
+    const error = await refusal({ modules: [TYPED_TOOLS], maxThreads: 1 });
+    expect(error.code).toBe("INVALID_TOOL_MODULE");
+    expect(error.message).toContain("tool module typed-tools.ts could not be loaded");
+    expect(error.message).toContain('Unknown file extension ".ts"');
+  });
+
+  test("a loader that cannot be imported fails the modules, naming the loader", async () => {
+    const error = await refusal({ modules: [TYPED_TOOLS], loader: new URL("./no-such-loader.mjs", TSX_LOADER), maxThreads: 1 });
+    expect(error.code).toBe("INVALID_TOOL_MODULE");
+    expect(error.message).toContain("the loader no-such-loader.mjs could not be loaded");
+  });
+});
