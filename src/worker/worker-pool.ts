@@ -2,7 +2,8 @@
 // task went to, and the ways a thread ends. Piscina runs the tasks; this file decides which
 // thread may take one (a load balancer that skips retiring threads and records the choice),
 // hears each thread's hello and module-load report, bounds how long a thread may take to load
-// its modules, and ends threads without ever taking another call down with them.
+// its modules, ends threads without ever taking another call down with them, and keeps a
+// warm spare thread while threads are being replaced.
 import type { Worker } from "node:worker_threads";
 import { Piscina, queueOptionsSymbol } from "piscina";
 import type { ResolvedOutputBudgets } from "../contract/budgets.js";
@@ -22,14 +23,14 @@ import {
   mapEntryStepper,
   NativePromise,
   PromisePrototypeThen,
+  PromiseResolve,
   SetPrototypeAdd,
   SetPrototypeDelete,
   SetPrototypeHas,
-  setValueStepper,
 } from "../contract/primordials.js";
 import { MAX_DELAY_MS, type ResolvedOptions } from "./options.js";
 import type { StopReason, ThreadHello, ThreadLoaded, ToolWorkerData, WorkerOutcome, WorkerTask, WorkerWarmup } from "./protocol.js";
-import type { TaskBoard } from "./task-board.js";
+import { SLOT_RUNNING, type TaskBoard } from "./task-board.js";
 import { TaskMessages, ThreadPort } from "./thread-port.js";
 import { type LoadedToolModules, moduleFileName } from "./tool-modules.js";
 
@@ -85,6 +86,7 @@ const LOAD_REPORT_SLACK_MS = 500;
 export class WorkerPool {
   readonly #piscina: Piscina;
   readonly #options: ResolvedOptions;
+  readonly #board: TaskBoard;
   readonly #moduleNames: readonly string[];
   /** How long a new thread may take to report its modules loaded (loader, modules, setups). */
   readonly #readyWithinMs: number;
@@ -102,6 +104,18 @@ export class WorkerPool {
   readonly #loadTimers = new Map<number, NodeJS.Timeout>();
   /** Why this pool ended a thread, for the calls that were on it. */
   readonly #endReasons = new Map<number, string>();
+  /**
+   * Set while threads are being replaced (a task ran on after its call was answered and may be
+   * killed, a thread retired or died mid-task), for idleTimeout after the last such event: the
+   * pool then keeps one idle thread (loaded, or on its way) beside the busy ones, whenever
+   * its thread budget has room.
+   */
+  #spareWanted = false;
+  #spareTimer: NodeJS.Timeout | undefined;
+  #spareCheckQueued = false;
+  /** The thread that took the last call: tried first, so a spare stays idle (and is reaped once not wanted). */
+  #lastChosen: PiscinaWorker | undefined;
+  #destroyed = false;
   /** Listeners of the worker → main per-task messages. */
   readonly messages = new TaskMessages();
   readonly #started: { resolve: () => void; reject: (error: unknown) => void; threadsLoaded: number; done: boolean };
@@ -119,6 +133,7 @@ export class WorkerPool {
     // The loader and the modules load one after the other, each within moduleLoadTimeoutMs; then the setups.
     this.#readyWithinMs =
       options.moduleLoadTimeoutMs * (options.loader === undefined ? 1 : 2) + (modules.hasSetup ? options.setupTimeoutMs : 0);
+    this.#board = board;
     const names: string[] = [];
     for (let index = 0; index < moduleUrls.length; index += 1) names[index] = moduleFileName(moduleUrls[index] as string);
     this.#moduleNames = names;
@@ -137,10 +152,13 @@ export class WorkerPool {
     this.#piscina = new Piscina({
       filename: WORKER_ENTRY,
       minThreads: options.minThreads,
-      // One thread per slot: up to maxThreads running calls, and as many tasks winding down after their calls settled.
+      // One thread per slot: up to maxThreads running calls, and as many tasks winding down after
+      // their calls settled (a warm spare uses this room too, never more).
       maxThreads: board.slots,
       idleTimeout: options.idleTimeout,
       concurrentTasksPerWorker: 1,
+      // Nothing reads Piscina's run and wait time histograms: two clock reads and records per call saved.
+      recordTiming: false,
       workerData: {
         modules: moduleUrls,
         board: board.buffer,
@@ -203,11 +221,15 @@ export class WorkerPool {
   retire(threadId: number): void {
     if (threadId === 0) return;
     SetPrototypeAdd(this.#retiring, threadId);
+    this.#wantSpare();
     const worker = MapPrototypeGet(this.#piscinaWorkers, threadId);
     if (worker === undefined || worker.currentUsage === 0) this.#terminate(threadId);
   }
 
   destroy(): Promise<void> {
+    this.#destroyed = true;
+    this.#spareWanted = false;
+    if (this.#spareTimer !== undefined) clearTimeout(this.#spareTimer);
     const timers = mapEntryStepper(this.#loadTimers);
     for (let step = timers(); step.done !== true; step = timers()) clearTimeout(step.value[1]);
     const ports = mapEntryStepper(this.#ports);
@@ -216,43 +238,86 @@ export class WorkerPool {
   }
 
   /**
-   * Piscina's load balancer: the first idle thread that has loaded its modules and is not
+   * Piscina's load balancer: the thread that took the last call when it is idle (no scan, and
+   * a spare stays idle), else the first idle thread that has loaded its modules and is not
    * retiring (none: the task waits in Piscina's queue until one is); records which slot went where.
    */
   #choose(task: { [queueOptionsSymbol]: SlotTag | null }, workers: PiscinaWorker[]): PiscinaWorker | null {
+    const last = this.#lastChosen;
+    if (last !== undefined && last.currentUsage === 0 && !last.terminating && !last.destroyed && !SetPrototypeHas(this.#retiring, last.id))
+      return this.#hand(task, last);
     for (let index = 0; index < workers.length; index += 1) {
       const worker = workers[index] as PiscinaWorker;
       const threadId = worker.id;
       if (MapPrototypeGet(this.#piscinaWorkers, threadId) === undefined) MapPrototypeSet(this.#piscinaWorkers, threadId, worker);
       if (worker.currentUsage !== 0 || worker.terminating || worker.destroyed) continue;
       if (!SetPrototypeHas(this.#loaded, threadId) || SetPrototypeHas(this.#retiring, threadId)) continue;
-      const tag = task[queueOptionsSymbol];
-      if (tag !== null) this.#slotThread[tag.slot] = threadId; // a warm-up has no slot
-      return worker;
+      return this.#hand(task, worker);
     }
     return null;
   }
 
-  /**
-   * A task whose call settled runs on (abort, timeout): unless a thread that has loaded its
-   * modules is idle, start a spare now, so the next call finds a warm thread instead of one
-   * still booting (or the grace period). The warm-up is a no-op task; Piscina starts a thread
-   * for it when none is free.
-   */
-  prewarm(): void {
-    if (this.#hasIdleThread()) return;
-    void PromisePrototypeThen(this.#piscina.run(WARMUP), undefined, ignore);
+  /** Records the choice: which slot went where, and the thread to try first next time. */
+  #hand(task: { [queueOptionsSymbol]: SlotTag | null }, worker: PiscinaWorker): PiscinaWorker {
+    const tag = task[queueOptionsSymbol];
+    if (tag !== null) {
+      this.#slotThread[tag.slot] = worker.id;
+      this.#lastChosen = worker;
+    } // a warm-up has no slot, and does not make its thread the one to try first
+    if (this.#spareWanted) this.#queueSpareCheck();
+    return worker;
   }
 
-  #hasIdleThread(): boolean {
-    const next = setValueStepper(this.#loaded);
-    for (let step = next(); step.done !== true; step = next()) {
-      const threadId = step.value;
+  /**
+   * A task whose call settled runs on (abort, timeout), and may be killed: the pool keeps a
+   * warm spare from now on, so the next call finds a thread that has loaded its modules
+   * instead of one still booting (or the grace period).
+   */
+  prewarm(): void {
+    this.#wantSpare();
+  }
+
+  /** Keeps a spare from now until idleTimeout after the last call of this (Piscina reaps idle threads by then). */
+  #wantSpare(): void {
+    if (this.#destroyed) return;
+    this.#spareWanted = true;
+    if (this.#spareTimer === undefined) {
+      this.#spareTimer = setTimeout(() => {
+        this.#spareTimer = undefined;
+        this.#spareWanted = false;
+      }, this.#options.idleTimeout);
+      this.#spareTimer.unref();
+    } else this.#spareTimer.refresh();
+    this.#keepSpare();
+  }
+
+  /** After the balancer's choice, once Piscina has handed the task over (the chosen thread then counts as busy). */
+  #queueSpareCheck(): void {
+    if (this.#spareCheckQueued) return;
+    this.#spareCheckQueued = true;
+    void PromisePrototypeThen(PromiseResolve(undefined), () => {
+      this.#spareCheckQueued = false;
+      this.#keepSpare();
+    });
+  }
+
+  /**
+   * Unless a thread that is not retiring is idle or still starting, starts one: a no-op
+   * warm-up task, for which Piscina starts a thread when none is free (it runs on whichever
+   * thread is free first; the new one is the spare either way).
+   */
+  #keepSpare(): void {
+    if (!this.#spareWanted || this.#destroyed) return;
+    const threads = this.#piscina.threads;
+    if (threads.length >= this.#board.slots) return;
+    for (let index = 0; index < threads.length; index += 1) {
+      const threadId = (threads[index] as Worker).threadId;
       if (SetPrototypeHas(this.#retiring, threadId)) continue;
+      if (!SetPrototypeHas(this.#loaded, threadId)) return; // starting: the spare is on its way
       const worker = MapPrototypeGet(this.#piscinaWorkers, threadId);
-      if (worker === undefined || worker.currentUsage === 0) return true;
+      if (worker === undefined || (worker.currentUsage === 0 && !worker.terminating && !worker.destroyed)) return;
     }
-    return false;
+    void PromisePrototypeThen(this.#piscina.run(WARMUP), undefined, ignore);
   }
 
   #onThreadMessage(message: unknown): void {
@@ -318,6 +383,7 @@ export class WorkerPool {
   }
 
   #onExit(threadId: number, code: number): void {
+    const wasLoaded = SetPrototypeHas(this.#loaded, threadId);
     const port = MapPrototypeGet(this.#ports, threadId);
     port?.close();
     MapPrototypeDelete(this.#ports, threadId);
@@ -333,6 +399,17 @@ export class WorkerPool {
     if (MapPrototypeGet(this.#endReasons, threadId) !== undefined) this.#failCallsWaitingFor(threadId);
     // Reasons are read by the calls settling right after the exit; keep the map small.
     if (MapPrototypeGetSize(this.#endReasons) > 64) this.#endReasons.clear();
+    // A thread that died mid-task (not our kill: the spare for that started at the abort) is
+    // replaced by a warm spare; one that could not load its modules is not (it would fail the same way).
+    if (wasLoaded && this.#diedMidTask(threadId)) this.#wantSpare();
+  }
+
+  /** The thread was running a task when it exited (a crash): its slot still says RUNNING (our kill says KILLED). */
+  #diedMidTask(threadId: number): boolean {
+    for (let slot = 0; slot < this.#slotThread.length; slot += 1) {
+      if (this.#slotThread[slot] === threadId && this.#board.state(slot) === SLOT_RUNNING) return true;
+    }
+    return false;
   }
 
   #terminate(threadId: number): void {
