@@ -4,7 +4,7 @@ import type { ToolAttachment } from "./attachments.js";
 import type { RecoverableToolErrorCode } from "./constants.js";
 import { capContent } from "./content.js";
 import type { FailureText } from "./failure.js";
-import { JSONStringify, ObjectDefineProperty, ObjectFreeze, RegExpPrototypeExec } from "./primordials.js";
+import { JSONStringify, ObjectDefineProperty, ObjectFreeze, ObjectHasOwn, ObjectPrototype, RegExpPrototypeExec } from "./primordials.js";
 
 /** The transcript entry for one tool call. Frozen. */
 export interface CourseToolResultMessage {
@@ -31,35 +31,22 @@ export interface ToolCallLink {
 }
 
 /**
- * A result is a frozen instance of this class, whose prototype is Object.prototype plus a
- * non-enumerable `then` that is undefined (and `constructor` Object). A promise resolved with
- * a result looks `then` up on it and finds that one first, so a `then` planted on
- * Object.prototype never adopts a result. The result's own keys, its JSON and (vitest's
- * strict) deep equality are those of a plain object. A class, not an own hidden property:
- * defining a non-enumerable property on every result cost more than the rest of it.
+ * A promise resolved with an object looks `then` up on it: a `then` planted on
+ * Object.prototype would adopt a result instead of handing it over. While one is planted, a
+ * result gets an own non-enumerable `then` that is undefined (its keys, JSON and deep equality
+ * stay those of a plain object). Only then: defining that property on every result would
+ * cost more than the rest of it.
  */
-class ResultMessage implements CourseToolResultMessage {
-  // Declared in the order a result's keys are listed.
-  readonly role: "toolResult";
-  readonly id: string;
-  readonly toolCallId: string;
-  readonly toolName: string;
-  readonly content: string;
-  readonly isError: boolean;
-  declare readonly attachments?: readonly ToolAttachment[];
+const HIDDEN_THEN: PropertyDescriptor = ObjectFreeze({ __proto__: null, value: undefined }) as PropertyDescriptor;
 
-  constructor(call: ToolCallLink, content: string, isError: boolean) {
-    this.role = "toolResult";
-    this.id = "tool-result-" + call.id;
-    this.toolCallId = call.id;
-    this.toolName = call.name;
-    this.content = content;
-    this.isError = isError;
-  }
+function isThenPlanted(): boolean {
+  return ObjectHasOwn(ObjectPrototype, "then");
 }
-ObjectDefineProperty(ResultMessage.prototype, "then", { value: undefined });
-ObjectDefineProperty(ResultMessage.prototype, "constructor", { value: Object });
-ObjectFreeze(ResultMessage.prototype);
+
+function seal(result: CourseToolResultMessage): CourseToolResultMessage {
+  if (isThenPlanted()) ObjectDefineProperty(result, "then", HIDDEN_THEN);
+  return ObjectFreeze(result);
+}
 
 /** A frozen result linked to `call`; `attachments` (a frozen list) only when there are some. */
 export function toolResultMessage(
@@ -68,11 +55,26 @@ export function toolResultMessage(
   isError: boolean,
   attachments?: readonly ToolAttachment[],
 ): CourseToolResultMessage {
-  const result = new ResultMessage(call, content, isError);
-  if (attachments !== undefined && attachments.length > 0) {
-    ObjectDefineProperty(result, "attachments", { value: attachments, enumerable: true });
-  }
-  return ObjectFreeze(result);
+  const result: CourseToolResultMessage = {
+    role: "toolResult",
+    id: "tool-result-" + call.id,
+    toolCallId: call.id,
+    toolName: call.name,
+    content,
+    isError,
+    ...(attachments !== undefined && attachments.length > 0 ? { attachments } : {}),
+  };
+  return seal(result);
+}
+
+/**
+ * `result` as it may be handed to a promise now: itself, or, when a `then` was planted on
+ * Object.prototype since it was made (by a hook, say), an equal copy that hides it.
+ */
+export function guardThen(result: CourseToolResultMessage): CourseToolResultMessage {
+  if (!isThenPlanted() || ObjectHasOwn(result, "then")) return result;
+  const { role, id, toolCallId, toolName, content, isError, attachments } = result;
+  return seal({ role, id, toolCallId, toolName, content, isError, ...(attachments === undefined ? {} : { attachments }) });
 }
 
 /** Deterministic error content: the code first, so it survives any truncation (cap: 4096 code points by default). */

@@ -28,7 +28,7 @@ import {
   PromiseReject,
   PromiseResolve,
 } from "../contract/primordials.js";
-import { type CourseToolResultMessage, errorContent, toolResultMessage } from "../contract/results.js";
+import { type CourseToolResultMessage, errorContent, guardThen, toolResultMessage } from "../contract/results.js";
 import { validateArguments } from "../contract/validation.js";
 import { runBatch } from "./batch.js";
 import { approve, CallTrace, type ResolvedHooks, type RunFacts } from "./hooks.js";
@@ -110,7 +110,7 @@ export function executeCall(
 /** The last abort check, on the very promise the caller holds. */
 function handOut(result: CourseToolResultMessage, signal: AbortSignal): CourseToolResultMessage {
   throwIfAborted(signal);
-  return result;
+  return guardThen(result);
 }
 
 /** `executeBatch` of every executor; the per-call options apply to every call of the batch. */
@@ -178,7 +178,7 @@ async function tracedCall(
     throw error;
   }
   trace.ended(result);
-  return result;
+  return guardThen(result); // onCallEnd may have planted a `then` on Object.prototype
 }
 
 /** Lookup, validation, approval, then the run. Synchronous until something it runs is not. */

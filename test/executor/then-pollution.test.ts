@@ -79,6 +79,20 @@ describe.each(EXECUTORS)("%s: a published result is never adopted as a thenable"
     expect(value?.[0]?.content).toBe('{"b":2}');
   });
 
+  test("a then planted after the result was made (by an onCallEnd hook) adopts nothing either", async () => {
+    const hooked = await make([fixture("contract-tools")], { hooks: { onCallEnd: () => plantThen() } });
+    let value: unknown;
+    try {
+      value = await hooked.executeToolCall(call("bareEcho", { d: 4 }, "call-hook"), neverAborted());
+    } finally {
+      removeThen();
+      await hooked.close();
+    }
+    expect(hijacks).toBe(0);
+    expect(value).toMatchObject({ toolCallId: "call-hook", content: '{"d":4}', isError: false });
+    expect(Object.keys(value as object)).toEqual(["role", "id", "toolCallId", "toolName", "content", "isError"]);
+  });
+
   test("a result still looks like a plain object: its own keys and JSON are the six fields", async () => {
     const result = await executor.executeToolCall(call("echo", {}, "call-shape"), neverAborted());
     expect(Object.keys(result)).toEqual(["role", "id", "toolCallId", "toolName", "content", "isError"]);

@@ -1,0 +1,298 @@
+// toolgate/openai-agents end to end: the OpenAI Agents SDK's own Runner loop over toolgate
+// tools, with the SDK's scripted test model (@openai/agents/testing) playing the model.
+import { Agent, type AgentInputItem, RunContext, Runner, ToolCallError } from "@openai/agents";
+import { assistantMessage, functionCall, ScriptedModel } from "@openai/agents/testing";
+import {
+  COURSE_TOOL_DUPLICATE_TOOL_NAME,
+  COURSE_TOOL_INVALID_ARGUMENT,
+  defineTool,
+  describeTools,
+  InProcessToolExecutor,
+  isToolContractError,
+  NonRecoverableToolError,
+  type ToolProgress,
+  ToolRegistry,
+} from "toolgate";
+import { toOpenAiAgentsTools } from "toolgate/openai-agents";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+
+const runner = new Runner({ tracingDisabled: true });
+
+/** The tool outputs the model was shown in a request's input, as [callId, text]. */
+function toolOutputsSeen(model: ScriptedModel, request: number): [string, string][] {
+  const input = model.calls[request]?.request.input;
+  if (!Array.isArray(input)) return [];
+  return input.flatMap((item: AgentInputItem): [string, string][] => {
+    if (item.type !== "function_call_result") return [];
+    const output = item.output;
+    return typeof output === "object" && !Array.isArray(output) && output.type === "text" ? [[item.callId, output.text]] : [];
+  });
+}
+
+const add = defineTool({
+  name: "add",
+  description: "Adds two numbers.",
+  parameters: z.object({ left: z.number(), right: z.number() }),
+  execute: ({ left, right }) => left + right,
+});
+
+describe("toOpenAiAgentsTools with Runner.run", () => {
+  it("a wrong call, then a corrected call, then an answer; the model reads toolgate's error and the result", async () => {
+    const model = new ScriptedModel([
+      [functionCall("add", { left: "two", right: 3 }, { callId: "call-1" })],
+      [functionCall("add", { left: 2, right: 3 }, { callId: "call-2" })],
+      [assistantMessage("5")],
+    ]);
+    const registry = new ToolRegistry([add]);
+    const agent = new Agent({ name: "calculator", instructions: "Add.", model, tools: toOpenAiAgentsTools(registry) });
+    const result = await runner.run(agent, "What is 2 + 3?");
+    expect(result.finalOutput).toBe("5");
+    model.assertComplete();
+    // The model was shown describeTools' JSON Schema as it is, not strict.
+    expect(model.calls[0]?.request.tools).toEqual([
+      expect.objectContaining({
+        type: "function",
+        name: "add",
+        description: "Adds two numbers.",
+        parameters: describeTools(registry)[0]?.parameters,
+        strict: false,
+      }),
+    ]);
+    // Second request: the error content the model reads to correct itself, as the tool's output.
+    expect(toolOutputsSeen(model, 1)).toEqual([
+      [
+        "call-1",
+        JSON.stringify({
+          error: {
+            code: "TOOL_ARGUMENTS_INVALID",
+            message: "Invalid arguments (1 issue):\n  - $.left: Invalid input: expected number, received string",
+          },
+        }),
+      ],
+    ]);
+    // Third request: both outputs, the corrected one last.
+    expect(toolOutputsSeen(model, 2).at(-1)).toEqual(["call-2", "5"]);
+    // The app sees both as the SDK's ordinary tool output items.
+    expect(result.newItems.filter((item) => item.type === "tool_call_output_item").map((item) => item.output)).toEqual([
+      expect.stringContaining('"code":"TOOL_ARGUMENTS_INVALID"'),
+      "5",
+    ]);
+  });
+
+  it("through an executor, with the SDK's call id as toolgate's toolCallId", async () => {
+    const seenIds: string[] = [];
+    const executor = new InProcessToolExecutor(
+      new ToolRegistry([
+        defineTool({
+          name: "whoami",
+          description: "Returns its call id.",
+          parameters: z.object({}),
+          execute: (_args, { toolCallId }) => seenIds.push(toolCallId) && toolCallId,
+        }),
+      ]),
+    );
+    const model = new ScriptedModel([[functionCall("whoami", {}, { callId: "sdk-id-9" })], [assistantMessage("done")]]);
+    await runner.run(new Agent({ name: "a", model, tools: toOpenAiAgentsTools(executor) }), "who?");
+    expect(seenIds).toEqual(["sdk-id-9"]);
+    expect(toolOutputsSeen(model, 1)).toEqual([["sdk-id-9", "sdk-id-9"]]);
+    await executor.close();
+  });
+
+  it("invoked without the SDK's call details, each call gets a fresh id", async () => {
+    const seenIds: string[] = [];
+    const whoami = defineTool({
+      name: "whoami",
+      description: "Returns its call id.",
+      parameters: z.object({}),
+      execute: (_args, { toolCallId }) => seenIds.push(toolCallId) && toolCallId,
+    });
+    const [tool] = toOpenAiAgentsTools(new ToolRegistry([whoami]));
+    const context = new RunContext();
+    const outputs = [await tool?.invoke(context, "{}"), await tool?.invoke(context, "{}", {})];
+    expect(outputs).toEqual(seenIds);
+    expect(new Set(seenIds).size).toBe(2);
+    for (const id of seenIds) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
+  it("abort: the tool sees the signal and run() rejects with the abort reason; no output reaches the model", async () => {
+    const controller = new AbortController();
+    const reason = new Error("user stopped");
+    let toolSawAbort = false;
+    const hang = defineTool({
+      name: "hang",
+      description: "Waits for its signal.",
+      parameters: z.object({}),
+      execute: (_args, { signal }) =>
+        new Promise<never>(() => {
+          signal.addEventListener("abort", () => (toolSawAbort = true));
+          setTimeout(() => controller.abort(reason), 5);
+        }),
+    });
+    const model = new ScriptedModel([[functionCall("hang", {}, { callId: "call-h" })], [assistantMessage("never")]]);
+    const agent = new Agent({ name: "a", model, tools: toOpenAiAgentsTools(new ToolRegistry([hang])) });
+    await expect(runner.run(agent, "hang", { signal: controller.signal })).rejects.toBe(reason);
+    expect(toolSawAbort).toBe(true);
+    expect(model.calls).toHaveLength(1);
+  });
+
+  it("a NonRecoverableToolError fails the run (a ToolCallError carrying it), not a generic message to the model", async () => {
+    const fatal = new NonRecoverableToolError("disk on fire");
+    const burn = defineTool({
+      name: "burn",
+      description: "Fails for good.",
+      parameters: z.object({}),
+      execute: () => {
+        throw fatal;
+      },
+    });
+    const model = new ScriptedModel([[functionCall("burn", {}, { callId: "call-b" })], [assistantMessage("never")]]);
+    const agent = new Agent({ name: "a", model, tools: toOpenAiAgentsTools(new ToolRegistry([burn])) });
+    const error: unknown = await runner.run(agent, "burn").catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ToolCallError);
+    expect((error as ToolCallError).error).toBe(fatal);
+    expect(model.calls).toHaveLength(1);
+  });
+
+  it("a tool that throws gives the model toolgate's TOOL_EXECUTION_FAILED, not the SDK's generic text, and the run goes on", async () => {
+    const flaky = defineTool({
+      name: "flaky",
+      description: "Fails once.",
+      parameters: z.object({}),
+      execute: () => {
+        throw new Error("db down");
+      },
+    });
+    const model = new ScriptedModel([[functionCall("flaky", {}, { callId: "call-f" })], [assistantMessage("sorry")]]);
+    const result = await runner.run(new Agent({ name: "a", model, tools: toOpenAiAgentsTools(new ToolRegistry([flaky])) }), "go");
+    expect(result.finalOutput).toBe("sorry");
+    expect(toolOutputsSeen(model, 1)).toEqual([
+      ["call-f", JSON.stringify({ error: { code: "TOOL_EXECUTION_FAILED", message: "db down" } })],
+    ]);
+  });
+
+  it("malformed JSON arguments never reach toolgate: the SDK answers the model itself", async () => {
+    let runs = 0;
+    const count = defineTool({ name: "count", description: "Counts.", parameters: z.object({}), execute: () => ++runs });
+    const model = new ScriptedModel([[functionCall("count", "{not json", { callId: "call-j" })], [assistantMessage("ok")]]);
+    await runner.run(new Agent({ name: "a", model, tools: toOpenAiAgentsTools(new ToolRegistry([count])) }), "count");
+    expect(runs).toBe(0);
+    expect(toolOutputsSeen(model, 1)).toEqual([["call-j", expect.stringContaining("valid JSON")]]);
+  });
+
+  it("an agent with a typed run context takes the tools and runs them with that context", async () => {
+    const model = new ScriptedModel([[functionCall("add", { left: 1, right: 1 }, { callId: "call-c" })], [assistantMessage("2")]]);
+    const agent = new Agent<{ userId: string }>({ name: "scoped", model, tools: toOpenAiAgentsTools(new ToolRegistry([add])) });
+    const result = await runner.run(agent, "1 + 1?", { context: { userId: "u-1" } });
+    expect(result.finalOutput).toBe("2");
+    expect(toolOutputsSeen(model, 1)).toEqual([["call-c", "2"]]);
+  });
+
+  it("a tool name the SDK rewrites still runs the toolgate tool of that name", async () => {
+    const weather = defineTool({ name: "get-weather", description: "Weather.", parameters: z.object({}), execute: () => "sunny" });
+    const model = new ScriptedModel([[functionCall("get_weather", {}, { callId: "call-w" })], [assistantMessage("sunny")]]);
+    await runner.run(new Agent({ name: "a", model, tools: toOpenAiAgentsTools(new ToolRegistry([weather])) }), "weather?");
+    expect(model.calls[0]?.request.tools.map((tool) => tool.type === "function" && tool.name)).toEqual(["get_weather"]);
+    expect(toolOutputsSeen(model, 1)).toEqual([["call-w", "sunny"]]);
+  });
+});
+
+describe("toOpenAiAgentsTools options and progress", () => {
+  it("progress reports go to options.onProgress, with the SDK's call id", async () => {
+    const reports: ToolProgress[] = [];
+    const steps = defineTool({
+      name: "steps",
+      description: "Works in two steps.",
+      parameters: z.object({}),
+      execute: async (_args, { reportProgress }) => {
+        reportProgress({ progress: 1, total: 2 });
+        await new Promise((resolve) => setTimeout(resolve, 70));
+        reportProgress({ progress: 2, total: 2, message: "done" });
+        await new Promise((resolve) => setTimeout(resolve, 70));
+        return "finished";
+      },
+    });
+    const model = new ScriptedModel([[functionCall("steps", {}, { callId: "call-s" })], [assistantMessage("ok")]]);
+    const tools = toOpenAiAgentsTools(new ToolRegistry([steps]), { onProgress: (progress) => reports.push(progress) });
+    await runner.run(new Agent({ name: "a", model, tools }), "go");
+    expect(reports).toEqual([
+      { toolCallId: "call-s", toolName: "steps", progress: 1, total: 2, message: undefined },
+      { toolCallId: "call-s", toolName: "steps", progress: 2, total: 2, message: "done" },
+    ]);
+    expect(toolOutputsSeen(model, 1)).toEqual([["call-s", "finished"]]);
+  });
+
+  it("an onProgress that throws changes nothing the model sees", async () => {
+    let calls = 0;
+    const steps = defineTool({
+      name: "steps",
+      description: "Reports once.",
+      parameters: z.object({}),
+      execute: async (_args, { reportProgress }) => {
+        reportProgress({ progress: 1 });
+        await new Promise((resolve) => setTimeout(resolve, 70));
+        return "finished";
+      },
+    });
+    const tools = toOpenAiAgentsTools(new ToolRegistry([steps]), {
+      onProgress: () => {
+        calls += 1;
+        throw new Error("listener broke");
+      },
+    });
+    const model = new ScriptedModel([[functionCall("steps", {}, { callId: "call-t" })], [assistantMessage("ok")]]);
+    const result = await runner.run(new Agent({ name: "a", model, tools }), "go");
+    expect(calls).toBe(1);
+    expect(result.finalOutput).toBe("ok");
+    expect(toolOutputsSeen(model, 1)).toEqual([["call-t", "finished"]]);
+  });
+
+  it("refuses a bad source, a bad onProgress and a name clash up front, naming what is wrong", () => {
+    const registry = new ToolRegistry([add]);
+    const refusal = (run: () => unknown): unknown => {
+      try {
+        run();
+      } catch (error) {
+        return isToolContractError(error) ? [error.code, error.message] : error;
+      }
+      return "no error";
+    };
+    expect(refusal(() => toOpenAiAgentsTools({ registry: "nope" } as never))).toEqual([
+      COURSE_TOOL_INVALID_ARGUMENT,
+      expect.stringContaining("toOpenAiAgentsTools: expected a ToolRegistry"),
+    ]);
+    expect(refusal(() => toOpenAiAgentsTools(registry, { onProgress: "log" } as never))).toEqual([
+      COURSE_TOOL_INVALID_ARGUMENT,
+      expect.stringContaining("onProgress must be a function (got a string)"),
+    ]);
+    const clashing = new ToolRegistry([
+      defineTool({ name: "a-b", description: "One.", parameters: z.object({}), execute: () => 1 }),
+      defineTool({ name: "a.b", description: "Two.", parameters: z.object({}), execute: () => 2 }),
+    ]);
+    expect(refusal(() => toOpenAiAgentsTools(clashing))).toEqual([
+      COURSE_TOOL_DUPLICATE_TOOL_NAME,
+      expect.stringContaining('tools "a-b" and "a.b" are both named "a_b"'),
+    ]);
+  });
+
+  it("refuses an onProgress accessor without calling it (own data properties only)", () => {
+    let reads = 0;
+    const options = {};
+    Object.defineProperty(options, "onProgress", {
+      enumerable: true,
+      get: () => {
+        reads += 1;
+        return () => undefined;
+      },
+    });
+    expect(() => toOpenAiAgentsTools(new ToolRegistry([add]), options)).toThrow(
+      "options.onProgress must be a data property, not an accessor",
+    );
+    expect(reads).toBe(0);
+  });
+
+  it("the tools are frozen, so nothing swaps their execute after the fact", () => {
+    const [tool] = toOpenAiAgentsTools(new ToolRegistry([add]));
+    expect(Object.isFrozen(tool)).toBe(true);
+  });
+});
