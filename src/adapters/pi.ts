@@ -202,6 +202,7 @@ function relayProgress(onUpdate: (partialResult: ToolgatePiResult<ToolProgress>)
 function precheck(tool: CourseTool, args: unknown): void {
   let verdict: ReturnType<typeof validateArguments>;
   try {
+    // docs/contract.md: rule 4 — call snapshot, rule 6 — validation first (the same steps as the pipeline's).
     const snapshot = snapshotToolCall({ type: "toolCall", id: "toolgate-precheck", name: tool.name, arguments: args });
     verdict = validateArguments(tool, snapshot.arguments);
   } catch {

@@ -1,6 +1,7 @@
 // Budgets: how much work the call snapshot and the serializer may do, and how long a result's
 // content may be. Defaults live in constants.ts; this module validates what an operator or a
 // tool author configures (up front, with upper bounds) and resolves it against the defaults.
+// docs/contract.md: rule 4 — call snapshot (argument budgets), rule 11 — work budgets, rule 12 — content cap.
 import {
   COURSE_TOOL_INVALID_ARGUMENT,
   COURSE_TOOL_MAX_ARGUMENT_DEPTH,
@@ -24,6 +25,7 @@ import {
   ObjectFreeze,
   ObjectGetOwnPropertyDescriptor,
   ObjectHasOwn,
+  ObjectKeys,
   ReflectOwnKeys,
   WeakMapPrototypeGet,
   WeakMapPrototypeSet,
@@ -117,7 +119,8 @@ function readBudgets<K extends string>(
   if (typeof value !== "object" || value === null || isProxy(value)) {
     throw new ToolContractError(code, `${option} must be an object of budgets (not a Proxy)`);
   }
-  const copy: { [key in K]?: number } = {};
+  // Null prototype: a setter planted on Object.prototype under a budget's name cannot swallow it.
+  const copy = { __proto__: null } as unknown as { [key in K]?: number };
   const keys = ReflectOwnKeys(value);
   for (let index = 0; index < keys.length; index += 1) {
     const key = keys[index] as PropertyKey;
@@ -158,28 +161,21 @@ export function readArgumentBudgets(value: unknown, option: string): ArgumentBud
   return readBudgets(value, option, ARGUMENT_RANGES, COURSE_TOOL_INVALID_ARGUMENT);
 }
 
-/** `base` with the fields `overrides` sets (both already validated). */
-export function resolveOutputBudgets(base: ResolvedOutputBudgets, overrides: OutputBudgets | undefined): ResolvedOutputBudgets {
+/**
+ * `base` with the fields `overrides` sets, frozen (both already validated: `overrides` is a
+ * frozen copy of the fields set, from readOutputBudgets or readArgumentBudgets). Only its own
+ * keys are read, and they are written onto a copy that already owns them, so nothing inherited
+ * is consulted.
+ */
+export function resolveBudgets<T extends object>(base: T, overrides: { readonly [key in keyof T]?: T[key] } | undefined): T {
   if (overrides === undefined) return base;
-  return ObjectFreeze({
-    maxDepth: overrides.maxDepth ?? base.maxDepth,
-    maxNodes: overrides.maxNodes ?? base.maxNodes,
-    maxMembers: overrides.maxMembers ?? base.maxMembers,
-    maxStringCodePoints: overrides.maxStringCodePoints ?? base.maxStringCodePoints,
-    maxBigIntBits: overrides.maxBigIntBits ?? base.maxBigIntBits,
-    maxContentCodePoints: overrides.maxContentCodePoints ?? base.maxContentCodePoints,
-  });
-}
-
-/** `base` with the fields `overrides` sets (both already validated). */
-export function resolveArgumentBudgets(base: ResolvedArgumentBudgets, overrides: ArgumentBudgets | undefined): ResolvedArgumentBudgets {
-  if (overrides === undefined) return base;
-  return ObjectFreeze({
-    maxDepth: overrides.maxDepth ?? base.maxDepth,
-    maxNodes: overrides.maxNodes ?? base.maxNodes,
-    maxStringLength: overrides.maxStringLength ?? base.maxStringLength,
-    maxTotalSize: overrides.maxTotalSize ?? base.maxTotalSize,
-  });
+  const merged = { ...base };
+  const keys = ObjectKeys(overrides) as (keyof T)[];
+  for (let index = 0; index < keys.length; index += 1) {
+    const key = keys[index] as keyof T;
+    merged[key] = overrides[key] as T[keyof T];
+  }
+  return ObjectFreeze(merged);
 }
 
 const resolvedForTool = new WeakMap<OutputBudgets, { base: ResolvedOutputBudgets; resolved: ResolvedOutputBudgets }>();
@@ -192,7 +188,7 @@ export function outputBudgetsFor(toolBudgets: OutputBudgets | undefined, base: R
   if (toolBudgets === undefined) return base;
   const cached = WeakMapPrototypeGet(resolvedForTool, toolBudgets);
   if (cached !== undefined && cached.base === base) return cached.resolved;
-  const resolved = resolveOutputBudgets(base, toolBudgets);
+  const resolved = resolveBudgets(base, toolBudgets);
   WeakMapPrototypeSet(resolvedForTool, toolBudgets, { base, resolved });
   return resolved;
 }

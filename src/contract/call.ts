@@ -1,5 +1,6 @@
 // The call snapshot: an untrusted tool call becomes an isolated, deeply frozen copy made of
 // own data properties read exactly once, or a ToolContractError(INVALID_TOOL_CALL).
+// docs/contract.md: rule 4 — call snapshot.
 import { DEFAULT_ARGUMENT_BUDGETS, type ResolvedArgumentBudgets } from "./budgets.js";
 import { COURSE_TOOL_INVALID_TOOL_CALL } from "./constants.js";
 import { ToolContractError } from "./errors.js";

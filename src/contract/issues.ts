@@ -1,6 +1,7 @@
 // Turning a schema's issues into the bounded, readable text a model reads in
 // TOOL_ARGUMENTS_INVALID. Paths come from the model's own arguments (a key can be
 // arbitrarily long), so every piece is cut to a budget.
+// docs/contract.md: rule 6 — validation first (the validator's details as the message).
 import { COURSE_TOOL_INVALID_ARGUMENT } from "./constants.js";
 import { cutToCodePoints } from "./content.js";
 import { ToolContractError } from "./errors.js";

@@ -2,6 +2,7 @@
 // either `validate` (a function) or `parameters` (a Standard Schema v1), never both, and
 // optionally `jsonSchema`, the JSON Schema shown to the model. Everything is read once, at
 // definition time; the JSON Schema a library generates is made on first use and kept.
+// docs/contract.md: rule 1 — definition snapshot.
 import { COURSE_TOOL_INVALID_TOOL_DEFINITION } from "./constants.js";
 import type { ValidationDecision } from "./definition.js";
 import { ToolContractError } from "./errors.js";

@@ -3,6 +3,7 @@
 // Reflect.apply, so a later patch of a prototype (Map.prototype.entries,
 // Function.prototype.call, Array.prototype.push, JSON.stringify, ...) cannot
 // redirect the boundary. This is the habit of Node's own lib/ ("primordials").
+// docs/contract.md: rule 10 — safe serialization (and rules 1, 2 and 8: "How the code keeps the rules").
 import { types } from "node:util";
 
 export const ReflectApply = Reflect.apply;

@@ -3,13 +3,8 @@
 // getters, Proxy traps, instance or patched collection methods) and its work is bounded by
 // its budgets (budgets.ts; defaults in constants.ts). Pure and synchronous: it runs
 // unchanged inside a worker.
-import {
-  DEFAULT_OUTPUT_BUDGETS,
-  type OutputBudgets,
-  type ResolvedOutputBudgets,
-  readOutputBudgets,
-  resolveOutputBudgets,
-} from "./budgets.js";
+// docs/contract.md: rule 10 — safe serialization, rule 11 — work budgets; the budget table: docs/guarantees.md.
+import { DEFAULT_OUTPUT_BUDGETS, type OutputBudgets, type ResolvedOutputBudgets, readOutputBudgets, resolveBudgets } from "./budgets.js";
 import { COURSE_TOOL_CIRCULAR_MARKER } from "./constants.js";
 import { capContent, cutToCodePoints } from "./content.js";
 import {
@@ -63,7 +58,7 @@ export type Rendering =
  */
 export function serializeToolOutput(value: unknown, budgets?: OutputBudgets): SerializationOutcome {
   const resolved =
-    budgets === undefined ? DEFAULT_OUTPUT_BUDGETS : resolveOutputBudgets(DEFAULT_OUTPUT_BUDGETS, readOutputBudgets(budgets, "budgets"));
+    budgets === undefined ? DEFAULT_OUTPUT_BUDGETS : resolveBudgets(DEFAULT_OUTPUT_BUDGETS, readOutputBudgets(budgets, "budgets"));
   return serializeWithin(value, resolved);
 }
 

@@ -4,6 +4,7 @@
 // validation is synchronous by contract: a schema the library marks as asynchronous is
 // refused up front; any other that answers with a Promise is refused at that call (its
 // promise observed, never left unhandled).
+// docs/contract.md: rule 6 — validation first.
 import { COURSE_TOOL_INVALID_TOOL_DEFINITION } from "./constants.js";
 import type { ValidationDecision } from "./definition.js";
 import { ToolContractError } from "./errors.js";

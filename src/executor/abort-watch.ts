@@ -1,6 +1,7 @@
 // One abort listener per signal, shared by every call that races it. An agent run reuses
 // one signal for thousands of calls; adding and removing an EventTarget listener per call
 // costs more than the rest of a trivial call, while adding to a Set is nearly free.
+// docs/contract.md: rule 8 — abort wins (one shared listener per run signal).
 import {
   EventTargetPrototypeAddEventListener,
   SetPrototypeAdd,

@@ -1,6 +1,7 @@
 // Batches of calls, written once for every executor: snapshot every call first, run them
 // with a concurrency bound, return results in call order. Any rejection (abort, a
 // NonRecoverableToolError) rejects the batch and aborts the calls still running.
+// docs/contract.md: rule W6 — batches.
 
 import type { ResolvedArgumentBudgets } from "../contract/budgets.js";
 import { type CourseToolCall, snapshotToolCall } from "../contract/call.js";

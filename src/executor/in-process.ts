@@ -1,5 +1,6 @@
 // The in-process executor: the seed's `executeToolCall(registry, call, signal)`, its batch
 // twin, and the same thing as a ToolExecutor object. The tool runs on this thread.
+// docs/contract.md: rules 1–13 through the pipeline; rule 3 — registry snapshot (the executor's own copy).
 import { threadId } from "node:worker_threads";
 import { COURSE_TOOL_EXECUTOR_CLOSED } from "../contract/constants.js";
 import type { ToolContext } from "../contract/definition.js";
@@ -63,6 +64,7 @@ function runWithin(request: RunRequest, reportProgress: ToolContext["reportProgr
   );
 }
 
+// docs/contract.md: rule 7 — execution context.
 function contextOf(request: RunRequest, signal: AbortSignal, reportProgress: ToolContext["reportProgress"]): ToolContext {
   const app = request.app;
   const toolCallId = request.call.id;

@@ -11,8 +11,7 @@ import {
   type ResolvedOutputBudgets,
   readArgumentBudgets,
   readOutputBudgets,
-  resolveArgumentBudgets,
-  resolveOutputBudgets,
+  resolveBudgets,
 } from "../contract/budgets.js";
 import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
@@ -70,11 +69,11 @@ export function readExecutorOptions(options: unknown): PipelineSettings {
     timeoutMs: timeoutMs === undefined ? undefined : checkTimeoutMs(timeoutMs, "options.timeoutMs", COURSE_TOOL_INVALID_ARGUMENT),
     hooks: hooks === undefined ? undefined : resolveHooks(hooks),
     app: ownOption(options, "app", "options") as ToolApp | undefined,
-    argumentBudgets: resolveArgumentBudgets(
+    argumentBudgets: resolveBudgets(
       DEFAULT_ARGUMENT_BUDGETS,
       argumentBudgets === undefined ? undefined : readArgumentBudgets(argumentBudgets, "options.argumentBudgets"),
     ),
-    outputBudgets: resolveOutputBudgets(
+    outputBudgets: resolveBudgets(
       DEFAULT_OUTPUT_BUDGETS,
       outputBudgets === undefined ? undefined : readOutputBudgets(outputBudgets, "options.outputBudgets"),
     ),
@@ -101,7 +100,7 @@ export function readCallOptions(options: unknown, what: string): CallSettings {
 /** A call's argument budgets: its own over the executor's. */
 export function callArgumentBudgets(settings: PipelineSettings | undefined, options: CallSettings): ResolvedArgumentBudgets {
   const base = settings === undefined ? DEFAULT_ARGUMENT_BUDGETS : settings.argumentBudgets;
-  return options.argumentBudgets === undefined ? base : resolveArgumentBudgets(base, options.argumentBudgets);
+  return options.argumentBudgets === undefined ? base : resolveBudgets(base, options.argumentBudgets);
 }
 
 /** Throws INVALID_ARGUMENT unless `options` is an object that is not a Proxy. */

@@ -3,6 +3,7 @@
 //   → signal → run (under the effective timeout) → re-link → freeze → [onCallEnd] → signal.
 // An executor supplies only `run`: how a validated call's tool is executed and its output
 // serialized (in this thread, in a worker thread, on another machine).
+// docs/contract.md: rules 4–8 and 13, in this order; rule W4 — re-link and freeze on the main thread.
 import type { ToolApp } from "../contract/app.js";
 import { adoptAttachments } from "../contract/attachments.js";
 import type { ResolvedOutputBudgets } from "../contract/budgets.js";
@@ -96,8 +97,10 @@ export function executeCall(
 ): Promise<CourseToolResultMessage> {
   try {
     assertAbortSignal(signal);
+    // docs/contract.md: rule 8 — abort wins (even over a malformed call).
     throwIfAborted(signal);
     const callOptions = readCallOptions(options, "call options");
+    // docs/contract.md: rule 4 — call snapshot.
     const snapshot = snapshotToolCall(call, callArgumentBudgets(pipeline.settings, callOptions));
     const completed = completeCall(pipeline, snapshot, signal, callOptions);
     if (!isPromise(completed)) return PromiseResolve(handOut(completed as CourseToolResultMessage, signal));
@@ -107,12 +110,14 @@ export function executeCall(
   }
 }
 
+// docs/contract.md: rule 8 — abort wins (until the result is published).
 /** The last abort check, on the very promise the caller holds. */
 function handOut(result: CourseToolResultMessage, signal: AbortSignal): CourseToolResultMessage {
   throwIfAborted(signal);
   return guardThen(result);
 }
 
+// docs/contract.md: rule W6 — batches.
 /** `executeBatch` of every executor; the per-call options apply to every call of the batch. */
 export async function executeCalls(
   pipeline: Pipeline,
@@ -236,6 +241,7 @@ function runPrepared(
   }) as Promise<CourseToolResultMessage>;
 }
 
+// docs/contract.md: rule 13 — frozen, linked results (built from the snapshot, whatever ran the tool).
 /** The outcome as a frozen linked result; attachments checked again (a runner may have carried them across a thread). */
 function publish(call: Readonly<CourseToolCall>, outcome: ToolOutcome): CourseToolResultMessage {
   const attachments = outcome.attachments;
@@ -252,10 +258,13 @@ function ignoreFacts(): void {}
 /** Lookup and validation, then the signal again. Synchronous; nothing here runs the tool. */
 export function prepareToolCall(tools: Map<string, CourseTool>, snapshot: Readonly<CourseToolCall>, signal: AbortSignal): PreparedCall {
   const tool = MapPrototypeGet(tools, snapshot.name);
+  // docs/contract.md: rule 5 — unknown tool.
   if (tool === undefined) return answered(snapshot, COURSE_TOOL_NOT_FOUND, notFound(snapshot.name, tools));
+  // docs/contract.md: rule 6 — validation first.
   const validation = validateArguments(tool, snapshot.arguments);
-  throwIfAborted(signal); // the validator may have taken long, or aborted the run itself
+  throwIfAborted(signal); // the validator may have taken long, or aborted the run itself (rule 8 — abort wins)
   if (!validation.ok) return answered(snapshot, validation.code, validation.failure);
+  // docs/contract.md: rule 7 — execution context (execute gets the validated value).
   return { kind: "ready", call: snapshot, tool, args: validation.value };
 }
 

@@ -1,5 +1,6 @@
 // Running a validated call's tool and serializing its output: the part of a call that
 // both executors share (in-process, and inside a worker thread).
+// docs/contract.md: rule 7 — execution context, rule 8 — abort wins, rule 9 — failure classification.
 import type { ToolApp } from "../contract/app.js";
 import { splitOutput, type ToolAttachment } from "../contract/attachments.js";
 import { DEFAULT_OUTPUT_BUDGETS, outputBudgetsFor, type ResolvedOutputBudgets } from "../contract/budgets.js";
@@ -94,6 +95,7 @@ export function runTool(
 ): ToolOutcome | Promise<ToolOutcome> {
   throwIfAborted(runContext.signal); // in a worker, the abort can arrive while the call is queued
   const within = outputBudgetsFor(tool.budgets, budgets);
+  // docs/contract.md: rule 7 — execution context (frozen, with the run's own signal).
   const context: ToolContext =
     runContext.reportProgress === undefined ? ObjectFreeze({ ...runContext, reportProgress: discardProgress }) : runContext;
   const settlement = settleExecution(tool, args, context);
@@ -108,10 +110,12 @@ function finish(settlement: Settlement, signal: AbortSignal, budgets: ResolvedOu
   throwIfAborted(signal); // the tool settled, but abort may have come first
   const cap = budgets.maxContentCodePoints;
   if (!settlement.ok) {
+    // docs/contract.md: rule 9 — failure classification.
     if (isNonRecoverableToolError(settlement.payload)) throw settlement.payload;
     return new Outcome(errorContent(COURSE_TOOL_EXECUTION_FAILED, describeFailure(settlement.payload), cap), true);
   }
   const { value, attachments } = splitOutput(settlement.payload);
+  // docs/contract.md: rule 10 — safe serialization, rule 11 — work budgets.
   const serialized = serializeWithin(value, budgets);
   if (serialized.ok)
     return attachments === undefined ? new Outcome(serialized.content, false) : new OutcomeWithAttachments(serialized.content, attachments);
@@ -161,6 +165,7 @@ function isPlantedOnIntrinsic(value: object): boolean {
   return false;
 }
 
+// docs/contract.md: rule 8 — abort wins (while awaiting execute).
 /** Settles with the tool's promise, or rejects with the abort reason the moment the signal aborts. */
 function raceAbort(pending: Promise<unknown>, signal: AbortSignal): Promise<Settlement> {
   return new NativePromise((resolve, reject) => {

@@ -1,5 +1,6 @@
 // AbortSignal access through captured intrinsics: a signal's own or patched `aborted`,
 // `reason` or `throwIfAborted` are never consulted.
+// docs/contract.md: rule 8 — abort wins; rule 4 — call snapshot (a signal of the wrong kind).
 import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import { AbortSignalPrototypeGetAborted, AbortSignalPrototypeGetReason, isProxy } from "../contract/primordials.js";

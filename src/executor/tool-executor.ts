@@ -47,6 +47,7 @@ export interface BatchOptions extends CallOptions {
   readonly concurrency?: number;
 }
 
+// docs/contract.md: rule W7 — one contract suite (every executor implements this interface).
 /**
  * Runs untrusted tool calls through the boundary. Every implementation keeps the contract
  * of `docs/contract.md`: a call resolves to a frozen result linked to it (a success or a

@@ -7,7 +7,6 @@ import {
   COURSE_TOOL_MAX_CONTENT_CODE_POINTS,
   COURSE_TOOL_MAX_NODES,
   COURSE_TOOL_TRUNCATION_MARKER,
-  type CourseToolCall,
   type CourseToolResultMessage,
   defineTool,
   executeToolCall,
@@ -19,14 +18,8 @@ import {
   ToolRegistry,
 } from "toolgate";
 import { describe, expect, test, vi } from "vitest";
-
-function call(name: string, args: Record<string, JsonValue>, id = "call-1"): CourseToolCall {
-  return { type: "toolCall", id, name, arguments: args };
-}
-
-const never = () => new AbortController().signal;
-const codePoints = (text: string) => [...text].length;
-const errorOf = (result: CourseToolResultMessage) => JSON.parse(result.content).error as { code: string; message: string };
+import { expectContractError } from "../support/assertions.js";
+import { call, codePoints, errorOf, neverAborted } from "../support/helpers.js";
 
 function echoTool(name = "echo") {
   return defineTool({
@@ -45,19 +38,7 @@ function outputTool(produce: () => unknown) {
 }
 
 async function serialized(produce: () => unknown): Promise<CourseToolResultMessage> {
-  return executeToolCall(outputTool(produce), call("out", {}), never());
-}
-
-async function expectContractError(promise: Promise<unknown>, code: string) {
-  const error = await promise.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (reason: unknown) => reason,
-  );
-  expect(isToolContractError(error)).toBe(true);
-  expect((error as ToolContractError).code).toBe(code);
-  return error as ToolContractError;
+  return executeToolCall(outputTool(produce), call("out", {}), neverAborted());
 }
 
 test("argument validation runs before effects and preserves validation details", async () => {
@@ -92,7 +73,7 @@ test("the seed's failure experiment: an accepting validator calls the spy once a
       execute,
     }),
   ]);
-  const result = await executeToolCall(registry, call("add", { left: "twenty", right: 22 }, "call-add"), never());
+  const result = await executeToolCall(registry, call("add", { left: "twenty", right: 22 }, "call-add"), neverAborted());
   expect(execute).toHaveBeenCalledTimes(1);
   expect(result).toMatchObject({ toolCallId: "call-add", isError: false, content: '{"sum":42}' });
 });
@@ -206,7 +187,7 @@ describe("rule 1 — definition snapshot: defineTool snapshots four own fields, 
     };
     let result: CourseToolResultMessage;
     try {
-      result = await executeToolCall(registry, call("stable", {}), never());
+      result = await executeToolCall(registry, call("stable", {}), neverAborted());
     } finally {
       Function.prototype.call = realCall;
       Function.prototype.apply = realApply;
@@ -359,7 +340,7 @@ describe("rule 4 — call snapshot: the signal is checked first, then the call i
     ["a class-instance call", Object.assign(new Point(), call("echo", {}))],
     ["a typed array posing as a plain object", call("echo", { t: Object.setPrototypeOf(new Uint8Array(3), Object.prototype) })],
   ])("%s is INVALID_TOOL_CALL", async (_label, malformed) => {
-    await expectContractError(executeToolCall(new ToolRegistry([echoTool()]), malformed, never()), "INVALID_TOOL_CALL");
+    await expectContractError(executeToolCall(new ToolRegistry([echoTool()]), malformed, neverAborted()), "INVALID_TOOL_CALL");
   });
 
   test("accessors are refused without being called, at any depth", async () => {
@@ -374,8 +355,8 @@ describe("rule 4 — call snapshot: the signal is checked first, then the call i
     };
     const nested = call("echo", { outer: Object.defineProperty({}, "inner", { get: getter, enumerable: true }) as JsonValue });
     const registry = new ToolRegistry([echoTool()]);
-    await expectContractError(executeToolCall(registry, topLevel, never()), "INVALID_TOOL_CALL");
-    await expectContractError(executeToolCall(registry, nested, never()), "INVALID_TOOL_CALL");
+    await expectContractError(executeToolCall(registry, topLevel, neverAborted()), "INVALID_TOOL_CALL");
+    await expectContractError(executeToolCall(registry, nested, neverAborted()), "INVALID_TOOL_CALL");
     expect(getter).not.toHaveBeenCalled();
   });
 
@@ -383,9 +364,9 @@ describe("rule 4 — call snapshot: the signal is checked first, then the call i
     const trap = vi.fn();
     const handler = { get: trap, getOwnPropertyDescriptor: trap, ownKeys: trap, getPrototypeOf: trap, has: trap };
     const registry = new ToolRegistry([echoTool()]);
-    await expectContractError(executeToolCall(registry, new Proxy(call("echo", {}), handler), never()), "INVALID_TOOL_CALL");
+    await expectContractError(executeToolCall(registry, new Proxy(call("echo", {}), handler), neverAborted()), "INVALID_TOOL_CALL");
     await expectContractError(
-      executeToolCall(registry, call("echo", { list: new Proxy([1], handler) as unknown as JsonValue }), never()),
+      executeToolCall(registry, call("echo", { list: new Proxy([1], handler) as unknown as JsonValue }), neverAborted()),
       "INVALID_TOOL_CALL",
     );
     expect(trap).not.toHaveBeenCalled();
@@ -395,7 +376,7 @@ describe("rule 4 — call snapshot: the signal is checked first, then the call i
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
     await expectContractError(
-      executeToolCall(new ToolRegistry([echoTool()]), call("echo", cyclic as Record<string, JsonValue>), never()),
+      executeToolCall(new ToolRegistry([echoTool()]), call("echo", cyclic as Record<string, JsonValue>), neverAborted()),
       "INVALID_TOOL_CALL",
     );
   });
@@ -423,7 +404,7 @@ describe("rule 4 — call snapshot: the signal is checked first, then the call i
       }),
     ]);
     const original = call("slow", { path: "/tmp/a", nested: { list: [1, 2, 3] } }, "call-mutated");
-    const pending = executeToolCall(registry, original, never());
+    const pending = executeToolCall(registry, original, neverAborted());
     original.id = "call-other";
     original.name = "other";
     (original.arguments.nested as { list: number[] }).list.push(4);
@@ -440,14 +421,14 @@ describe("rule 4 — call snapshot: the signal is checked first, then the call i
   test('a "__proto__" argument stays an ordinary key of the snapshot', async () => {
     const registry = new ToolRegistry([echoTool()]);
     const args = JSON.parse('{"__proto__": {"polluted": true}, "x": 1}');
-    const result = await executeToolCall(registry, call("echo", args), never());
+    const result = await executeToolCall(registry, call("echo", args), neverAborted());
     expect(JSON.parse(result.content)).toEqual(JSON.parse('{"__proto__": {"polluted": true}, "x": 1}'));
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
   test("a registry or signal of the wrong kind is a contract error", async () => {
     const fakeRegistry = Object.create(ToolRegistry.prototype) as ToolRegistry;
-    await expectContractError(executeToolCall(fakeRegistry, call("echo", {}), never()), "INVALID_ARGUMENT");
+    await expectContractError(executeToolCall(fakeRegistry, call("echo", {}), neverAborted()), "INVALID_ARGUMENT");
     await expectContractError(executeToolCall(new ToolRegistry(), call("echo", {}), { aborted: false } as AbortSignal), "INVALID_ARGUMENT");
   });
 });
@@ -455,7 +436,7 @@ describe("rule 4 — call snapshot: the signal is checked first, then the call i
 describe("rule 5 — unknown tool: an unregistered tool is a linked TOOL_NOT_FOUND result", () => {
   test("no throw, no registry change, and the message names what is registered", async () => {
     const registry = new ToolRegistry([echoTool("search"), echoTool("read_file")]);
-    const result = await executeToolCall(registry, call("serach", {}, "call-typo"), never());
+    const result = await executeToolCall(registry, call("serach", {}, "call-typo"), neverAborted());
     expect(result).toMatchObject({ id: "tool-result-call-typo", toolCallId: "call-typo", toolName: "serach", isError: true });
     expect(errorOf(result)).toEqual({
       code: "TOOL_NOT_FOUND",
@@ -466,7 +447,7 @@ describe("rule 5 — unknown tool: an unregistered tool is a linked TOOL_NOT_FOU
 
   test("the list of names is bounded", async () => {
     const registry = new ToolRegistry(Array.from({ length: 40 }, (_, index) => echoTool(`tool_${index}`)));
-    const { message } = errorOf(await executeToolCall(registry, call("missing".repeat(100), {}), never()));
+    const { message } = errorOf(await executeToolCall(registry, call("missing".repeat(100), {}), neverAborted()));
     expect(message).toContain("tool_31, and 8 more.");
     expect(message).not.toContain("tool_32");
     expect(message.length).toBeLessThan(1000);
@@ -484,7 +465,7 @@ describe("rule 6 — validation first: validate runs first, synchronously, and i
     const { registry, execute } = validating(() => {
       throw new TypeError("schema exploded");
     });
-    const result = await executeToolCall(registry, call("v", {}), never());
+    const result = await executeToolCall(registry, call("v", {}), neverAborted());
     expect(errorOf(result)).toEqual({ code: "TOOL_VALIDATION_FAILED", message: "TypeError: schema exploded" });
     expect(execute).not.toHaveBeenCalled();
   });
@@ -504,7 +485,7 @@ describe("rule 6 — validation first: validate runs first, synchronously, and i
     ],
   ])("a malformed decision (%s) gives TOOL_VALIDATION_FAILED", async (_label, decision) => {
     const { registry, execute } = validating(() => decision);
-    const result = await executeToolCall(registry, call("v", {}), never());
+    const result = await executeToolCall(registry, call("v", {}), neverAborted());
     expect(errorOf(result).code).toBe("TOOL_VALIDATION_FAILED");
     expect(execute).not.toHaveBeenCalled();
     expect(okGetter).not.toHaveBeenCalled();
@@ -517,7 +498,7 @@ describe("rule 6 — validation first: validate runs first, synchronously, and i
       const { registry, execute } = validating(async () => {
         throw new Error("async validators are not allowed");
       });
-      const result = await executeToolCall(registry, call("v", {}), never());
+      const result = await executeToolCall(registry, call("v", {}), neverAborted());
       expect(errorOf(result).code).toBe("TOOL_VALIDATION_FAILED");
       expect(errorOf(result).message).toContain("Promise");
       expect(execute).not.toHaveBeenCalled();
@@ -531,7 +512,7 @@ describe("rule 6 — validation first: validate runs first, synchronously, and i
   test("a thenable from validate is refused, and observed through its own then", async () => {
     const then = vi.fn();
     const { registry, execute } = validating(() => ({ ok: true, value: 1, then }));
-    const result = await executeToolCall(registry, call("v", {}), never());
+    const result = await executeToolCall(registry, call("v", {}), neverAborted());
     expect(errorOf(result)).toMatchObject({ code: "TOOL_VALIDATION_FAILED" });
     expect(errorOf(result).message).toContain("thenable");
     expect(then).toHaveBeenCalledTimes(1);
@@ -540,7 +521,7 @@ describe("rule 6 — validation first: validate runs first, synchronously, and i
 
   test("structured validation details are carried as readable JSON", async () => {
     const { registry } = validating(() => ({ ok: false, error: { path: "/left", expected: "number" } }));
-    const result = await executeToolCall(registry, call("v", {}), never());
+    const result = await executeToolCall(registry, call("v", {}), neverAborted());
     expect(errorOf(result)).toEqual({ code: "TOOL_ARGUMENTS_INVALID", message: '{"expected":"number","path":"/left"}' });
   });
 });
@@ -559,7 +540,7 @@ describe("rule 7 — execution context: execute gets the validated value and a f
         },
       }),
     ]);
-    const signal = never();
+    const signal = neverAborted();
     await executeToolCall(registry, call("ctx", { n: "41" }, "call-ctx"), signal);
     expect(seen[0]?.args).toEqual({ coerced: 41 });
     const context = seen[0]?.context as { signal: AbortSignal; toolCallId: string };
@@ -699,7 +680,7 @@ describe("rule 9 — failure classification: ordinary failures are recoverable; 
       defineTool({ name: "fail", description: "Fails.", validate: () => ({ ok: true, value: null }), execute: thrown as never }),
     ]);
   }
-  const run = (registry: ToolRegistry) => executeToolCall(registry, call("fail", {}, "call-fail"), never());
+  const run = (registry: ToolRegistry) => executeToolCall(registry, call("fail", {}, "call-fail"), neverAborted());
 
   test("a thrown Error and a rejected promise become TOOL_EXECUTION_FAILED", async () => {
     const thrown = await run(
@@ -1004,7 +985,7 @@ describe("rule 12 — content cap: content is at most 4096 code points, exactly 
     const registry = new ToolRegistry([
       defineTool({ name: "v", description: "d", validate: () => ({ ok: false, error: "e".repeat(10_000) }), execute: () => null }),
     ]);
-    const result = await executeToolCall(registry, call("v", {}), never());
+    const result = await executeToolCall(registry, call("v", {}), neverAborted());
     expect(codePoints(result.content)).toBe(4096);
     expect(result.content.startsWith('{"error":{"code":"TOOL_ARGUMENTS_INVALID","message":"eee')).toBe(true);
     expect(result.content.endsWith(COURSE_TOOL_TRUNCATION_MARKER)).toBe(true);
@@ -1014,8 +995,8 @@ describe("rule 12 — content cap: content is at most 4096 code points, exactly 
 describe("rule 13 — frozen, linked results: results are frozen, deterministic and linked; concurrency never cross-links", () => {
   test("success and error results are frozen and carry the exact link fields", async () => {
     const registry = new ToolRegistry([echoTool()]);
-    const success = await executeToolCall(registry, call("echo", { b: 1, a: 2 }, "call-ok"), never());
-    const failure = await executeToolCall(registry, call("nope", {}, "call-missing"), never());
+    const success = await executeToolCall(registry, call("echo", { b: 1, a: 2 }, "call-ok"), neverAborted());
+    const failure = await executeToolCall(registry, call("nope", {}, "call-missing"), neverAborted());
     expect(success).toEqual({
       role: "toolResult",
       id: "tool-result-call-ok",
@@ -1046,8 +1027,8 @@ describe("rule 13 — frozen, linked results: results are frozen, deterministic 
         },
       }),
     ]);
-    const first = await executeToolCall(registry, call("boom", {}), never());
-    const second = await executeToolCall(registry, call("boom", {}), never());
+    const first = await executeToolCall(registry, call("boom", {}), neverAborted());
+    const second = await executeToolCall(registry, call("boom", {}), neverAborted());
     expect(first.content).toBe(second.content);
     expect(first.content).toBe('{"error":{"code":"TOOL_EXECUTION_FAILED","message":"same every time"}}');
   });
@@ -1065,7 +1046,7 @@ describe("rule 13 — frozen, linked results: results are frozen, deterministic 
       }),
     ]);
     const calls = Array.from({ length: 60 }, (_, n) => call(n % 5 === 0 ? "missing" : "delayed", { n }, `call-${n}`));
-    const results = await Promise.all(calls.map((each) => executeToolCall(registry, each, never())));
+    const results = await Promise.all(calls.map((each) => executeToolCall(registry, each, neverAborted())));
     results.forEach((result, n) => {
       expect(result.toolCallId).toBe(`call-${n}`);
       expect(result.id).toBe(`tool-result-call-${n}`);

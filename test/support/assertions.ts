@@ -1,15 +1,16 @@
-// Assertion helpers shared by the property tests: the invariants every result and every
-// content string must satisfy (docs/contract.md, rule 12 — content cap, rule 13 — frozen,
-// linked results; rule 4 — call snapshot for INVALID_TOOL_CALL).
+// Assertion helpers shared by the tests: the invariants every result and every content string
+// must satisfy (docs/contract.md, rule 12 — content cap, rule 13 — frozen, linked results;
+// rule 4 — call snapshot for INVALID_TOOL_CALL), and the ToolContractError a call rejects with.
 import {
   COURSE_TOOL_INVALID_TOOL_CALL,
   COURSE_TOOL_MAX_CONTENT_CODE_POINTS,
   COURSE_TOOL_TRUNCATION_MARKER,
   type CourseToolResultMessage,
   isToolContractError,
+  type ToolContractError,
 } from "toolgate";
 import { expect } from "vitest";
-import { codePoints } from "./helpers.js";
+import { codePoints, settle } from "./helpers.js";
 
 const MAX = COURSE_TOOL_MAX_CONTENT_CODE_POINTS;
 const MARKER = COURSE_TOOL_TRUNCATION_MARKER;
@@ -53,4 +54,13 @@ export function expectLinkedResult(result: CourseToolResultMessage, id: unknown,
 export function expectInvalidCall(error: unknown): void {
   expect(isToolContractError(error)).toBe(true);
   expect((error as { code?: unknown }).code).toBe(COURSE_TOOL_INVALID_TOOL_CALL);
+}
+
+/** The ToolContractError with `code` that `pending` rejects with (fails the test when it resolves). */
+export async function expectContractError(pending: Promise<unknown>, code: string): Promise<ToolContractError> {
+  const settled = await settle(pending);
+  if (settled.ok) throw new Error("expected a rejection");
+  expect(isToolContractError(settled.reason)).toBe(true);
+  expect((settled.reason as ToolContractError).code).toBe(code);
+  return settled.reason as ToolContractError;
 }
