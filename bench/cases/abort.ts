@@ -147,7 +147,8 @@ export async function benchAbort(options: CaseOptions = {}): Promise<AbortResult
     },
   };
   const rejectBound = 5;
-  const replaceBound = abortGraceMs + 250;
+  /** Issue 10: the next call is served by a thread already warm, at most this long after abort(). */
+  const nextCallBound = 30;
   const check = (id: string, target: string, value: number, pass: boolean, note?: string, informational = false): TargetCheck => ({
     id,
     target,
@@ -189,9 +190,9 @@ export async function benchAbort(options: CaseOptions = {}): Promise<AbortResult
       ),
       check(
         "abort.worker.spinningNextCallMs",
-        `abort() -> next call served <= abortGraceMs + 250 = ${replaceBound} ms, by a new thread`,
+        `abort() -> next call served <= ${nextCallBound} ms (a warm thread), the spinning one replaced`,
         result.worker.spinningNextCallMs,
-        result.worker.spinningNextCallMs <= replaceBound && threadReplaced,
+        result.worker.spinningNextCallMs <= nextCallBound && threadReplaced,
         threadReplaced ? undefined : "the spinning thread was not replaced",
       ),
     ],

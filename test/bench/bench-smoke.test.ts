@@ -45,7 +45,6 @@ const TARGET_IDS = [
 ];
 
 const INFORMATIONAL = [
-  "workerDispatch.parallel.ratio",
   "abort.inProcess.spinningSettledAfterMs",
   "scaling.cpuThreads.perDoubling",
   ...TARGET_IDS.filter((id) => id.startsWith("peers.")),
