@@ -62,7 +62,8 @@ class Settlement {
   ) {}
 }
 
-class Outcome implements ToolOutcome {
+/** A ToolOutcome record (also what a worker's reply is decoded into). */
+export class Outcome implements ToolOutcome {
   // biome-ignore lint/suspicious/noThenProperty: as above, this record resolves a promise.
   readonly then = undefined;
   constructor(
@@ -71,7 +72,8 @@ class Outcome implements ToolOutcome {
   ) {}
 }
 
-class OutcomeWithAttachments extends Outcome {
+/** A success with attachments. */
+export class OutcomeWithAttachments extends Outcome {
   constructor(
     content: string,
     readonly attachments: readonly ToolAttachment[],

@@ -10,7 +10,7 @@ import { NonRecoverableToolError } from "../contract/errors.js";
 import { describeFailure } from "../contract/failure.js";
 import { ObjectFreeze, StringPrototypeSlice } from "../contract/primordials.js";
 import { errorContent } from "../contract/results.js";
-import type { ToolOutcome } from "../executor/run-tool.js";
+import { Outcome, OutcomeWithAttachments, type ToolOutcome } from "../executor/run-tool.js";
 
 /** Main → worker, one per call: only validated arguments travel. */
 export interface WorkerTask {
@@ -88,25 +88,6 @@ export interface ToolWorkerData {
   readonly outputBudgets: ResolvedOutputBudgets;
 }
 
-/** A finished call, as the pipeline takes it. */
-class Outcome implements ToolOutcome {
-  // biome-ignore lint/suspicious/noThenProperty: an own undefined `then` keeps a polluted Object.prototype.then from adopting this record.
-  readonly then = undefined;
-  constructor(
-    readonly content: string,
-    readonly isError: boolean,
-  ) {}
-}
-
-/** A result with attachments (still plain records: the pipeline adopts them). */
-class OutcomeWithAttachments extends Outcome {
-  readonly attachments: readonly ToolAttachment[];
-  constructor(content: string, attachments: readonly WireAttachment[]) {
-    super(content, false);
-    this.attachments = attachments as readonly ToolAttachment[];
-  }
-}
-
 /** A recoverable error outcome with a fixed message. */
 export function failureOutcome(code: RecoverableToolErrorCode, text: string): ToolOutcome {
   return ObjectFreeze(new Outcome(errorContent(code, { text, cut: false }), true));
@@ -119,7 +100,7 @@ export function decodeOutcome(outcome: WorkerOutcome): ToolOutcome | NonRecovera
     const attachments = outcome.attachments;
     return attachments === undefined
       ? new Outcome(outcome.content, outcome.isError)
-      : new OutcomeWithAttachments(outcome.content, attachments);
+      : new OutcomeWithAttachments(outcome.content, attachments as readonly ToolAttachment[]);
   }
   // A worker has its own realm: re-create the error here so it is genuine on this thread.
   if (kind === "fatal") return new NonRecoverableToolError(outcome.message);
