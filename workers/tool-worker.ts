@@ -4,6 +4,7 @@
 // (each within moduleLoadTimeoutMs, then its setup() within setupTimeoutMs) and reports how that went. Nothing here may
 // throw at load time (Piscina would stop replacing workers); every failure of a call is
 // encoded as that call's outcome, and a fault no running task caused retires the thread.
+// docs/contract.md: rule W1 — tool modules, rule W2 — abort relay, rule W5 — faults are results (and rules 7–12 through runTool).
 import { MessageChannel, parentPort, threadId, workerData } from "node:worker_threads";
 import {
   COURSE_TOOL_EXECUTION_FAILED,

@@ -1,6 +1,7 @@
 // `app` never goes to a worker thread: a live handle (a socket, a connection pool) cannot be
 // structured-cloned, and a copy of one would not be the same handle. A worker executor given
 // one refuses it, up front, rather than dropping it; its tools get theirs from `setup()`.
+// docs/contract.md: rule 7 — execution context (no `app` across threads).
 import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import { isProxy, ObjectGetOwnPropertyDescriptor, ObjectHasOwn } from "../contract/primordials.js";

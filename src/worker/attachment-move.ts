@@ -3,6 +3,7 @@
 // in the reply's transfer list. Moving here, not in Piscina's postMessage, means a buffer the
 // tool detached or made untransferable fails this call with a result, never the reply itself.
 // The tool's own `attachment.data` is detached afterwards: one imageContent goes out once.
+// docs/contract.md: rule W4 — re-link and freeze on the main thread (attachments re-checked there).
 import type { ToolAttachment } from "../contract/attachments.js";
 import { describeFailure } from "../contract/failure.js";
 import { MapPrototypeGet, MapPrototypeSet, ReflectApply, StructuredClone } from "../contract/primordials.js";

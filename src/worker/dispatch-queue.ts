@@ -3,6 +3,7 @@
 // buffer: memory follows the number of calls waiting, however long the queue stays non-empty,
 // and a call cancelled while waiting leaves a hole that is compacted away once holes outnumber
 // the calls. Indexed writes only: no array method a caller could patch is ever reached.
+// docs/contract.md: rule W2 — abort relay (a call aborted while queued never reaches a worker).
 
 /** What the queue holds. `waiting` is the queue's own mark: true from push until shift or cancel. */
 export interface QueueEntry {

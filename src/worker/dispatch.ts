@@ -4,6 +4,7 @@
 // caller moved on at abort or timeout; such a task no longer counts as a running call, so the
 // next call does not wait for its grace period: it goes to the first thread that is free, or
 // to a spare Piscina starts at once (the board has 2 × maxThreads slots, the pool as many threads).
+// docs/contract.md: rule W2 — abort relay, rule W3 — timeout and termination, rule W5 — faults are results.
 import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_VALIDATION_FAILED } from "../contract/constants.js";
 import { isNonRecoverableToolError } from "../contract/errors.js";
 import { describeFailure } from "../contract/failure.js";

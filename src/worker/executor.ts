@@ -1,6 +1,7 @@
 // WorkerToolExecutor: the main thread snapshots, validates and owns the registry (the shared
 // pipeline); a Piscina pool runs `execute` and the serializer (dispatch.ts, worker-pool.ts).
 // This file is the lifecycle: create, the two ways in, and close.
+// docs/contract.md: rules 1–13 through the shared pipeline; rule W4 — re-link and freeze on the main thread, rule W6 — batches.
 import { COURSE_TOOL_EXECUTOR_CLOSED } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import { NativePromise, PromisePrototypeThen, PromiseReject, PromiseResolve } from "../contract/primordials.js";

@@ -1,6 +1,7 @@
 // The options of `WorkerToolExecutor.create`, read once and checked up front: every number
 // has a lower and an upper bound, and a bad value is a ToolContractError(INVALID_ARGUMENT)
 // naming the option and the value. Nothing later reads the caller's object again.
+// docs/contract.md: rule W3 — timeout and termination (every delay bounded).
 import { availableParallelism } from "node:os";
 import type { ResourceLimits } from "node:worker_threads";
 import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";

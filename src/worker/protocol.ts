@@ -2,6 +2,7 @@
 // Outcomes are encoded explicitly: errors lose their class and own properties when
 // structured-cloned. Every record that resolves a promise has an own `then` (undefined), so a
 // `then` planted on Object.prototype (in either realm) never adopts it as a thenable.
+// docs/contract.md: rule W4 — re-link and freeze on the main thread, rule W5 — faults are results.
 import type { MessagePort } from "node:worker_threads";
 import type { ImageMimeType, ToolAttachment } from "../contract/attachments.js";
 import type { ResolvedOutputBudgets } from "../contract/budgets.js";

@@ -13,6 +13,7 @@
 // the very task it means (TASK cell): a worker that finished first has moved it to DONE and
 // keeps its thread; a worker that finds KILLED never returns, so its thread cannot take
 // another call before it dies.
+// docs/contract.md: rule W3 — timeout and termination (a kill bound to its task).
 
 const STATE = 0;
 const OWNER = 1;

@@ -1,6 +1,7 @@
 // The worker side of one task: the signal its tool sees, its record in the async context
 // (so a fault or a message can be traced to the task that scheduled it, even after that task
 // finished), and the worker → main per-task messages.
+// docs/contract.md: rule W2 — abort relay, rule W5 — faults are results (a fault traced to its task).
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { ToolApp } from "../contract/app.js";
 import type { ToolContext } from "../contract/definition.js";

@@ -6,6 +6,7 @@
 //   main → worker  `abort(taskId, reason)`: fires the signal the running tool sees.
 //   worker → main  `taskMessage(taskId, message)`: a message for one task (progress, later),
 //                  delivered to that task's listener; nothing is delivered once it settled.
+// docs/contract.md: rule W2 — abort relay.
 import type { MessagePort } from "node:worker_threads";
 import { type Endpoint, expose, type Remote, wrap } from "comlink";
 import { MapPrototypeDelete, MapPrototypeGet, MapPrototypeSet, PromisePrototypeThen } from "../contract/primordials.js";

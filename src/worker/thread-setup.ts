@@ -2,6 +2,7 @@
 // the loader (a TypeScript loader's registration, say), import each tool module, and run its
 // `setup()`, whose value is that module's `context.app` in this thread. A step that never
 // settles fails; it does not hang the thread. Steps settle with a record, never a rejection.
+// docs/contract.md: rule W1 — tool modules.
 import type { CourseTool } from "../contract/definition.js";
 import { describeFailure } from "../contract/failure.js";
 import {

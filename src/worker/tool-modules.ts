@@ -2,6 +2,7 @@
 // export a per-thread `setup`. The main thread loads them to own the registry; a worker loads
 // the same URL to run `execute` (thread-setup.ts). What a worker reports names a module by its
 // file name, never a host path.
+// docs/contract.md: rule W1 — tool modules.
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { COURSE_TOOL_INVALID_TOOL_MODULE } from "../contract/constants.js";

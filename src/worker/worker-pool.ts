@@ -4,6 +4,7 @@
 // hears each thread's hello and module-load report, bounds how long a thread may take to load
 // its modules, ends threads without ever taking another call down with them, and keeps a
 // warm spare thread while threads are being replaced.
+// docs/contract.md: rule W1 — tool modules, rule W3 — timeout and termination, rule W5 — faults are results.
 import type { Worker } from "node:worker_threads";
 import { Piscina, queueOptionsSymbol } from "piscina";
 import type { ResolvedOutputBudgets } from "../contract/budgets.js";
