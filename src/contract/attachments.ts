@@ -95,12 +95,16 @@ export function withAttachments(value: unknown, attachments: readonly ToolAttach
   return output;
 }
 
-/** A tool's output split into the value to serialize and its attachments (none for plain output). */
-export function splitOutput(output: unknown): { readonly value: unknown; readonly attachments: readonly ToolAttachment[] | undefined } {
-  if (typeof output !== "object" || output === null) return { value: output, attachments: undefined };
+/**
+ * A tool's output split into the value to serialize and its attachments; undefined for plain
+ * output (the common case allocates nothing).
+ */
+export function splitOutput(
+  output: unknown,
+): { readonly value: unknown; readonly attachments: readonly ToolAttachment[] | undefined } | undefined {
+  if (typeof output !== "object" || output === null) return undefined;
   if (WeakSetPrototypeHas(madeAttachments, output)) return { value: undefined, attachments: ObjectFreeze([output as ToolAttachment]) };
-  const made = WeakMapPrototypeGet(madeOutputs, output);
-  return made === undefined ? { value: output, attachments: undefined } : made;
+  return WeakMapPrototypeGet(madeOutputs, output);
 }
 
 /**

@@ -116,7 +116,9 @@ function finish(settlement: Settlement, signal: AbortSignal, budgets: ResolvedOu
     if (isNonRecoverableToolError(settlement.payload)) throw settlement.payload;
     return new Outcome(errorContent(COURSE_TOOL_EXECUTION_FAILED, describeFailure(settlement.payload), cap), true);
   }
-  const { value, attachments } = splitOutput(settlement.payload);
+  const split = splitOutput(settlement.payload);
+  const value = split === undefined ? settlement.payload : split.value;
+  const attachments = split === undefined ? undefined : split.attachments;
   // docs/contract.md: rule 10 — safe serialization, rule 11 — work budgets.
   const serialized = serializeWithin(value, budgets);
   if (serialized.ok)
