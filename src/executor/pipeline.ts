@@ -25,6 +25,7 @@ import {
   MapPrototypeGet,
   MapPrototypeGetSize,
   mapKeyStepper,
+  ObjectHasOwn,
   PromisePrototypeThen,
   PromiseReject,
   PromiseResolve,
@@ -244,7 +245,8 @@ function runPrepared(
 // docs/contract.md: rule 13 — frozen, linked results (built from the snapshot, whatever ran the tool).
 /** The outcome as a frozen linked result; attachments checked again (a runner may have carried them across a thread). */
 function publish(call: Readonly<CourseToolCall>, outcome: ToolOutcome): CourseToolResultMessage {
-  const attachments = outcome.attachments;
+  // Own only: an `attachments` planted on Object.prototype is not an outcome's.
+  const attachments = ObjectHasOwn(outcome, "attachments") ? outcome.attachments : undefined;
   if (attachments === undefined) return toolResultMessage(call, outcome.content, outcome.isError);
   const adopted = adoptAttachments(attachments);
   if (typeof adopted === "string") {

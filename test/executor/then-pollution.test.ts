@@ -93,6 +93,18 @@ describe.each(EXECUTORS)("%s: a published result is never adopted as a thenable"
     expect(Object.keys(value as object)).toEqual(["role", "id", "toolCallId", "toolName", "content", "isError"]);
   });
 
+  test("an attachments list planted on Object.prototype is no result's: text results stay text", async () => {
+    let value: unknown;
+    Object.defineProperty(Object.prototype, "attachments", { configurable: true, writable: true, value: [{ type: "image" }] });
+    try {
+      value = await executor.executeToolCall(call("bareEcho", { e: 5 }, "call-planted"), neverAborted());
+    } finally {
+      delete (Object.prototype as { attachments?: unknown }).attachments;
+    }
+    expect(value).toMatchObject({ toolCallId: "call-planted", content: '{"e":5}', isError: false });
+    expect(Object.hasOwn(value as object, "attachments")).toBe(false);
+  });
+
   test("a result still looks like a plain object: its own keys and JSON are the six fields", async () => {
     const result = await executor.executeToolCall(call("echo", {}, "call-shape"), neverAborted());
     expect(Object.keys(result)).toEqual(["role", "id", "toolCallId", "toolName", "content", "isError"]);
