@@ -7,15 +7,27 @@ import { type DescribeToolsOptions, describeTools } from "../contract/describe.j
 import { ObjectFreeze } from "../contract/primordials.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
 import type { ToolProgress } from "../executor/progress.js";
+import { imageBlocks, type ToolgateImageBlock } from "./image-blocks.js";
 import { progressStream } from "./progress-stream.js";
 import { neverAbortedSignal, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
 
 /**
  * What a toolgate tool's AI SDK `execute` yields: progress reports as preliminary results
- * (streamText shows them as `tool-result` parts with `preliminary: true`), then the
- * result's content as the final output, which the model reads as text.
+ * (streamText shows them as `tool-result` parts with `preliminary: true`), then the final
+ * output: the result's content, which the model reads as text, or, for a result with
+ * attachments, a ToolgateAiSdkContent, which the model reads as text and images.
  */
-export type ToolgateAiSdkOutput = string | ToolgateAiSdkProgress;
+export type ToolgateAiSdkOutput = string | ToolgateAiSdkContent | ToolgateAiSdkProgress;
+
+/**
+ * The final output of a result with attachments: its content and its images (base64, so the
+ * output stays JSON, as the SDK's stored UI messages need it for `convertToModelMessages`).
+ */
+export interface ToolgateAiSdkContent {
+  readonly type: "content";
+  readonly text: string;
+  readonly images: readonly ToolgateImageBlock[];
+}
 
 /** A preliminary result: one of the tool's progress reports. */
 export interface ToolgateAiSdkProgress {
@@ -53,7 +65,9 @@ export class ToolgateToolError extends Error {
  * - `inputSchema`: `jsonSchema(parameters)` from describeTools, with no SDK-side validation:
  *   toolgate's validator decides, so the model reads toolgate's argument errors.
  * - `execute(input, { toolCallId, abortSignal })` runs the call through `source`; a success
- *   ends with the result's content (the model reads it as text); a recoverable error result
+ *   ends with the result's content (the model reads it as text) or, when it has attachments,
+ *   a ToolgateAiSdkContent (the model reads a `content` output: the text, then each image as
+ *   a `file` part with its mediaType and base64 data); a recoverable error result
  *   throws `ToolgateToolError` (the SDK records a `tool-error` and shows the model the error
  *   content); a rejection (the abort reason, a ToolContractError, a NonRecoverableToolError)
  *   is thrown as it is.
@@ -68,10 +82,7 @@ export function toAiSdkTools(source: ToolCallSource, options: ToAiSdkToolsOption
       inputSchema: jsonSchema<unknown>(parameters as Parameters<typeof jsonSchema>[0]),
       execute: (input: unknown, { toolCallId, abortSignal }: ToolExecutionOptions<unknown>) =>
         runCall(resolved, name, toolCallId, input, abortSignal ?? neverAbortedSignal()),
-      toModelOutput: ({ output }: { output: ToolgateAiSdkOutput }) => ({
-        type: "text" as const,
-        value: typeof output === "string" ? output : "",
-      }),
+      toModelOutput: ({ output }: { output: ToolgateAiSdkOutput }) => modelOutput(output),
     }) as ToolgateAiSdkTool;
   }
   return tools;
@@ -94,7 +105,24 @@ async function* runCall(
     }
     if (step.kind === "rejected") throw step.reason;
     if (step.result.isError) throw new ToolgateToolError(step.result);
-    yield step.result.content;
+    const images = imageBlocks(step.result, "toAiSdkTools");
+    yield images.length === 0 ? step.result.content : ObjectFreeze({ type: "content" as const, text: step.result.content, images });
     return;
   }
+}
+
+type ModelOutput = Exclude<Awaited<ReturnType<NonNullable<ToolgateAiSdkTool["toModelOutput"]>>>, undefined>;
+type ModelOutputPart = Extract<ModelOutput, { type: "content" }>["value"][number];
+
+/** Text as `text`; text with images as `content`: the text part, then one `file` part (base64 `data`) per image. */
+function modelOutput(output: ToolgateAiSdkOutput): ModelOutput {
+  if (typeof output === "string") return { type: "text", value: output };
+  if (output.type !== "content") return { type: "text", value: "" };
+  const parts: ModelOutputPart[] = [{ type: "text", text: output.text }];
+  const { images } = output;
+  for (let index = 0; index < images.length; index += 1) {
+    const { data, mimeType } = images[index] as ToolgateImageBlock;
+    parts[index + 1] = { type: "file", mediaType: mimeType, data: { type: "data", data } };
+  }
+  return { type: "content", value: parts };
 }

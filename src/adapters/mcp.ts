@@ -19,6 +19,7 @@ import { describeFailure } from "../contract/failure.js";
 import { describeValue } from "../contract/grammar.js";
 import { isProxy, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectHasOwn } from "../contract/primordials.js";
 import type { CallOptions } from "../executor/tool-executor.js";
+import { contentBlocks } from "./image-blocks.js";
 import { type McpRequestExtra, mcpProgressListener } from "./mcp-progress.js";
 import { type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
 
@@ -40,7 +41,8 @@ export interface CreateMcpServerOptions extends DescribeToolsOptions {
  * - `tools/call`: runs the call through `source` with a fresh toolCallId
  *   (`mcp-<n>-<JSON-RPC request id>`, `n` counting every call in the process) and the
  *   request's signal, so `notifications/cancelled` or a closed connection aborts it. A result
- *   (success or recoverable error) becomes `{ content: [{ type: "text", text: content }], isError }`;
+ *   (success or recoverable error) becomes `{ content: [{ type: "text", text: content }, ...images], isError }`,
+ *   each attachment an MCP image block `{ type: "image", data: <base64>, mimeType }`;
  *   a malformed call (INVALID_TOOL_CALL) is a JSON-RPC InvalidParams error; any other
  *   rejection (a NonRecoverableToolError, a closed executor) a JSON-RPC InternalError with
  *   its message read safely.
@@ -108,9 +110,9 @@ async function callTool(source: ResolvedSource, params: CallToolRequest["params"
   };
   const progressToken = params._meta?.progressToken;
   const options: CallOptions = progressToken === undefined ? {} : { onProgress: mcpProgressListener(progressToken, extra) };
-  let result: Awaited<ReturnType<ResolvedSource["run"]>>;
   try {
-    result = await source.run(call, extra.signal, options);
+    const result = await source.run(call, extra.signal, options);
+    return { content: contentBlocks(result, "createMcpServer"), isError: result.isError };
   } catch (error) {
     // Cancelled: the SDK sends nothing for an aborted request, so this error goes nowhere.
     // Otherwise the SDK would read `code`, `message` and `data` off the error itself (getters
@@ -119,5 +121,4 @@ async function callTool(source: ResolvedSource, params: CallToolRequest["params"
       isToolContractError(error) && error.code === COURSE_TOOL_INVALID_TOOL_CALL ? ErrorCode.InvalidParams : ErrorCode.InternalError;
     throw new McpError(code, describeFailure(error).text);
   }
-  return { content: [{ type: "text", text: result.content }], isError: result.isError };
 }

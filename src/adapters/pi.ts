@@ -19,6 +19,7 @@ import { type CourseToolResultMessage, errorContent } from "../contract/results.
 import { validateArguments } from "../contract/validation.js";
 import type { ProgressListener, ToolProgress } from "../executor/progress.js";
 import type { CallOptions, ToolExecutor } from "../executor/tool-executor.js";
+import { contentBlocks, type ToolgateImageBlock, type ToolgateTextBlock } from "./image-blocks.js";
 import { neverAbortedSignal, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
 
 export { type FromPiAgentToolOptions, fromPiAgentTool, type PiAgentToolLike } from "./pi-from.js";
@@ -40,17 +41,18 @@ export interface ToolgatePiDetails {
 }
 
 /** A text block of a Pi tool result (Pi's `TextContent`). */
-export interface ToolgatePiText {
-  readonly type: "text";
-  readonly text: string;
-}
+export type ToolgatePiText = ToolgateTextBlock;
+
+/** An image block of a Pi tool result (Pi's `ImageContent`): an attachment, its bytes in base64. */
+export type ToolgatePiImage = ToolgateImageBlock;
 
 /**
  * What a toolgate tool's Pi `execute` resolves to (`details`: ToolgatePiDetails), and what
  * it passes to Pi's `onUpdate` for a progress report (`details`: the ToolProgress).
  */
 export interface ToolgatePiResult<D> {
-  readonly content: ToolgatePiText[];
+  /** The text block first, then one image block per attachment (a progress report: text only). */
+  readonly content: (ToolgatePiText | ToolgatePiImage)[];
   readonly details: D;
 }
 
@@ -98,7 +100,8 @@ type NonRecoverableHook = NonNullable<ToPiAgentToolOptions["onNonRecoverableErro
  *   arguments first and, when it refuses, throws our `TOOL_ARGUMENTS_INVALID` /
  *   `TOOL_VALIDATION_FAILED` content, which Pi turns into an `isError` result. `execute`
  *   then runs the call through the executor, which validates again (validators are pure).
- * - Results: success → `{ content: [{ type: "text", text: content }], details }`; a
+ * - Results: success → `{ content: [{ type: "text", text: content }, ...images], details }`,
+ *   each attachment a Pi image block `{ type: "image", data: <base64>, mimeType }`; a
  *   recoverable `isError` result → `execute` throws an Error whose message is our error
  *   content (both majors make a thrown error an `isError` result the model reads; Pi 0.85
  *   knows no other way); any rejection (the abort reason itself, ToolContractError,
@@ -178,7 +181,7 @@ function makeAgentTool(
         }
         if (result.isError) throw new Error(result.content);
         return ObjectFreeze({
-          content: [ObjectFreeze({ type: "text" as const, text: result.content })],
+          content: contentBlocks(result, "toPiAgentTool"),
           details: ObjectFreeze({ toolCallId: result.toolCallId, toolName: result.toolName, resultId: result.id }),
         });
       },

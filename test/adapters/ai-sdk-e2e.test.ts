@@ -2,7 +2,7 @@
 // toolgate tools, with the SDK's mock language model (ai/test) playing the model.
 import { generateText, isStepCount, streamText } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
-import { defineTool, InProcessToolExecutor, ToolRegistry } from "toolgate";
+import { defineTool, InProcessToolExecutor, imageContent, ToolRegistry, withAttachments } from "toolgate";
 import { ToolgateToolError, toAiSdkTools } from "toolgate/ai-sdk";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -88,6 +88,55 @@ describe("toAiSdkTools with generateText", () => {
     expect(error?.error).toBeInstanceOf(ToolgateToolError);
     expect((error?.error as ToolgateToolError | undefined)?.result).toMatchObject({ toolCallId: "call-1", toolName: "add", isError: true });
     expect(step2?.toolResults.map((part) => [part.toolCallId, part.output])).toEqual([["call-2", "5"]]);
+  });
+
+  it("a result with attachments: the output carries base64 images, the model sees text then a file part per image", async () => {
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 255, 7]);
+    const webp = new Uint8Array(600).map((_, index) => (index * 11) % 256);
+    const camera = defineTool({
+      name: "camera",
+      description: "Takes two pictures.",
+      parameters: z.object({}),
+      execute: () => withAttachments({ shots: 2 }, [imageContent(png, "image/png"), imageContent(webp, "image/webp")]),
+    });
+    const model = new MockLanguageModelV4({
+      doGenerate: [toolCall("cam-1", "camera", {}), toolCall("add-1", "add", { left: 1, right: 2 }), answer("ok")],
+    });
+    const result = await generateText({
+      model,
+      tools: toAiSdkTools(new ToolRegistry([camera, add])),
+      prompt: "look",
+      stopWhen: isStepCount(5),
+    });
+    const pngBase64 = Buffer.from(png).toString("base64");
+    const webpBase64 = Buffer.from(webp).toString("base64");
+    const output = result.steps[0]?.toolResults[0]?.output;
+    expect(output).toEqual({
+      type: "content",
+      text: '{"shots":2}',
+      images: [
+        { type: "image", data: pngBase64, mimeType: "image/png" },
+        { type: "image", data: webpBase64, mimeType: "image/webp" },
+      ],
+    });
+    expect(JSON.parse(JSON.stringify(output))).toEqual(output);
+    expect(toolResultsSeen(model.doGenerateCalls[1] as CallOptions)).toEqual([
+      [
+        "cam-1",
+        {
+          type: "content",
+          value: [
+            { type: "text", text: '{"shots":2}' },
+            { type: "file", mediaType: "image/png", data: { type: "data", data: pngBase64 } },
+            { type: "file", mediaType: "image/webp", data: { type: "data", data: webpBase64 } },
+          ],
+        },
+      ],
+    ]);
+    expect(new Uint8Array(Buffer.from(webpBase64, "base64"))).toEqual(webp);
+    // A text-only result stays a string output, shown as text.
+    expect(result.steps[1]?.toolResults[0]?.output).toBe("3");
+    expect(toolResultsSeen(model.doGenerateCalls[2] as CallOptions).at(-1)).toEqual(["add-1", { type: "text", value: "3" }]);
   });
 
   it("through an executor, with the SDK's toolCallId as toolgate's", async () => {

@@ -12,10 +12,12 @@ import {
   type CallOptions,
   defineTool,
   describeTools,
+  imageContent,
   isToolContractError,
   NonRecoverableToolError,
   type ToolExecutor,
   ToolRegistry,
+  withAttachments,
 } from "toolgate";
 import { createMcpServer } from "toolgate/mcp";
 import { WorkerToolExecutor } from "toolgate/worker";
@@ -146,6 +148,88 @@ describe("tools/call", () => {
       content: [{ type: "text", text: "5" }],
       isError: false,
     });
+  });
+
+  it("attachments follow the text as MCP image blocks: base64 of the very bytes, on the wire too", async () => {
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 250, 251, 252, 253, 254, 255]);
+    const jpeg = new Uint8Array(3000).map((_, index) => (index * 7) % 256);
+    const snapshot = defineTool({
+      name: "snapshot",
+      description: "Returns two images.",
+      parameters: z.object({}),
+      execute: () => withAttachments({ frames: 2 }, [imageContent(png, "image/png"), imageContent(jpeg, "image/jpeg")]),
+    });
+    const { client, received } = await connect(new ToolRegistry([snapshot]));
+    const reply = (await client.callTool({ name: "snapshot", arguments: {} })) as {
+      content: { type: string; text?: string; data?: string; mimeType?: string }[];
+      isError: boolean;
+    };
+    expect(reply.isError).toBe(false);
+    expect(reply.content.map((block) => [block.type, block.mimeType])).toEqual([
+      ["text", undefined],
+      ["image", "image/png"],
+      ["image", "image/jpeg"],
+    ]);
+    expect(reply.content[0]).toEqual({ type: "text", text: '{"frames":2}' });
+    expect(new Uint8Array(Buffer.from(reply.content[1]?.data ?? "", "base64"))).toEqual(png);
+    expect(new Uint8Array(Buffer.from(reply.content[2]?.data ?? "", "base64"))).toEqual(jpeg);
+    const wire = received.find((message) => "result" in message && "content" in (message.result as object)) as unknown as {
+      result: { content: { data?: string }[] };
+    };
+    expect(wire.result.content[1]?.data).toBe(Buffer.from(png).toString("base64"));
+  });
+
+  it("a patched Buffer.prototype (base64Slice, toString) does not change the image's encoding", async () => {
+    const bytes = new Uint8Array([1, 2, 3, 4, 5]);
+    const picture = defineTool({
+      name: "picture",
+      description: "Returns an image alone.",
+      parameters: z.object({}),
+      execute: () => imageContent(bytes, "image/webp"),
+    });
+    const { client } = await connect(new ToolRegistry([picture]));
+    const proto = Buffer.prototype as unknown as { base64Slice: unknown; toString: unknown };
+    const { base64Slice, toString: bufferToString } = proto;
+    proto.base64Slice = () => "PATCHED";
+    proto.toString = () => "PATCHED";
+    let reply: unknown;
+    try {
+      reply = await client.callTool({ name: "picture", arguments: {} });
+    } finally {
+      proto.base64Slice = base64Slice;
+      proto.toString = bufferToString;
+    }
+    expect(reply).toEqual({
+      content: [
+        { type: "text", text: "" },
+        { type: "image", data: "AQIDBAU=", mimeType: "image/webp" },
+      ],
+      isError: false,
+    });
+  });
+
+  it("a text-only result has no image block; an executor handing back malformed attachments is a JSON-RPC InternalError", async () => {
+    const registry = new ToolRegistry([add]);
+    const forged: Pick<ToolExecutor, "registry" | "executeToolCall"> = {
+      registry,
+      executeToolCall: async (call) => ({
+        role: "toolResult",
+        id: `tool-result-${(call as { id: string }).id}`,
+        toolCallId: (call as { id: string }).id,
+        toolName: "add",
+        content: "5",
+        isError: false,
+        attachments: [{ type: "image", mimeType: "image/svg+xml", data: new Uint8Array([1]) }] as never,
+      }),
+    };
+    const { client } = await connect(forged);
+    const outcome = await settle(client.callTool({ name: "add", arguments: { left: 2, right: 3 } }, undefined, { timeout: 5_000 }));
+    expect(outcome.ok).toBe(false);
+    const error = (outcome as { reason: unknown }).reason as McpError;
+    expect(error.code).toBe(ErrorCode.InternalError);
+    expect(error.message).toContain("malformed attachments");
+    const plain = await connect(registry);
+    expect((await plain.client.callTool({ name: "add", arguments: { left: 1, right: 1 } })).content).toEqual([{ type: "text", text: "2" }]);
   });
 
   it("invalid arguments: isError true, the model-readable message with the $-path; execute never ran", async () => {

@@ -3,7 +3,7 @@
 // executor too; here also what only the in-process executor does (progress) and what needs
 // tools of its own (schema libraries, NonRecoverableToolError).
 import { num, obj } from "pi-schema-1";
-import { defineTool, NonRecoverableToolError, ToolRegistry } from "toolgate";
+import { defineTool, imageContent, NonRecoverableToolError, ToolRegistry, withAttachments } from "toolgate";
 import { fromPiAgentTool } from "toolgate/pi";
 import Type from "typebox";
 import * as v from "valibot";
@@ -148,6 +148,33 @@ describe.each(PI_MAJORS)("an existing Pi tool through toolgate, back in Pi's loo
     ]);
     expect(results[2]?.[1]).toBe(true);
     expect(JSON.parse(String(results[2]?.[2]))).toMatchObject({ error: { code: "TOOL_ARGUMENTS_INVALID" } });
+  });
+});
+
+describe.each(PI_MAJORS)("Pi agentLoop and attachments ($name)", (major) => {
+  it("the model is shown the tool's image as an image block of the tool result, after its text", async () => {
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 13, 10, 26, 10, 0, 255]);
+    const registry = new ToolRegistry([
+      defineTool({
+        name: "screenshot",
+        description: "Takes a screenshot.",
+        parameters: z.object({}),
+        execute: () => withAttachments({ width: 1 }, [imageContent(png, "image/png")]),
+      }),
+    ]);
+    const seen: ReturnType<typeof lastToolResult>[] = [];
+    await runPiAgentLoop(major, registry, [
+      major.assistant([major.toolCall("screenshot", {}, "s1")], "toolUse"),
+      (view) => {
+        seen.push(lastToolResult(view));
+        return major.assistant("a black pixel");
+      },
+    ]);
+    expect(seen[0]?.isError).toBe(false);
+    expect(seen[0]?.content).toEqual([
+      { type: "text", text: '{"width":1}' },
+      { type: "image", data: Buffer.from(png).toString("base64"), mimeType: "image/png" },
+    ]);
   });
 });
 

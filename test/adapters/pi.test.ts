@@ -11,10 +11,12 @@ import {
   defineTool,
   describeTools,
   executeToolCall,
+  imageContent,
   isToolContractError,
   NonRecoverableToolError,
   type ToolProgress,
   ToolRegistry,
+  withAttachments,
 } from "toolgate";
 import { fromPiAgentTool, type ToolCallExecutor, type ToolgatePiAgentTool, toPiAgentTool, toPiAgentTools } from "toolgate/pi";
 import { typeboxParameters, validatorFromTypeBox } from "toolgate/typebox";
@@ -208,6 +210,50 @@ describe("toPiAgentTool", () => {
       details: { toolCallId: "call-1", toolName: "add", resultId: "tool-result-call-1" },
     });
     expect(contexts.map((context) => context.toolCallId)).toEqual(["call-1"]);
+  });
+
+  it("maps attachments to Pi image blocks after the text block: base64 of the very bytes, a result both majors take", async () => {
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 255, 254, 1]);
+    const gif = new Uint8Array(1025).map((_, index) => (index * 13) % 256);
+    const registry = new ToolRegistry([
+      defineTool({
+        name: "render",
+        description: "Renders two images.",
+        parameters: z.object({}),
+        execute: () => withAttachments("two frames", [imageContent(png, "image/png"), imageContent(gif, "image/gif")]),
+      }),
+    ]);
+    const result = await toPiAgentTool(registry, "render").execute("call-img", {});
+    expect(result.content.map((block) => block.type)).toEqual(["text", "image", "image"]);
+    expect(result.content[0]).toEqual({ type: "text", text: "two frames" });
+    expect(result.content[1]).toEqual({ type: "image", data: Buffer.from(png).toString("base64"), mimeType: "image/png" });
+    expect(new Uint8Array(Buffer.from((result.content[2] as { data: string }).data, "base64"))).toEqual(gif);
+    expect((result.content[2] as { mimeType: string }).mimeType).toBe("image/gif");
+    expect(result.content.every((block) => Object.isFrozen(block))).toBe(true);
+    expectTypeOf(result).toExtend<agent0.AgentToolResult<unknown>>();
+    expectTypeOf(result).toExtend<agent1.AgentToolResult<unknown>>();
+    // A text-only result keeps its one block.
+    const { registry: plain } = makeRegistry();
+    expect((await toPiAgentTool(plain, "add").execute("call-txt", { left: 1, right: 2 })).content).toEqual([{ type: "text", text: "3" }]);
+  });
+
+  it("an executor handing back malformed attachments makes execute throw (Pi records an isError result)", async () => {
+    const { registry } = makeRegistry();
+    const forged: ToolCallExecutor = {
+      registry,
+      executeToolCall: async () => ({
+        role: "toolResult",
+        id: "tool-result-call-bad",
+        toolCallId: "call-bad",
+        toolName: "add",
+        content: "3",
+        isError: false,
+        attachments: [{ type: "image", mimeType: "image/png", data: "not bytes" }] as never,
+      }),
+    };
+    const error = await rejection(toPiAgentTool(forged, "add").execute("call-bad", { left: 1, right: 2 }));
+    expect(isToolContractError(error) && error.code).toBe("INVALID_ARGUMENT");
+    expect((error as Error).message).toContain("toPiAgentTool: the executor's result has malformed attachments");
   });
 
   it("gives the tool a never-aborting signal when Pi passes none", async () => {

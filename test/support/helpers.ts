@@ -26,7 +26,11 @@ export const scratchDir = (): string => mkdtempSync(join(tmpdir(), "toolgate-tes
 export async function waitForFile(path: string, ms = 5000): Promise<string | undefined> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
-    if (existsSync(path)) return readFileSync(path, "utf8");
+    // Non-empty: a writer in another thread or process may have created the file and not yet written it.
+    if (existsSync(path)) {
+      const text = readFileSync(path, "utf8");
+      if (text.length > 0) return text;
+    }
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   return undefined;
