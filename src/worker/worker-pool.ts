@@ -35,7 +35,8 @@ import { SLOT_RUNNING, type TaskBoard } from "./task-board.js";
 import { TaskMessages, ThreadPort } from "./thread-port.js";
 import { type LoadedToolModules, moduleFileName } from "./tool-modules.js";
 
-const WORKER_ENTRY = new URL("../../workers/tool-worker.js", import.meta.url).href;
+/** CommonJS on purpose: see workers/piscina-entry.cts. */
+const WORKER_ENTRY = new URL("../../workers/piscina-entry.cjs", import.meta.url).href;
 
 /** The key under which a task's slot rides along to the load balancer (Piscina's queue options; a symbol key is never cloned). */
 export const SLOT_TAG: typeof queueOptionsSymbol = queueOptionsSymbol;

@@ -184,6 +184,19 @@ describe("lifecycle", () => {
     expect((await contractError(batch)).code).toBe("EXECUTOR_CLOSED");
   });
 
+  test("each thread loads its entry through a CommonJS file, never require() of an ES module (a thread terminated mid-load could abort the process)", async () => {
+    // Node >= 20.19 require()s an ES module synchronously, and a thread terminated while that
+    // graph links is a fatal error for the whole process. Piscina require()s its entry first.
+    const executor = await WorkerToolExecutor.create({ modules: [WORKER_TOOLS], minThreads: 1, maxThreads: 1 });
+    try {
+      const result = await executor.executeToolCall(call("requiredWorkerFiles"), neverAborted());
+      expect(result.isError).toBe(false);
+      expect(JSON.parse(result.content)).toEqual(["piscina-entry.cjs"]);
+    } finally {
+      await executor.close();
+    }
+  });
+
   test("a call aborted while queued never reaches a worker", async () => {
     const executor = await WorkerToolExecutor.create({ modules: [CONTRACT_TOOLS], maxThreads: 1 });
     try {
