@@ -111,11 +111,13 @@ describe("a running pool", () => {
   });
 
   test("a timeout is a linked, frozen TOOL_EXECUTION_TIMEOUT result, and a spinning tool is terminated", async () => {
+    const killed: string[] = [];
     const short = await WorkerToolExecutor.create({
       modules: [WORKER_TOOLS, CONTRACT_TOOLS],
       maxThreads: 1,
       timeoutMs: 1000,
       abortGraceMs: 50,
+      hooks: { onThreadKilled: (event) => void killed.push(`${event.toolCallId} on ${event.threadId}`) },
     });
     try {
       const first = Number((await short.executeToolCall(call("threadId"), neverAborted())).content);
@@ -125,14 +127,18 @@ describe("a running pool", () => {
       expect(errorOf(result)).toEqual({ code: "TOOL_EXECUTION_TIMEOUT", message: "the tool did not finish within 1000 ms" });
       const second = Number((await short.executeToolCall(call("threadId"), neverAborted())).content);
       expect(second).not.toBe(first);
-      // A cooperative tool sees a TimeoutError on its own signal and keeps its thread.
+      expect(killed).toEqual([`call-slow on ${first}`]);
+      // A cooperative tool sees a TimeoutError on its own signal and keeps its thread. (Which
+      // thread the next call takes is not asserted: a warm spare may take it while the
+      // cooperative call's thread reports back.)
       const dir = scratchDir();
       const markerPath = join(dir, "timed-out");
-      const cooperative = await short.executeToolCall(call("waitForAbort", { markerPath }), neverAborted());
+      const cooperative = await short.executeToolCall(call("waitForAbort", { markerPath }, "call-cooperative"), neverAborted());
       expect(errorOf(cooperative).code).toBe("TOOL_EXECUTION_TIMEOUT");
       expect(await waitForFile(markerPath)).toBe("TimeoutError");
-      const last = await short.executeToolCall(call("threadId"), neverAborted());
-      expect(last.content).toBe(String(second));
+      await new Promise((resolve) => setTimeout(resolve, 250)); // well past the 50 ms grace period
+      expect((await short.executeToolCall(call("echo", { after: "timeout" }), neverAborted())).content).toBe('{"after":"timeout"}');
+      expect(killed).toEqual([`call-slow on ${first}`]);
     } finally {
       await short.close();
     }
