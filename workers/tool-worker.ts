@@ -12,11 +12,10 @@ import {
   COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED,
 } from "../src/contract/constants.js";
 import { cutToCodePoints } from "../src/contract/content.js";
-import type { CourseTool, ToolContext } from "../src/contract/definition.js";
+import type { CourseTool } from "../src/contract/definition.js";
 import { isNonRecoverableToolError } from "../src/contract/errors.js";
 import { describeFailure, readDataProperty } from "../src/contract/failure.js";
 import {
-  AbortSignalPrototypeGetAborted,
   isPromise,
   MapPrototypeDelete,
   MapPrototypeGet,
@@ -52,9 +51,9 @@ const {
   outputBudgets,
 } = workerData as ToolWorkerData;
 
-/** runTool within the executor's output budgets (a tool's own override them). */
-function runWithinBudgets(tool: CourseTool, args: unknown, context: ToolContext): ToolOutcome | Promise<ToolOutcome> {
-  return runTool(tool, args, context, outputBudgets);
+/** runTool within the executor's output budgets (a tool's own override them), with the task's signal made on first read. */
+function runWithinBudgets(tool: CourseTool, args: unknown, task: RunningTask): ToolOutcome | Promise<ToolOutcome> {
+  return runTool(tool, args, task.context, outputBudgets, task);
 }
 const board = TaskBoard.attach(boardMemory);
 
@@ -135,7 +134,7 @@ export default function runToolTask(task: WorkerTask | WorkerWarmup): WorkerOutc
   active = record;
   let outcome: ToolOutcome | Promise<ToolOutcome>;
   try {
-    outcome = runInTask(record, runWithinBudgets, tool, task.args, record.context);
+    outcome = runInTask(record, runWithinBudgets, tool, task.args, record);
   } catch (error) {
     return finish(record, task, encodeFailure(error, record));
   }
@@ -245,7 +244,7 @@ function encodeOutcome(outcome: ToolOutcome): Reply {
 
 /** A rejection of runTool: the abort, a NonRecoverableToolError, or (defensively) anything else. */
 function encodeFailure(error: unknown, task: RunningTask): Reply {
-  if (AbortSignalPrototypeGetAborted(task.context.signal)) return new Reply("stopped", "", false, "", false);
+  if (task.aborted) return new Reply("stopped", "", false, "", false);
   if (isNonRecoverableToolError(error)) {
     const message = readDataProperty(error, "message");
     const text = typeof message === "string" ? message : "";

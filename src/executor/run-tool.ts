@@ -94,22 +94,40 @@ export function runTool(
   args: unknown,
   runContext: RunContext,
   budgets: ResolvedOutputBudgets = DEFAULT_OUTPUT_BUDGETS,
+  lazySignal?: LazySignal,
 ): ToolOutcome | Promise<ToolOutcome> {
-  throwIfAborted(runContext.signal); // in a worker, the abort can arrive while the call is queued
+  // In a worker, the abort can arrive while the call is queued.
+  throwIfMadeAndAborted(lazySignal === undefined ? runContext.signal : lazySignal.signalIfMade);
   const within = outputBudgetsFor(tool.budgets, budgets);
   // docs/contract.md: rule 7 — execution context (frozen, with the run's own signal).
   const context: ToolContext =
     runContext.reportProgress === undefined ? ObjectFreeze({ ...runContext, reportProgress: discardProgress }) : runContext;
   const settlement = settleExecution(tool, args, context);
-  if (!isPromise(settlement)) return finish(settlement as Settlement, context.signal, within);
+  if (!isPromise(settlement)) {
+    return finish(settlement as Settlement, lazySignal === undefined ? context.signal : lazySignal.signalIfMade, within);
+  }
+  // Awaiting the tool read its signal (raceAbort): it exists from here on.
   return PromisePrototypeThen(settlement as Promise<Settlement>, (settled) =>
     finish(settled, context.signal, within),
   ) as Promise<ToolOutcome>;
 }
 
+/**
+ * A run whose context makes its signal only when something reads it (a worker's task): the
+ * signal if it was made, else undefined. Until it is made, nothing can abort the run's
+ * synchronous steps, so runTool checks only a signal that exists.
+ */
+export interface LazySignal {
+  readonly signalIfMade: AbortSignal | undefined;
+}
+
+function throwIfMadeAndAborted(signal: AbortSignal | undefined): void {
+  if (signal !== undefined) throwIfAborted(signal);
+}
+
 /** After the tool settled: the abort check, then failure normalization or serialization. */
-function finish(settlement: Settlement, signal: AbortSignal, budgets: ResolvedOutputBudgets): ToolOutcome {
-  throwIfAborted(signal); // the tool settled, but abort may have come first
+function finish(settlement: Settlement, signal: AbortSignal | undefined, budgets: ResolvedOutputBudgets): ToolOutcome {
+  throwIfMadeAndAborted(signal); // the tool settled, but abort may have come first
   const cap = budgets.maxContentCodePoints;
   if (!settlement.ok) {
     // docs/contract.md: rule 9 — failure classification.

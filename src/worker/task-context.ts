@@ -5,7 +5,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { ToolApp } from "../contract/app.js";
 import type { ToolContext } from "../contract/definition.js";
-import { AbortControllerPrototypeAbort, ObjectFreeze } from "../contract/primordials.js";
+import { AbortControllerPrototypeAbort, AbortControllerPrototypeGetSignal, ObjectFreeze } from "../contract/primordials.js";
 import { discardProgress, openProgressChannel, type ProgressChannel } from "../executor/progress.js";
 import type { StopReason } from "./protocol.js";
 import type { WorkerPort } from "./thread-port.js";
@@ -16,8 +16,17 @@ export class RunningTask {
   settled = false;
   /** Set while an asynchronous tool runs: ends the task with a fault traced to it. */
   fault: ((error: unknown) => void) | undefined;
+  /** True once the main thread aborted the task or its time ran out. */
+  aborted = false;
+  /**
+   * The tool's context. Its `signal` is an own getter: a genuine AbortSignal costs microseconds
+   * to make (Node 20), and a synchronous tool that never reads it has nothing to abort (an abort
+   * arrives over the thread's port, which is read only between tasks' synchronous steps), so
+   * the signal is made when something reads it first (awaiting an asynchronous tool does).
+   */
   readonly context: ToolContext;
   readonly #controller = new AbortController();
+  #signal: AbortSignal | undefined;
   /** Open while the tool runs, when the caller asked for progress. */
   readonly #progress: ProgressChannel | undefined;
 
@@ -33,14 +42,45 @@ export class RunningTask {
     app: unknown,
     progress: boolean,
   ) {
-    const signal = this.#controller.signal;
     this.#progress = progress
-      ? openProgressChannel((report) => sendForTask(this, [report.progress, report.total, report.message]), toolCallId, toolName, signal)
+      ? openProgressChannel(
+          (report) => sendForTask(this, [report.progress, report.total, report.message]),
+          toolCallId,
+          toolName,
+          this.signal,
+        )
       : undefined;
     const reportProgress = this.#progress === undefined ? discardProgress : this.#progress.report;
+    const task = this;
     this.context = ObjectFreeze(
-      app === undefined ? { signal, toolCallId, reportProgress } : { signal, toolCallId, reportProgress, app: app as ToolApp },
+      app === undefined
+        ? {
+            get signal() {
+              return task.signal;
+            },
+            toolCallId,
+            reportProgress,
+          }
+        : {
+            get signal() {
+              return task.signal;
+            },
+            toolCallId,
+            reportProgress,
+            app: app as ToolApp,
+          },
     );
+  }
+
+  /** The tool's signal, made on first read. */
+  get signal(): AbortSignal {
+    if (this.#signal === undefined) this.#signal = AbortControllerPrototypeGetSignal(this.#controller);
+    return this.#signal;
+  }
+
+  /** The signal if something has read it, else undefined (and then nothing can be listening to it). */
+  get signalIfMade(): AbortSignal | undefined {
+    return this.#signal;
   }
 
   /** The outcome is decided: nothing is sent for the task after this. */
@@ -52,11 +92,14 @@ export class RunningTask {
 
   /** Fires the tool's signal with the DOMException a main-thread abort or timeout means. */
   abort(reason: StopReason): void {
+    if (this.aborted) return;
+    this.aborted = true;
     const error =
       reason === "timeout"
         ? new DOMException("The tool call timed out", "TimeoutError")
         : new DOMException("The tool call was aborted", "AbortError");
     AbortControllerPrototypeAbort(this.#controller, error);
+    this.#signal = AbortControllerPrototypeGetSignal(this.#controller);
   }
 }
 

@@ -1,7 +1,7 @@
 // One contract suite, run against every executor (test/support/executors.ts; docs/contract.md,
 // rule W7 — one contract suite). The tools live in one module (test/fixtures/contract-tools.ts),
 // so every executor runs the very same definitions; side effects are observed through files.
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   COURSE_TOOL_TRUNCATION_MARKER,
@@ -106,7 +106,28 @@ describe.each(CONTRACT_EXECUTORS)("the contract, %s", (_label, make) => {
 
   test("execute gets a frozen context with its call id and a live signal", async () => {
     const result = await run("context", {}, "call-context");
-    expect(JSON.parse(result.content)).toEqual({ toolCallId: "call-context", frozen: true, aborted: false });
+    expect(JSON.parse(result.content)).toEqual({ toolCallId: "call-context", frozen: true, aborted: false, oneSignal: true });
+  });
+
+  test("a tool that first reads its signal after the call was aborted finds it aborted", async () => {
+    const controller = new AbortController();
+    const startedPath = join(dir, "late-started");
+    const goPath = join(dir, "late-go");
+    const markerPath = join(dir, "late-read");
+    const pending = executor.executeToolCall(call("readsSignalLate", { startedPath, goPath, markerPath }), controller.signal);
+    expect(await waitForFile(startedPath)).toBe("started");
+    const reason = new DOMException("the user pressed stop", "AbortError");
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+    // The queue relays the abort to its host over Redis after the caller's rejection: let it land.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    writeFileSync(goPath, "go");
+    // A pool's idle thread runs a finished call's leftover work only when it takes its next
+    // call (Piscina blocks an idle thread on Atomics.wait): keep the threads busy until then.
+    for (let round = 0; round < 50 && !existsSync(markerPath); round += 1) {
+      await Promise.all([run("delayed", { n: round, ms: 5 }), run("delayed", { n: round, ms: 5 })]);
+    }
+    expect(await waitForFile(markerPath)).toBe("true AbortError");
   });
 
   test("an aborted signal rejects with its reason before anything runs", async () => {
