@@ -21,6 +21,7 @@ import {
   ObjectKeys,
   ObjectPrototype,
   ObjectPrototypeLookupGetter,
+  ObjectPrototypeLookupSetter,
   ReflectOwnKeys,
 } from "./primordials.js";
 
@@ -75,12 +76,21 @@ function isPlainRecord(value: unknown): value is object {
   return prototype === ObjectPrototype || prototype === null;
 }
 
-/** Reads an own data property once; an accessor or a missing property is a malformed call. */
+/**
+ * Reads an own data property once; an accessor or a missing property is a malformed call.
+ * (Without a descriptor: an own key with no getter is read directly, and a setter-only
+ * accessor reads undefined without running anything.)
+ */
 function readOwnData(record: object, key: string): unknown {
-  const descriptor = ObjectGetOwnPropertyDescriptor(record, key);
-  if (descriptor === undefined) invalid(`call.${key} is missing (it must be an own property)`);
-  if (!ObjectHasOwn(descriptor, "value")) invalid(`call.${key} is an accessor; only data properties are read`);
-  return descriptor.value;
+  if (!ObjectHasOwn(record, key)) invalid(`call.${key} is missing (it must be an own property)`);
+  if (ObjectPrototypeLookupGetter(record, key) !== undefined) accessor(key);
+  const value = (record as Record<string, unknown>)[key];
+  if (value === undefined && ObjectPrototypeLookupSetter(record, key) !== undefined) accessor(key);
+  return value;
+}
+
+function accessor(key: string): never {
+  invalid(`call.${key} is an accessor; only data properties are read`);
 }
 
 /**

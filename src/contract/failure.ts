@@ -12,6 +12,8 @@ import {
   ObjectGetOwnPropertyDescriptor,
   ObjectGetPrototypeOf,
   ObjectHasOwn,
+  ObjectPrototypeLookupGetter,
+  ObjectPrototypeLookupSetter,
 } from "./primordials.js";
 import { renderValue } from "./serialize.js";
 
@@ -104,10 +106,22 @@ function describeObject(value: object): FailureText {
   return { text: "a value that cannot be described (" + rendering.message + ")", cut: false };
 }
 
-/** An own data property's value; undefined when absent or an accessor (never called). */
+/** An own data property's value; undefined when absent, an accessor (never called), or on a Proxy. */
 export function readOwnDataProperty(object: object, key: string): unknown {
-  const descriptor = ObjectGetOwnPropertyDescriptor(object, key);
-  return descriptor !== undefined && ObjectHasOwn(descriptor, "value") ? descriptor.value : undefined;
+  return isProxy(object) ? undefined : ownDataOr(object, key, undefined);
+}
+
+/**
+ * An own data property's value, or `absent` when the key is not own or is an accessor; no
+ * getter ever runs. `object` must not be a Proxy. Cheaper than a descriptor read (it
+ * allocates nothing): an own key whose getter lookup finds none is read directly, and a
+ * setter-only accessor, which reads as undefined without running anything, is told apart
+ * by its setter.
+ */
+export function ownDataOr<T>(object: object, key: string, absent: T): unknown {
+  if (!ObjectHasOwn(object, key) || ObjectPrototypeLookupGetter(object, key) !== undefined) return absent;
+  const value = (object as Record<string, unknown>)[key];
+  return value === undefined && ObjectPrototypeLookupSetter(object, key) !== undefined ? absent : value;
 }
 
 /** A data property found on the object or its prototypes; stops at accessors and Proxies. */

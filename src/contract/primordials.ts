@@ -30,6 +30,8 @@ export const ReflectOwnKeys = Reflect.ownKeys;
 // a descriptor (an array element's descriptor read costs twice as much on Node 20).
 const lookupGetter = (Object.prototype as unknown as { __lookupGetter__: (key: PropertyKey) => unknown }).__lookupGetter__;
 export const ObjectPrototypeLookupGetter = (self: object, key: PropertyKey): unknown => ReflectApply(lookupGetter, self, [key]);
+const lookupSetter = (Object.prototype as unknown as { __lookupSetter__: (key: PropertyKey) => unknown }).__lookupSetter__;
+export const ObjectPrototypeLookupSetter = (self: object, key: PropertyKey): unknown => ReflectApply(lookupSetter, self, [key]);
 
 export const ArrayIsArray = Array.isArray;
 export const ArrayPrototype = Array.prototype;

@@ -4,9 +4,17 @@
 import { COURSE_TOOL_ARGUMENTS_INVALID, COURSE_TOOL_VALIDATION_FAILED, type RecoverableToolErrorCode } from "./constants.js";
 import type { CourseTool } from "./definition.js";
 import { isNonRecoverableToolError } from "./errors.js";
-import { describeFailure, type FailureText, readDataProperty } from "./failure.js";
+import { describeFailure, type FailureText, ownDataOr, readDataProperty } from "./failure.js";
 import { describeValue } from "./grammar.js";
-import { isPromise, isProxy, ObjectGetOwnPropertyDescriptor, ObjectHasOwn, PromisePrototypeThen, ReflectApply } from "./primordials.js";
+import {
+  isPromise,
+  isProxy,
+  ObjectGetPrototypeOf,
+  ObjectHasOwn,
+  ObjectPrototype,
+  PromisePrototypeThen,
+  ReflectApply,
+} from "./primordials.js";
 
 /** The validator accepted the arguments (`value` is what execute gets) or refused them. */
 export type Validation =
@@ -38,7 +46,10 @@ function readDecision(decision: unknown): Validation {
     void PromisePrototypeThen(decision as Promise<unknown>, undefined, ignore);
     return malformed("it returned a Promise");
   }
-  const then = readDataProperty(decision, "then");
+  // A plain decision with no `then` on it or on Object.prototype needs no walk up the chain.
+  const plain =
+    ObjectGetPrototypeOf(decision) === ObjectPrototype && !ObjectHasOwn(decision, "then") && !ObjectHasOwn(ObjectPrototype, "then");
+  const then = plain ? undefined : readDataProperty(decision, "then");
   if (typeof then === "function") {
     try {
       ReflectApply(then, decision, [ignore, ignore]);
@@ -47,22 +58,19 @@ function readDecision(decision: unknown): Validation {
     }
     return malformed("it returned a thenable");
   }
-  const ok = ownData(decision, "ok");
-  if (ok === undefined || typeof ok.value !== "boolean") return malformed("its `ok` is not an own boolean data property");
-  if (ok.value) {
-    const value = ownData(decision, "value");
-    return value === undefined ? malformed("`ok` is true but there is no own `value` data property") : { ok: true, value: value.value };
+  const ok = ownDataOr(decision, "ok", ABSENT);
+  if (typeof ok !== "boolean") return malformed("its `ok` is not an own boolean data property");
+  if (ok) {
+    const value = ownDataOr(decision, "value", ABSENT);
+    return value === ABSENT ? malformed("`ok` is true but there is no own `value` data property") : { ok: true, value };
   }
-  const error = ownData(decision, "error");
-  if (error === undefined) return malformed("`ok` is false but there is no own `error` data property");
-  return failed(COURSE_TOOL_ARGUMENTS_INVALID, describeFailure(error.value));
+  const error = ownDataOr(decision, "error", ABSENT);
+  if (error === ABSENT) return malformed("`ok` is false but there is no own `error` data property");
+  return failed(COURSE_TOOL_ARGUMENTS_INVALID, describeFailure(error));
 }
 
-/** An own data property, boxed so that a present `undefined` differs from absence. */
-function ownData(record: object, key: string): { readonly value: unknown } | undefined {
-  const descriptor = ObjectGetOwnPropertyDescriptor(record, key);
-  return descriptor !== undefined && ObjectHasOwn(descriptor, "value") ? { value: descriptor.value } : undefined;
-}
+/** Marks an absent own data property, so that a present `undefined` differs from absence. */
+const ABSENT: unique symbol = Symbol("absent");
 
 function malformed(why: string): Validation {
   return failed(COURSE_TOOL_VALIDATION_FAILED, { text: `${MALFORMED}; ${why}`, cut: false });

@@ -360,6 +360,20 @@ describe("rule 4 — call snapshot: the signal is checked first, then the call i
     expect(getter).not.toHaveBeenCalled();
   });
 
+  test.each(["type", "id", "name", "arguments"])(
+    "a setter-only %s on the call is refused as an accessor, its setter never called",
+    async (key) => {
+      const setter = vi.fn();
+      const malformed = Object.defineProperty({ ...call("echo", {}) }, key, { set: setter, enumerable: true });
+      const error = await expectContractError(
+        executeToolCall(new ToolRegistry([echoTool()]), malformed, neverAborted()),
+        "INVALID_TOOL_CALL",
+      );
+      expect(error.message).toBe(`call.${key} is an accessor; only data properties are read`);
+      expect(setter).not.toHaveBeenCalled();
+    },
+  );
+
   test("Proxies are refused without touching a trap, at any depth", async () => {
     const trap = vi.fn();
     const handler = { get: trap, getOwnPropertyDescriptor: trap, ownKeys: trap, getPrototypeOf: trap, has: trap };
@@ -479,6 +493,9 @@ describe("rule 6 — validation first: validate runs first, synchronously, and i
     ["ok: false without error", { ok: false }],
     ["an inherited ok", Object.create({ ok: true, value: 1 })],
     ["an accessor ok", Object.defineProperty({ value: 1 }, "ok", { get: okGetter, enumerable: true })],
+    ["a setter-only ok", Object.defineProperty({ value: 1 }, "ok", { set: okGetter, enumerable: true })],
+    ["a setter-only value", Object.defineProperty({ ok: true }, "value", { set: okGetter, enumerable: true })],
+    ["a setter-only error", Object.defineProperty({ ok: false }, "error", { set: okGetter, enumerable: true })],
     [
       "a Proxy decision",
       new Proxy({ ok: true, value: 1 }, { get: okGetter, getOwnPropertyDescriptor: okGetter } as unknown as ProxyHandler<object>),
