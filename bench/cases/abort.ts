@@ -73,6 +73,8 @@ export async function benchAbort(options: CaseOptions = {}): Promise<AbortResult
   const abortGraceMs = smoke ? 20 : 100;
   const runFor = smoke ? 5 : 20; // long enough for the call to be running in its thread
   const spinMs = smoke ? 10 : 100;
+  /** Generous for a thread to start and load the tool module on this machine (90–300 ms measured). */
+  const replacementLoadMs = smoke ? 0 : 400;
   const registry = new ToolRegistry(tools);
 
   options.log?.("abort latency: in-process");
@@ -126,6 +128,10 @@ export async function benchAbort(options: CaseOptions = {}): Promise<AbortResult
       workerSpinning.push(spinning.rejectMs);
       workerSpinningNext.push(spinning.nextMs);
       if (threadBefore === (await threadIdOf(executor))) threadReplaced = false;
+      // One runaway at a time: the next round starts once this one's grace period has ended
+      // and its replacement has had time to load (a burst of runaways within one grace period
+      // holds every slot: then the next call waits for a kill and a thread boot).
+      await sleep(abortGraceMs + replacementLoadMs);
     }
   } finally {
     await executor.close();

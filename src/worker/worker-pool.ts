@@ -115,6 +115,8 @@ export class WorkerPool {
   #spareWanted = false;
   #spareTimer: NodeJS.Timeout | undefined;
   #spareCheckQueued = false;
+  /** Warm-ups sent to make Piscina start a thread: the balancer refuses each once. */
+  #threadsToStart = 0;
   /** The thread that took the last call: tried first, so a spare stays idle (and is reaped once not wanted). */
   #lastChosen: PiscinaWorker | undefined;
   #destroyed = false;
@@ -245,6 +247,12 @@ export class WorkerPool {
    * retiring (none: the task waits in Piscina's queue until one is); records which slot went where.
    */
   #choose(task: { [queueOptionsSymbol]: SlotTag | null }, workers: PiscinaWorker[]): PiscinaWorker | null {
+    // A warm-up sent to start a thread is refused once: Piscina then starts one (and hands the
+    // warm-up, a no-op, to whichever thread is free later).
+    if (task[queueOptionsSymbol] === null && this.#threadsToStart > 0) {
+      this.#threadsToStart -= 1;
+      return null;
+    }
     const last = this.#lastChosen;
     if (last !== undefined && last.currentUsage === 0 && !last.terminating && !last.destroyed && !SetPrototypeHas(this.#retiring, last.id))
       return this.#hand(task, last);
@@ -312,13 +320,26 @@ export class WorkerPool {
     if (!this.#spareWanted || this.#destroyed) return;
     const threads = this.#piscina.threads;
     if (threads.length >= this.#board.slots) return;
+    let serving = 0;
+    let spare = false;
     for (let index = 0; index < threads.length; index += 1) {
       const threadId = (threads[index] as Worker).threadId;
       if (SetPrototypeHas(this.#retiring, threadId)) continue;
-      if (!SetPrototypeHas(this.#loaded, threadId)) return; // starting: the spare is on its way
+      serving += 1;
       const worker = MapPrototypeGet(this.#piscinaWorkers, threadId);
-      if (worker === undefined || (worker.currentUsage === 0 && !worker.terminating && !worker.destroyed)) return;
+      // Starting (the spare is on its way), or loaded and idle.
+      if (
+        !SetPrototypeHas(this.#loaded, threadId) ||
+        worker === undefined ||
+        (worker.currentUsage === 0 && !worker.terminating && !worker.destroyed)
+      ) {
+        spare = true;
+      }
     }
+    // An idle thread is a spare only beside maxThreads others: alone, it is the one the next
+    // call takes (and then a spare would only start when that call is aborted, too late to load).
+    if (spare && serving > this.#options.maxThreads) return;
+    this.#threadsToStart += 1;
     void PromisePrototypeThen(this.#piscina.run(WARMUP), undefined, ignore);
   }
 
@@ -404,6 +425,9 @@ export class WorkerPool {
     // A thread that died mid-task (not our kill: the spare for that started at the abort) is
     // replaced by a warm spare; one that could not load its modules is not (it would fail the same way).
     if (wasLoaded && this.#diedMidTask(threadId)) this.#wantSpare();
+    // One thread fewer: while a spare is wanted, start the next one now, not when a call next
+    // comes (a thread takes tens of milliseconds to load its modules).
+    else this.#queueSpareCheck();
   }
 
   /** The thread was running a task when it exited (a crash): its slot still says RUNNING (our kill says KILLED). */

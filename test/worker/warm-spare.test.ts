@@ -3,11 +3,14 @@
 // its thread budget (one thread per board slot). Calls go to the thread that took the last
 // one, so the spare stays idle; the slot accounting does not change: a spare never runs a
 // call beyond maxThreads, and close() ends it with the rest.
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import { WorkerToolExecutor } from "toolgate/worker";
 import { describe, expect, test } from "vitest";
-import { call, fixture, neverAborted, settle } from "../support/helpers.js";
+import { call, fixture, neverAborted, scratchDir, settle, waitForFile } from "../support/helpers.js";
 
 const WORKER_TOOLS = fixture("worker-tools");
+const SPARE_TOOLS = fixture("spare-tools");
 /** A generous bound for anything that should happen within a few thread boots. */
 const HANG_MS = 15_000;
 
@@ -45,6 +48,48 @@ describe("the warm spare", () => {
       await executor.close();
     }
     expect(executor.threadCount).toBe(0);
+  });
+
+  test("a thread killed while a spare is wanted is replaced at once, so the next spinning call's abort finds a loaded thread", async () => {
+    const boots = scratchDir();
+    const marks = scratchDir();
+    process.env.TOOLGATE_TEST_BOOT_DIR = boots; // read by each thread's setup()
+    const loaded = (): number[] => readdirSync(boots).map(Number);
+    const killed: number[] = [];
+    const executor = await WorkerToolExecutor.create({
+      modules: [SPARE_TOOLS],
+      minThreads: 1,
+      maxThreads: 1,
+      abortGraceMs: 100,
+      hooks: { onThreadKilled: (event) => void killed.push(event.threadId as number) },
+    });
+    const spinAndAbort = async (label: string): Promise<void> => {
+      const controller = new AbortController();
+      const startedPath = join(marks, `${label}.started`);
+      const spinning = executor.executeToolCall(call("spin", { startedPath }, label), controller.signal);
+      expect(await waitForFile(startedPath)).toBe("started");
+      controller.abort(label);
+      await expect(spinning).rejects.toBe(label);
+    };
+    try {
+      const first = await threadOf(executor);
+      await spinAndAbort("spin-1");
+      const serving = await threadOf(executor); // the spare started at the abort
+      expect(serving).not.toBe(first);
+      await until(() => killed.length === 1, "the first spinning thread is killed");
+      expect(killed).toEqual([first]);
+      // One thread fewer while a spare is wanted: its replacement starts now (not when the next
+      // call comes), and loads while nothing waits for it.
+      await until(() => loaded().filter((thread) => thread !== first && thread !== serving).length === 1, "a replacement has loaded");
+      const warm = loaded().filter((thread) => thread !== first);
+      await spinAndAbort("spin-2"); // on `serving`, the thread that took the last call
+      const next = await threadOf(executor);
+      expect(next).not.toBe(serving);
+      expect(warm).toContain(next); // loaded before the abort: no thread boot on the way
+    } finally {
+      await executor.close();
+      delete process.env.TOOLGATE_TEST_BOOT_DIR;
+    }
   });
 
   test("with spares started, a third call still waits for one of two: maxThreads counts calls, not threads", async () => {
