@@ -18,6 +18,7 @@ import {
   type ToolContractErrorCode,
 } from "./constants.js";
 import { ToolContractError } from "./errors.js";
+import { describeValue } from "./grammar.js";
 import {
   isProxy,
   JSONStringify,
@@ -139,8 +140,7 @@ function readBudgets<K extends string>(
     const budget: unknown = descriptor.value;
     if (budget === undefined) continue; // an explicit undefined keeps the inherited value
     if (typeof budget !== "number" || !NumberIsSafeInteger(budget) || budget < lowest || budget > highest) {
-      const shown = typeof budget === "number" ? String(budget) : typeof budget;
-      throw new ToolContractError(code, `${option}.${key} must be an integer from ${lowest} to ${highest} (got ${shown})`);
+      throw new ToolContractError(code, `${option}.${key} must be an integer from ${lowest} to ${highest} (got ${describeValue(budget)})`);
     }
     copy[key as K] = budget;
   }

@@ -4,6 +4,7 @@
 import { DEFAULT_ARGUMENT_BUDGETS, type ResolvedArgumentBudgets } from "./budgets.js";
 import { COURSE_TOOL_INVALID_TOOL_CALL } from "./constants.js";
 import { ToolContractError } from "./errors.js";
+import { describeValue } from "./grammar.js";
 import {
   ArrayIsArray,
   ArrayPrototype,
@@ -173,7 +174,7 @@ function snapshotJson(walk: Walk, value: unknown, depth: number): unknown {
       }
       break;
     default:
-      invalidAt(walk, depth, `is a ${typeof value}, which is not JSON`);
+      invalidAt(walk, depth, `is ${describeValue(value)}, which is not JSON`);
   }
   if (isProxy(value)) invalidAt(walk, depth, "is a Proxy");
   const maxDepth = walk.budgets.maxDepth;

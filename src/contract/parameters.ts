@@ -6,6 +6,7 @@
 import { COURSE_TOOL_INVALID_TOOL_DEFINITION } from "./constants.js";
 import type { ValidationDecision } from "./definition.js";
 import { ToolContractError } from "./errors.js";
+import { describeValue } from "./grammar.js";
 import { DEFAULT_MAX_LISTED_ISSUES } from "./issues.js";
 import {
   ArrayIsArray,
@@ -139,7 +140,7 @@ function copyNode(value: unknown, depth: number, ancestors: object[], budget: { 
     if (!NumberIsFinite(value)) invalid(`${what} holds a number that is not finite`);
     return value;
   }
-  if (typeof value !== "object") invalid(`${what} holds a ${typeof value}, which is not JSON`);
+  if (typeof value !== "object") invalid(`${what} holds ${describeValue(value)}, which is not JSON`);
   if (isProxy(value)) invalid(`${what} holds a Proxy`);
   if (depth >= MAX_SCHEMA_DEPTH) invalid(`${what} nests deeper than ${MAX_SCHEMA_DEPTH} levels`);
   for (let index = 0; index < depth; index += 1) if (ancestors[index] === value) invalid(`${what} is circular`);

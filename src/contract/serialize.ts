@@ -7,6 +7,7 @@
 import { DEFAULT_OUTPUT_BUDGETS, type OutputBudgets, type ResolvedOutputBudgets, readOutputBudgets, resolveBudgets } from "./budgets.js";
 import { COURSE_TOOL_CIRCULAR_MARKER } from "./constants.js";
 import { capContent, cutToCodePoints } from "./content.js";
+import { describeValue } from "./grammar.js";
 import {
   ArrayIsArray,
   ArrayPrototype,
@@ -76,7 +77,7 @@ export function renderValue(value: unknown, budgets: ResolvedOutputBudgets = DEF
   }
   if (value === undefined) return { ok: true, text: "", cut: false };
   if (typeof value === "function" || typeof value === "symbol") {
-    return { ok: false, message: `a ${typeof value} cannot be serialized` };
+    return { ok: false, message: `${describeValue(value)} cannot be serialized` };
   }
   const walk = sharedWalk.reset(budgets);
   try {

@@ -3,6 +3,7 @@
 import type { RedisOptions } from "ioredis";
 import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
+import { describeValue } from "../contract/grammar.js";
 import { isProxy } from "../contract/primordials.js";
 
 /** Where Redis is: a `redis://` (or `rediss://`) URL, or ioredis connection options. */
@@ -36,7 +37,7 @@ export function readConnection(value: unknown): QueueConnection {
 export function readQueueName(value: unknown): string {
   if (typeof value !== "string" || value.length === 0 || value.length > MAX_QUEUE_NAME_LENGTH || value.includes(":")) {
     invalidOption(
-      `options.queue must be a non-empty string of at most ${MAX_QUEUE_NAME_LENGTH} characters without ":" (got ${typeof value === "string" ? JSON.stringify(value) : typeof value})`,
+      `options.queue must be a non-empty string of at most ${MAX_QUEUE_NAME_LENGTH} characters without ":" (got ${typeof value === "string" ? JSON.stringify(value) : describeValue(value)})`,
     );
   }
   return value;
@@ -46,9 +47,7 @@ export function readQueueName(value: unknown): string {
 export function integerOption(name: string, value: unknown, minimum: number, maximum: number, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < minimum || value > maximum) {
-    invalidOption(
-      `options.${name} must be an integer from ${minimum} to ${maximum} (got ${typeof value === "number" ? value : typeof value})`,
-    );
+    invalidOption(`options.${name} must be an integer from ${minimum} to ${maximum} (got ${describeValue(value)})`);
   }
   return value;
 }

@@ -1077,3 +1077,22 @@ describe("rule 13 — frozen, linked results: results are frozen, deterministic 
     });
   });
 });
+
+// Issue 12, item 7: the refused value is named through the one grammar helper (describeValue),
+// so no message reads "is a undefined".
+describe("a call's non-JSON argument is named with its article", () => {
+  test.each([
+    ["undefined", undefined, "arguments.a is undefined, which is not JSON"],
+    ["a bigint", 1n, "arguments.a is a bigint, which is not JSON"],
+    ["a symbol", Symbol("s"), "arguments.a is a symbol, which is not JSON"],
+    ["a function", () => 1, "arguments.a is a function, which is not JSON"],
+    ["a Proxy of a function", new Proxy(() => 1, {}), "arguments.a is a Proxy, which is not JSON"],
+  ])("%s in arguments: INVALID_TOOL_CALL saying what it is", async (_label, value, message) => {
+    const malformed = call("echo", { a: value as unknown as JsonValue });
+    const error = await expectContractError(
+      executeToolCall(new ToolRegistry([echoTool()]), malformed, neverAborted()),
+      "INVALID_TOOL_CALL",
+    );
+    expect(error.message).toBe(message);
+  });
+});

@@ -153,10 +153,22 @@ describe("argument budgets are configurable per executor, per call, and validate
 
   test.each([
     ["an unknown budget", { maxNode: 3 }, 'options.argumentBudgets has an unknown budget "maxNode"'],
-    ["zero", { maxNodes: 0 }, "options.argumentBudgets.maxNodes must be an integer from 1 to 10000000 (got 0)"],
-    ["past the upper bound", { maxDepth: 1025 }, "options.argumentBudgets.maxDepth must be an integer from 1 to 1024 (got 1025)"],
-    ["a fraction", { maxTotalSize: 1.5 }, "options.argumentBudgets.maxTotalSize must be an integer from 1 to 2147483647 (got 1.5)"],
-    ["a string", { maxStringLength: "10" }, "options.argumentBudgets.maxStringLength must be an integer from 1 to 536870888 (got string)"],
+    ["zero", { maxNodes: 0 }, "options.argumentBudgets.maxNodes must be an integer from 1 to 10000000 (got the number 0)"],
+    [
+      "past the upper bound",
+      { maxDepth: 1025 },
+      "options.argumentBudgets.maxDepth must be an integer from 1 to 1024 (got the number 1025)",
+    ],
+    [
+      "a fraction",
+      { maxTotalSize: 1.5 },
+      "options.argumentBudgets.maxTotalSize must be an integer from 1 to 2147483647 (got the number 1.5)",
+    ],
+    [
+      "a string",
+      { maxStringLength: "10" },
+      "options.argumentBudgets.maxStringLength must be an integer from 1 to 536870888 (got a string)",
+    ],
     ["not an object", 5, "options.argumentBudgets must be an object of budgets (not a Proxy)"],
   ])("%s is INVALID_ARGUMENT naming the option, per call and per executor", async (_label, budgets, message) => {
     const perCall = await refusal(run({}, { argumentBudgets: budgets } as never));

@@ -104,14 +104,14 @@ describe("each output budget is configurable", () => {
 describe("output budgets are validated up front", () => {
   test.each([
     ["an unknown budget", { maxValues: 3 }, ' has an unknown budget "maxValues"'],
-    ["zero", { maxNodes: 0 }, ".maxNodes must be an integer from 1 to 1000000 (got 0)"],
-    ["past the upper bound", { maxDepth: 257 }, ".maxDepth must be an integer from 1 to 256 (got 257)"],
+    ["zero", { maxNodes: 0 }, ".maxNodes must be an integer from 1 to 1000000 (got the number 0)"],
+    ["past the upper bound", { maxDepth: 257 }, ".maxDepth must be an integer from 1 to 256 (got the number 257)"],
     [
       "a content cap the marker cannot fit in",
       { maxContentCodePoints: 24 },
-      ".maxContentCodePoints must be an integer from 25 to 16777216 (got 24)",
+      ".maxContentCodePoints must be an integer from 25 to 16777216 (got the number 24)",
     ],
-    ["NaN", { maxMembers: Number.NaN }, ".maxMembers must be an integer from 1 to 1000000 (got NaN)"],
+    ["NaN", { maxMembers: Number.NaN }, ".maxMembers must be an integer from 1 to 1000000 (got the number NaN)"],
     ["a symbol key", { [Symbol("x")]: 1 }, " has an unknown budget (a symbol)"],
   ])("%s: INVALID_ARGUMENT for serializeToolOutput and an executor, INVALID_TOOL_DEFINITION for a tool", (_label, budgets, message) => {
     expect(() => serializeToolOutput(1, budgets as OutputBudgets)).toThrow(
@@ -203,5 +203,26 @@ describe("executor budgets, and the tool's over them", () => {
   test("the member budget default is documented by its constant", () => {
     const omitted = Object.fromEntries(Array.from({ length: COURSE_TOOL_MAX_COLLECTION_VISITS }, (_, index) => [`f${index}`, () => index]));
     expect(serializeToolOutput(omitted)).toEqual({ ok: true, content: "{}" });
+  });
+});
+
+// Issue 12, item 7: a refused budget value is named through describeValue ("got null", not "got object").
+describe("a budget that is not a number is named with its article", () => {
+  test.each([
+    ["null", null, "(got null)"],
+    ["an array", [8], "(got an array)"],
+    ["a bigint", 8n, "(got a bigint)"],
+    ["a symbol", Symbol("8"), "(got a symbol)"],
+    ["a function", () => 8, "(got a function)"],
+    ["a fraction", 1.5, "(got the number 1.5)"],
+  ])("maxDepth set to %s", (_label, maxDepth, got) => {
+    expect(() => serializeToolOutput(1, { maxDepth } as unknown as OutputBudgets)).toThrow(
+      expect.objectContaining({ code: "INVALID_ARGUMENT", message: `budgets.maxDepth must be an integer from 1 to 256 ${got}` }),
+    );
+  });
+  test("a refused argument budget reads the same way", () => {
+    expect(() => new InProcessToolExecutor(new ToolRegistry(), { argumentBudgets: { maxDepth: null } } as never)).toThrow(
+      expect.objectContaining({ message: "options.argumentBudgets.maxDepth must be an integer from 1 to 1024 (got null)" }),
+    );
   });
 });

@@ -167,3 +167,23 @@ describe("describeTools", () => {
     expect(contractError(() => describeTools(null as never)).code).toBe("INVALID_ARGUMENT");
   });
 });
+
+// Issue 12, item 7: the refused value is named through the one grammar helper (describeValue).
+describe("a jsonSchema holding a non-JSON value is refused, naming the value with its article", () => {
+  const validate = (args: unknown) => ({ ok: true as const, value: args });
+  it.each([
+    ["undefined", undefined, 'tool "t": jsonSchema holds undefined, which is not JSON'],
+    ["a bigint", 1n, 'tool "t": jsonSchema holds a bigint, which is not JSON'],
+    ["a symbol", Symbol("s"), 'tool "t": jsonSchema holds a symbol, which is not JSON'],
+    ["a function", () => 1, 'tool "t": jsonSchema holds a function, which is not JSON'],
+  ])("%s in an enum", (_label, member, message) => {
+    let thrown: unknown;
+    try {
+      defineTool({ name: "t", description: "d", validate, jsonSchema: { enum: [member] } as never, execute: () => 1 });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isToolContractError(thrown)).toBe(true);
+    expect(thrown).toMatchObject({ code: "INVALID_TOOL_DEFINITION", message });
+  });
+});

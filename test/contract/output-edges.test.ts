@@ -63,3 +63,14 @@ describe("rule 12 — content cap: a surrogate pair is never split, wherever it 
     expect(JSON.parse(result.content).error.message).toContain(`${"n".repeat(127)}😀`);
   });
 });
+
+// Issue 12, item 7: the value the serializer cannot render is named through describeValue.
+describe("a value that cannot be serialized is named with its article", () => {
+  test.each([
+    ["a function", () => 1, "a function cannot be serialized"],
+    ["a symbol", Symbol("s"), "a symbol cannot be serialized"],
+    ["a Proxy of a function", new Proxy(() => 1, {}), "a Proxy cannot be serialized"],
+  ])("%s", (_label, value, message) => {
+    expect(serializeToolOutput(value)).toEqual({ ok: false, message });
+  });
+});

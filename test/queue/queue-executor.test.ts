@@ -59,10 +59,10 @@ describe("options are validated up front, with bounds", () => {
     [{ ...base, connection: 6379 }, "options.connection must be a redis:// URL or an object"],
     [{ ...base, queue: "a:b" }, 'options.queue must be a non-empty string of at most 128 characters without ":" (got "a:b")'],
     [{ ...base, queue: "" }, "options.queue must be a non-empty string"],
-    [{ ...base, timeoutMs: 0 }, "options.timeoutMs must be an integer from 1 to 86400000 (got 0)"],
-    [{ ...base, heartbeatMs: 60_001 }, "options.heartbeatMs must be an integer from 20 to 60000 (got 60001)"],
-    [{ ...base, redisLostMs: 1.5 }, "options.redisLostMs must be an integer from 100 to 600000 (got 1.5)"],
-    [{ ...base, connectTimeoutMs: "5" }, "options.connectTimeoutMs must be an integer from 1 to 60000 (got string)"],
+    [{ ...base, timeoutMs: 0 }, "options.timeoutMs must be an integer from 1 to 86400000 (got the number 0)"],
+    [{ ...base, heartbeatMs: 60_001 }, "options.heartbeatMs must be an integer from 20 to 60000 (got the number 60001)"],
+    [{ ...base, redisLostMs: 1.5 }, "options.redisLostMs must be an integer from 100 to 600000 (got the number 1.5)"],
+    [{ ...base, connectTimeoutMs: "5" }, "options.connectTimeoutMs must be an integer from 1 to 60000 (got a string)"],
     [{ ...base, registry: new ToolRegistry() }, "give exactly one of options.modules and options.registry"],
     [{ connection: base.connection, queue: "q" }, "give exactly one of options.modules and options.registry"],
     [{ connection: base.connection, queue: "q", registry: {} }, "options.registry must be a ToolRegistry"],
@@ -73,8 +73,8 @@ describe("options are validated up front, with bounds", () => {
   });
 
   test.each([
-    [{ ...base, threads: 0 }, "options.threads must be an integer from 1 to 256 (got 0)"],
-    [{ ...base, lockDurationMs: 100 }, "options.lockDurationMs must be an integer from 500 to 600000 (got 100)"],
+    [{ ...base, threads: 0 }, "options.threads must be an integer from 1 to 256 (got the number 0)"],
+    [{ ...base, lockDurationMs: 100 }, "options.lockDurationMs must be an integer from 500 to 600000 (got the number 100)"],
     [{ ...base, modules: [] }, "options.modules must be a non-empty array"],
     [{ ...base, onError: "log" }, "options.onError must be a function"],
   ])("runToolWorkerHost(%o) is refused", async (options, message) => {
@@ -237,5 +237,29 @@ describe.skipIf(!("url" in redis))("the queue executor against real Redis", () =
     const ids = (await inspector(queue).getJobs(["completed"])).map((job) => job.id as string);
     expect(new Set(ids).size).toBe(3);
     for (const id of ids) expect(id).toMatch(/^tg-[0-9a-f-]{36}\.\d+\.same-id%3A%25$/);
+  });
+});
+
+// Issue 12, item 7: a refused option value is named through describeValue ("got null", not "got object").
+describe("a refused queue option names the value with its article", () => {
+  const base = { connection: "redis://127.0.0.1:1", queue: "q", modules: [TOOLS] };
+  test.each([
+    ["null", null, "(got null)"],
+    ["an array", [1000], "(got an array)"],
+    ["a bigint", 1000n, "(got a bigint)"],
+    ["a symbol", Symbol("1000"), "(got a symbol)"],
+    ["a function", () => 1000, "(got a function)"],
+  ])("timeoutMs set to %s", async (_label, timeoutMs, got) => {
+    const error = await rejection(QueueToolExecutor.create({ ...base, timeoutMs } as never));
+    expect(error).toMatchObject({ code: "INVALID_ARGUMENT", message: `options.timeoutMs must be an integer from 1 to 86400000 ${got}` });
+  });
+
+  test.each([
+    ["null", null, "(got null)"],
+    ["an array", ["q"], "(got an array)"],
+    ["a number", 7, "(got the number 7)"],
+  ])("queue set to %s", async (_label, queue, got) => {
+    const error = await rejection(QueueToolExecutor.create({ ...base, queue } as never));
+    expect(error.message).toBe(`options.queue must be a non-empty string of at most 128 characters without ":" ${got}`);
   });
 });
