@@ -34,6 +34,19 @@ const wrong = await client.callTool({ name: "add", arguments: { left: "two", rig
 await client.close();
 
 // Checks (not in the README): what the comments above promise.
+
+// The arguments' type is inferred from the zod schema (not `any`). The block above passes its
+// definition inline, so the same definition is named here to read `execute`'s parameter.
+const add = defineTool({
+  name: "add",
+  description: "Adds two numbers.",
+  parameters: z.object({ left: z.number(), right: z.number() }),
+  execute: ({ left, right }) => left + right,
+});
+type Exactly<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+const inferred: Exactly<Parameters<typeof add.execute>[0], { left: number; right: number }> = true;
+assert.equal(inferred, true);
+
 assert.equal(tools.length, 1);
 assert.equal(tools[0]?.name, "add");
 assert.deepEqual(tools[0]?.inputSchema, {

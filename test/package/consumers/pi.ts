@@ -48,6 +48,19 @@ const final = messages.at(-1);
 console.log(final?.role === "assistant" ? final.content : final); // [ { type: 'text', text: '2 + 3 = 5' } ]
 
 // Checks: what the document's output block shows.
+
+// The arguments' type is inferred from the TypeBox schema (not `any`). The block above passes
+// its definition inline, so the same definition is named here to read `execute`'s parameter.
+const add = defineTool({
+  name: "add",
+  description: "Adds two numbers.",
+  parameters: typeboxParameters(Type.Object({ left: Type.Number(), right: Type.Number() })),
+  execute: ({ left, right }) => left + right,
+});
+type Exactly<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+const inferred: Exactly<Parameters<typeof add.execute>[0], { left: number; right: number }> = true;
+assert.equal(inferred, true);
+
 const results = messages.flatMap((message) =>
   message.role === "toolResult"
     ? [[message.toolCallId, message.isError, message.content[0]?.type === "text" ? message.content[0].text : ""]]
