@@ -1,7 +1,12 @@
 // Progress: context.reportProgress → the caller's onProgress, throttled, bounded, checked,
-// and never after the call settled or aborted. In-process deliveries are asserted here;
-// the worker executor must accept onProgress without breaking (its deliveries come later).
+// and never after the call settled or aborted. The in-process details (throttle, hostile
+// reports, listener faults, nothing after an abort) are asserted on their own; what every
+// executor shares (deliveries linked to their call, a burst coalesced, none after the call
+// settled) runs for each executor of EXECUTORS, the worker pool among them; and a report a
+// worker thread sends after the caller aborted (sent before the thread could read the abort)
+// must not reach the caller either.
 import { defineTool, executeToolCall, executeToolCalls, InProcessToolExecutor, type ToolProgress, ToolRegistry } from "toolgate";
+import { WorkerToolExecutor } from "toolgate/worker";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { EXECUTORS } from "../support/executors.js";
@@ -253,6 +258,41 @@ describe.each(EXECUTORS)("progress option (%s)", (_label, makeExecutor) => {
       const without = await executor.executeToolCall(call("count", { to: 10 }, "p2"), neverAborted());
       const batch = await executor.executeBatch([call("count", { to: 3 }, "p3")], neverAborted(), { onProgress: () => {} });
       expect([withListener.content, without.content, batch[0]?.content]).toEqual(['{"counted":1000}', '{"counted":10}', '{"counted":3}']);
+    } finally {
+      await executor.close();
+    }
+  });
+});
+
+describe("progress of a worker-thread call after its abort", () => {
+  it("a report the thread sends after the caller aborted is not delivered", async () => {
+    // A grace period longer than the spin: the thread is not terminated before it reports.
+    const executor = await WorkerToolExecutor.create({ modules: [fixture("progress-tools")], maxThreads: 1, abortGraceMs: 10_000 });
+    try {
+      const controller = new AbortController();
+      const seen: number[] = [];
+      let reporting: () => void = () => {};
+      const first = new Promise<void>((resolve) => {
+        reporting = resolve;
+      });
+      const pending = settle(
+        executor.executeToolCall(call("spin", { idleMs: 100, spinMs: 1000 }, "p-abort"), controller.signal, {
+          onProgress: (report) => {
+            seen.push(report.progress);
+            reporting();
+          },
+        }),
+      );
+      await first; // the channel works: report 0 reached the caller
+      await sleep(300); // the thread is spinning now
+      const reason = new Error("stop");
+      controller.abort(reason);
+      const atAbort = [...seen];
+      expect(await pending).toEqual({ ok: false, reason });
+      // The spin ends, the thread sends report 1, and only then reads the abort.
+      await sleep(1200);
+      expect(atAbort).toEqual([0]);
+      expect(seen).toEqual([0]);
     } finally {
       await executor.close();
     }
