@@ -32,6 +32,8 @@ const consumers = readdirSync(CONSUMERS)
   .sort();
 
 interface LockEntry {
+  /** The real package's name, when it is installed under an alias. */
+  name?: string;
   version?: string;
   dev?: boolean;
   devOptional?: boolean;
@@ -135,9 +137,11 @@ beforeAll(async () => {
   const extra = ["@types/node", ...consumerImports()];
   const rootDependencies: Record<string, string> = { toolgate: `file:${packed.filename}` };
   for (const name of extra) {
-    const version = ours.packages[`node_modules/${name}`]?.version;
-    if (version === undefined) throw new Error(`a consumer imports ${name}, which is not in package-lock.json`);
-    rootDependencies[name] = version;
+    const entry = ours.packages[`node_modules/${name}`];
+    if (entry?.version === undefined) throw new Error(`a consumer imports ${name}, which is not in package-lock.json`);
+    // An npm alias (pi-ai-1 for Pi 1.x's @earendil-works/pi-ai) keeps its alias: its lock
+    // entry names the real package, and so must the dependency.
+    rootDependencies[name] = entry.name !== undefined && entry.name !== name ? `npm:${entry.name}@${entry.version}` : entry.version;
   }
   writeFileSync(
     join(project, "package.json"),
@@ -231,6 +235,14 @@ describe("the packed tarball", () => {
 describe("consumers of the installed package (test/package/consumers)", () => {
   test("there are consumers, among them the README's first example and the worker tour", () => {
     expect(consumers).toEqual(expect.arrayContaining(["core.ts", "worker.ts"]));
+  });
+
+  test("the Pi consumers run against both supported Pi majors, installed side by side", () => {
+    expect(consumers).toEqual(expect.arrayContaining(["pi.ts", "pi1.ts"]));
+    const version = (name: string): unknown =>
+      (JSON.parse(readFileSync(join(project, "node_modules", name, "package.json"), "utf8")) as { version?: unknown }).version;
+    expect([version("@earendil-works/pi-agent-core"), version("@earendil-works/pi-ai")]).toEqual(["0.85.0", "0.85.0"]);
+    expect([version("pi-agent-core-1"), version("pi-ai-1")]).toEqual(["1.6.0", "1.6.0"]);
   });
 
   test("type-check against the installed package under strict settings", () => {

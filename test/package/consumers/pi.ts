@@ -1,6 +1,6 @@
 // docs/adapters.md's "Use it with Pi" example, run from the installed tarball by
 // test/package/pack.test.ts against Pi 0.85 (the consumer project gets the Pi our lock file
-// has at the top level; Pi 1.x runs the same loop in test/adapters/pi-e2e.test.ts). From the
+// has at the top level; consumers/pi1.ts runs the same loop against Pi 1.x). From the
 // agent-core import to the console.log of the final message this file is the document's code
 // block, verbatim; the checks after it hold the run to the output the document shows.
 import assert from "node:assert/strict";
