@@ -139,8 +139,8 @@ beforeAll(async () => {
   for (const name of extra) {
     const entry = ours.packages[`node_modules/${name}`];
     if (entry?.version === undefined) throw new Error(`a consumer imports ${name}, which is not in package-lock.json`);
-    // An npm alias (pi-ai-1 for Pi 1.x's @earendil-works/pi-ai) keeps its alias: its lock
-    // entry names the real package, and so must the dependency.
+    // An npm alias (pi-ai-1 for Pi 1.x's @earendil-works/pi-ai) stays an alias: `npm ci` goes
+    // by the lock entry, which names the real package, and package.json says the same.
     rootDependencies[name] = entry.name !== undefined && entry.name !== name ? `npm:${entry.name}@${entry.version}` : entry.version;
   }
   writeFileSync(
