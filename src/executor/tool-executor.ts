@@ -27,7 +27,11 @@ export interface CallOptions {
   readonly onProgress?: ProgressListener;
 }
 
-/** What every executor takes besides its tools (the in-process, worker and queue executors alike). */
+/**
+ * The options of the in-process and worker executors besides their tools (the worker refuses
+ * `app`). The queue executor takes `timeoutMs`, `hooks` and `argumentBudgets` of these and
+ * refuses the others (docs/operations.md has the table).
+ */
 export interface ExecutorOptions {
   /** Default time limit of a call in ms (1 to 2^31 - 1); a tool's `timeoutMs` and a call's override it. Default: none. */
   readonly timeoutMs?: number;
