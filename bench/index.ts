@@ -3,6 +3,7 @@
 // runs on its own, and takes `{ smoke: true }` (one round, tiny counts) for CI.
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { type AbortResult, benchAbort } from "./cases/abort.js";
+import { type BudgetsResult, benchBudgets } from "./cases/budgets.js";
 import { benchCpuBatch, type CpuBatchResult, type ResponsivenessResult } from "./cases/cpu-batch.js";
 import { benchInProcess, type InProcessResult } from "./cases/in-process.js";
 import { benchPeers, type PeersResult } from "./cases/peers.js";
@@ -15,6 +16,7 @@ import { type CaseOptions, now, round, type TargetCheck } from "./harness.js";
 export type { CaseOptions, TargetCheck } from "./harness.js";
 export type {
   AbortResult,
+  BudgetsResult,
   CpuBatchResult,
   InProcessResult,
   PeersResult,
@@ -24,7 +26,17 @@ export type {
   SerializerResult,
   WorkerDispatchResult,
 };
-export { benchAbort, benchCpuBatch, benchInProcess, benchPeers, benchQueue, benchScaling, benchSerializer, benchWorkerDispatch };
+export {
+  benchAbort,
+  benchBudgets,
+  benchCpuBatch,
+  benchInProcess,
+  benchPeers,
+  benchQueue,
+  benchScaling,
+  benchSerializer,
+  benchWorkerDispatch,
+};
 
 export const RESULTS_SCHEMA = "toolgate-bench/1";
 
@@ -54,6 +66,8 @@ export interface BenchResults {
   readonly peers: PeersResult;
   /** Through Redis (BullMQ): only when Redis answers at REDIS_URL. */
   readonly queue: QueueResult;
+  /** The worst admitted input of each default budget, beside JSON.stringify (informational: no targets). */
+  readonly budgets: BudgetsResult;
   /** Every case's targets, in case order. */
   readonly targets: TargetCheck[];
   /** Passes and misses of the targets that are not informational. */
@@ -72,6 +86,7 @@ export async function runBenchmarks(options: CaseOptions = {}): Promise<BenchRes
   const scaling = await benchScaling(options);
   const peers = await benchPeers(options);
   const queue = await benchQueue(options);
+  const budgets = await benchBudgets(options);
   const targets = [serializer, inProcess, workerDispatch, cpuBatch, responsiveness, abort, scaling, peers, queue].flatMap(
     (result) => result.targets,
   );
@@ -101,6 +116,7 @@ export async function runBenchmarks(options: CaseOptions = {}): Promise<BenchRes
     scaling,
     peers,
     queue,
+    budgets,
     targets,
     summary: { passed: counted.length - missed.length, missed: missed.length, missedIds: missed.map((check) => check.id) },
   };

@@ -1,10 +1,10 @@
 // `npm run bench`: runs every case, prints the tables, writes bench/results.json and
 // bench/report.md (with an SVG chart per section in bench/charts/).
 // BENCH_SMOKE=1 runs each case once with tiny counts (and writes nothing unless BENCH_OUT is set).
-// BENCH_OUT=path writes the JSON there instead.
-import { mkdirSync, writeFileSync } from "node:fs";
+// BENCH_OUT=path writes the JSON there instead. BENCH_CASE=budgets runs case 9 alone (below).
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { runBenchmarks } from "./index.js";
+import { benchBudgets, runBenchmarks } from "./index.js";
 import { REPORT_DIR, RESULTS_FILE } from "./paths.js";
 import { renderCharts, renderMarkdownReport, renderReport } from "./report.js";
 
@@ -12,6 +12,25 @@ const smoke = process.env.BENCH_SMOKE === "1";
 const log = (line: string): void => {
   process.stderr.write(`  … ${line}\n`);
 };
+
+// BENCH_CASE=budgets runs that case alone and writes its section into the results file
+// (the other sections stay as the last full run left them).
+if (process.env.BENCH_CASE === "budgets") {
+  const budgets = await benchBudgets({ smoke, log });
+  for (const [name, figures] of Object.entries(budgets.cases)) {
+    process.stdout.write(`${name}: ${figures.oursUs} µs (JSON.stringify ${figures.jsonUs} µs, ${figures.oursOverJson}x)\n`);
+  }
+  const file = process.env.BENCH_OUT ?? (smoke ? undefined : fileURLToPath(RESULTS_FILE));
+  if (file !== undefined) {
+    const previous = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>) : {};
+    writeFileSync(file, `${JSON.stringify({ ...previous, budgets }, null, 2)}\n`);
+    process.stdout.write(`\nwrote the budgets section of ${file}\n`);
+  }
+  process.exit(0);
+} else if (process.env.BENCH_CASE !== undefined) {
+  process.stderr.write(`BENCH_CASE: only "budgets" runs alone (got ${JSON.stringify(process.env.BENCH_CASE)})\n`);
+  process.exit(2);
+}
 
 const results = await runBenchmarks({ smoke, log });
 process.stdout.write(`${renderReport(results)}\n`);

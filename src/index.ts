@@ -11,7 +11,7 @@ export {
   type ToolOutputWithAttachments,
   withAttachments,
 } from "./contract/attachments.js";
-export type { ArgumentBudgets, OutputBudgets } from "./contract/budgets.js";
+export type { ArgumentBudgets, AttachmentBudgets, OutputBudgets } from "./contract/budgets.js";
 export type { CourseToolCall, CourseToolCall as ToolCall, JsonValue } from "./contract/call.js";
 export * from "./contract/constants.js";
 export {

@@ -49,11 +49,12 @@ const {
   setupTimeoutMs,
   loader,
   outputBudgets,
+  attachmentBudgets,
 } = workerData as ToolWorkerData;
 
-/** runTool within the executor's output budgets (a tool's own override them), with the task's signal made on first read. */
+/** runTool within the executor's output and attachment budgets (a tool's own override them), with the task's signal made on first read. */
 function runWithinBudgets(tool: CourseTool, args: unknown, task: RunningTask): ToolOutcome | Promise<ToolOutcome> {
-  return runTool(tool, args, task.context, outputBudgets, task);
+  return runTool(tool, args, task.context, outputBudgets, task, attachmentBudgets);
 }
 const board = TaskBoard.attach(boardMemory);
 

@@ -4,7 +4,8 @@
 // attachments: a look-alike `{ type: "image", ... }` is ordinary output for the serializer.
 
 import { types } from "node:util";
-import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_MAX_ATTACHMENT_BYTES, COURSE_TOOL_MAX_ATTACHMENTS } from "./constants.js";
+import { DEFAULT_ATTACHMENT_BUDGETS, type ResolvedAttachmentBudgets } from "./budgets.js";
+import { COURSE_TOOL_ATTACHMENT_BYTES_LIMIT, COURSE_TOOL_ATTACHMENTS_LIMIT, COURSE_TOOL_INVALID_ARGUMENT } from "./constants.js";
 import { ToolContractError } from "./errors.js";
 import { readOwnDataProperty } from "./failure.js";
 import { describeValue } from "./grammar.js";
@@ -57,10 +58,18 @@ declare const outputBrand: unique symbol;
 const madeAttachments = new WeakSet<object>();
 const madeOutputs = new WeakMap<object, { readonly value: unknown; readonly attachments: readonly ToolAttachment[] }>();
 
+// The constructors know no executor: they refuse only what no budget admits (the limits);
+// the call's own budgets (the tool's over the executor's, default 16 and 8 MiB) are checked
+// when the result is made (checkAttachments) and again on the calling thread (adoptAttachments).
+const CONSTRUCTOR_LIMITS: ResolvedAttachmentBudgets = ObjectFreeze({
+  maxAttachments: COURSE_TOOL_ATTACHMENTS_LIMIT,
+  maxAttachmentBytes: COURSE_TOOL_ATTACHMENT_BYTES_LIMIT,
+});
+
 /**
  * An image attachment. `bytes` must be a Uint8Array (a Buffer is one) of 1 to
- * COURSE_TOOL_MAX_ATTACHMENT_BYTES bytes; it is copied now, so later writes to it change
- * nothing. `mimeType` is one of `image/png`, `image/jpeg`, `image/gif`, `image/webp`.
+ * COURSE_TOOL_ATTACHMENT_BYTES_LIMIT bytes (the call's attachment budgets, 8 MiB by default,
+ * apply to its result); it is copied now, so later writes to it change nothing. `mimeType` is one of `image/png`, `image/jpeg`, `image/gif`, `image/webp`.
  * Anything else throws ToolContractError(INVALID_ARGUMENT) (inside a tool: its call becomes
  * a TOOL_EXECUTION_FAILED result naming the problem).
  */
@@ -73,8 +82,8 @@ export function imageContent(bytes: unknown, mimeType: unknown): ToolAttachment 
   if (!isUint8Array(bytes) || isProxy(bytes)) invalid(`imageContent: bytes must be a Uint8Array (got ${describeValue(bytes)})`);
   const length = ReflectApply(typedArrayLength, bytes, []);
   if (length === 0) invalid("imageContent: bytes is empty");
-  if (length > COURSE_TOOL_MAX_ATTACHMENT_BYTES) {
-    invalid(`imageContent: ${length} bytes is over the ${COURSE_TOOL_MAX_ATTACHMENT_BYTES}-byte attachment budget`);
+  if (length > COURSE_TOOL_ATTACHMENT_BYTES_LIMIT) {
+    invalid(`imageContent: ${length} bytes is over the ${COURSE_TOOL_ATTACHMENT_BYTES_LIMIT}-byte attachment limit`);
   }
   const copy = new NativeUint8Array(length);
   ReflectApply(typedArraySet, copy, [bytes]);
@@ -83,12 +92,12 @@ export function imageContent(bytes: unknown, mimeType: unknown): ToolAttachment 
 
 /**
  * Output with text and attachments: `value` is serialized into the result's `content` as
- * any output is; `attachments` (made by `imageContent`, at most COURSE_TOOL_MAX_ATTACHMENTS,
- * COURSE_TOOL_MAX_ATTACHMENT_BYTES in total) become the result's `attachments`. The list is
- * read by index once, now.
+ * any output is; `attachments` (made by `imageContent`, at most COURSE_TOOL_ATTACHMENTS_LIMIT,
+ * COURSE_TOOL_ATTACHMENT_BYTES_LIMIT in total; the call's attachment budgets apply to its
+ * result) become the result's `attachments`. The list is read by index once, now.
  */
 export function withAttachments(value: unknown, attachments: readonly ToolAttachment[]): ToolOutputWithAttachments {
-  const list = checkedList(attachments, "withAttachments");
+  const list = checkedList(attachments, "withAttachments", CONSTRUCTOR_LIMITS);
   if (typeof list === "string") invalid(list);
   const output = ObjectFreeze({}) as ToolOutputWithAttachments;
   WeakMapPrototypeSet(madeOutputs, output, { value, attachments: list });
@@ -110,11 +119,28 @@ export function splitOutput(
 /**
  * Attachments as they come back from an executor's runner: made here (kept as they are), or
  * plain `{ type, mimeType, data }` records rebuilt after crossing a thread (their bytes were
- * transferred, so they are adopted without a copy). The whole list is checked against the
- * budgets. Gives the frozen list, or a message saying what is wrong.
+ * transferred, so they are adopted without a copy). The whole list is checked against
+ * `budgets`. Gives the frozen list, or a message saying what is wrong.
  */
-export function adoptAttachments(attachments: unknown): readonly ToolAttachment[] | string {
-  return checkedList(attachments, "the runner's attachments", adoptOne);
+export function adoptAttachments(
+  attachments: unknown,
+  budgets: ResolvedAttachmentBudgets = DEFAULT_ATTACHMENT_BUDGETS,
+): readonly ToolAttachment[] | string {
+  return checkedList(attachments, "the runner's attachments", budgets, adoptOne);
+}
+
+/** A tool's attachments (already made here) against the call's budgets; undefined when within them, else why not. */
+export function checkAttachments(attachments: readonly ToolAttachment[], budgets: ResolvedAttachmentBudgets): string | undefined {
+  const length = attachments.length;
+  if (length > budgets.maxAttachments) {
+    return `${length} attachments is over the limit of ${budgets.maxAttachments} (attachment budget maxAttachments)`;
+  }
+  let bytes = 0;
+  for (let index = 0; index < length; index += 1) bytes += ReflectApply(typedArrayLength, (attachments[index] as ToolAttachment).data, []);
+  if (bytes > budgets.maxAttachmentBytes) {
+    return `the attachments' ${bytes} bytes are over the ${budgets.maxAttachmentBytes}-byte budget in total (attachment budget maxAttachmentBytes)`;
+  }
+  return undefined;
 }
 
 function adoptOne(record: object): ToolAttachment | undefined {
@@ -131,11 +157,12 @@ function adoptOne(record: object): ToolAttachment | undefined {
 function checkedList(
   attachments: unknown,
   what: string,
+  budgets: ResolvedAttachmentBudgets,
   admit: (record: object) => ToolAttachment | undefined = madeHere,
 ): readonly ToolAttachment[] | string {
   if (!ArrayIsArray(attachments) || isProxy(attachments)) return `${what} must be an array (got ${describeValue(attachments)})`;
   const length = attachments.length;
-  if (length > COURSE_TOOL_MAX_ATTACHMENTS) return `${what}: ${length} attachments is over the limit of ${COURSE_TOOL_MAX_ATTACHMENTS}`;
+  if (length > budgets.maxAttachments) return `${what}: ${length} attachments is over the limit of ${budgets.maxAttachments}`;
   const list: ToolAttachment[] = [];
   let bytes = 0;
   for (let index = 0; index < length; index += 1) {
@@ -143,8 +170,8 @@ function checkedList(
     const attachment = typeof member === "object" && member !== null && !isProxy(member) ? admit(member) : undefined;
     if (attachment === undefined) return `${what}: [${index}] is not an attachment made by imageContent (got ${describeValue(member)})`;
     bytes += ReflectApply(typedArrayLength, attachment.data, []);
-    if (bytes > COURSE_TOOL_MAX_ATTACHMENT_BYTES) {
-      return `${what}: the attachments are over the ${COURSE_TOOL_MAX_ATTACHMENT_BYTES}-byte budget in total`;
+    if (bytes > budgets.maxAttachmentBytes) {
+      return `${what}: the attachments are over the ${budgets.maxAttachmentBytes}-byte budget in total`;
     }
     list[index] = attachment;
   }

@@ -3,11 +3,15 @@
 // tool author configures (up front, with upper bounds) and resolves it against the defaults.
 // docs/contract.md: rule 4 — call snapshot (argument budgets), rule 11 — work budgets, rule 12 — content cap.
 import {
+  COURSE_TOOL_ATTACHMENT_BYTES_LIMIT,
+  COURSE_TOOL_ATTACHMENTS_LIMIT,
   COURSE_TOOL_INVALID_ARGUMENT,
   COURSE_TOOL_MAX_ARGUMENT_DEPTH,
   COURSE_TOOL_MAX_ARGUMENT_NODES,
   COURSE_TOOL_MAX_ARGUMENT_SIZE,
   COURSE_TOOL_MAX_ARGUMENT_STRING_LENGTH,
+  COURSE_TOOL_MAX_ATTACHMENT_BYTES,
+  COURSE_TOOL_MAX_ATTACHMENTS,
   COURSE_TOOL_MAX_BIGINT_BITS,
   COURSE_TOOL_MAX_COLLECTION_VISITS,
   COURSE_TOOL_MAX_CONTENT_CODE_POINTS,
@@ -54,7 +58,9 @@ export interface OutputBudgets {
 
 /**
  * The call snapshot's budgets for a call's `arguments`, checked before the value is listed
- * (a huge array is refused by its length alone). Configured per executor and per call.
+ * (a huge array is refused by its length alone). Configured per executor and per call (the
+ * call's fields win), and per tool (`argumentBudgets` in the definition), which only tightens:
+ * each of the tool's fields applies where it is lower than the executor's or the call's.
  */
 export interface ArgumentBudgets {
   /** Containers nested at most this deep. Default 64. */
@@ -67,6 +73,19 @@ export interface ArgumentBudgets {
   readonly maxTotalSize?: number;
 }
 
+/**
+ * How much non-text output one result may carry (every field optional). Configured per
+ * executor and per tool (`attachmentBudgets` in the definition; the tool's fields win).
+ */
+export interface AttachmentBudgets {
+  /** Attachments on one result, 0 to 256. Default 16. */
+  readonly maxAttachments?: number;
+  /** Total bytes of one result's attachments, 1 to 64 MiB. Default 8 MiB (8,388,608). */
+  readonly maxAttachmentBytes?: number;
+}
+
+/** Every attachment budget set; what a result's attachments are checked against. */
+export type ResolvedAttachmentBudgets = { readonly [K in keyof AttachmentBudgets]-?: number };
 /** Every output budget set; what the serializer runs with. */
 export type ResolvedOutputBudgets = { readonly [K in keyof OutputBudgets]-?: number };
 /** Every argument budget set; what the call snapshot runs with. */
@@ -89,6 +108,16 @@ const ARGUMENT_RANGES: { readonly [K in keyof ArgumentBudgets]-?: readonly [numb
   maxStringLength: [1, 536_870_888], // V8's longest string
   maxTotalSize: [1, 2_147_483_647],
 };
+
+const ATTACHMENT_RANGES: { readonly [K in keyof AttachmentBudgets]-?: readonly [number, number] } = {
+  maxAttachments: [0, COURSE_TOOL_ATTACHMENTS_LIMIT],
+  maxAttachmentBytes: [1, COURSE_TOOL_ATTACHMENT_BYTES_LIMIT],
+};
+
+export const DEFAULT_ATTACHMENT_BUDGETS: ResolvedAttachmentBudgets = ObjectFreeze({
+  maxAttachments: COURSE_TOOL_MAX_ATTACHMENTS,
+  maxAttachmentBytes: COURSE_TOOL_MAX_ATTACHMENT_BYTES,
+});
 
 export const DEFAULT_OUTPUT_BUDGETS: ResolvedOutputBudgets = ObjectFreeze({
   maxDepth: COURSE_TOOL_MAX_DEPTH,
@@ -156,9 +185,22 @@ export function readOutputBudgets(
   return readBudgets(value, option, OUTPUT_RANGES, code);
 }
 
-/** Validates argument budgets (INVALID_ARGUMENT); a frozen copy of the fields set. */
-export function readArgumentBudgets(value: unknown, option: string): ArgumentBudgets {
-  return readBudgets(value, option, ARGUMENT_RANGES, COURSE_TOOL_INVALID_ARGUMENT);
+/** Validates argument budgets (INVALID_ARGUMENT unless another `code` is given); a frozen copy of the fields set. */
+export function readArgumentBudgets(
+  value: unknown,
+  option: string,
+  code: ToolContractErrorCode = COURSE_TOOL_INVALID_ARGUMENT,
+): ArgumentBudgets {
+  return readBudgets(value, option, ARGUMENT_RANGES, code);
+}
+
+/** Validates attachment budgets (INVALID_ARGUMENT unless another `code` is given); a frozen copy of the fields set. */
+export function readAttachmentBudgets(
+  value: unknown,
+  option: string,
+  code: ToolContractErrorCode = COURSE_TOOL_INVALID_ARGUMENT,
+): AttachmentBudgets {
+  return readBudgets(value, option, ATTACHMENT_RANGES, code);
 }
 
 /**
@@ -190,5 +232,44 @@ export function outputBudgetsFor(toolBudgets: OutputBudgets | undefined, base: R
   if (cached !== undefined && cached.base === base) return cached.resolved;
   const resolved = resolveBudgets(base, toolBudgets);
   WeakMapPrototypeSet(resolvedForTool, toolBudgets, { base, resolved });
+  return resolved;
+}
+
+const attachmentsForTool = new WeakMap<AttachmentBudgets, { base: ResolvedAttachmentBudgets; resolved: ResolvedAttachmentBudgets }>();
+
+/** The attachment budgets a tool's call runs with: the tool's own fields over the executor's (memoized as outputBudgetsFor). */
+export function attachmentBudgetsFor(
+  toolBudgets: AttachmentBudgets | undefined,
+  base: ResolvedAttachmentBudgets,
+): ResolvedAttachmentBudgets {
+  if (toolBudgets === undefined) return base;
+  const cached = WeakMapPrototypeGet(attachmentsForTool, toolBudgets);
+  if (cached !== undefined && cached.base === base) return cached.resolved;
+  const resolved = resolveBudgets(base, toolBudgets);
+  WeakMapPrototypeSet(attachmentsForTool, toolBudgets, { base, resolved });
+  return resolved;
+}
+
+const argumentsForTool = new WeakMap<ArgumentBudgets, { base: ResolvedArgumentBudgets; resolved: ResolvedArgumentBudgets }>();
+
+/**
+ * The argument budgets a tool's call is snapshotted with: each of the tool's fields where it
+ * is lower than `base` (the executor's, or the call's over them). A tool only tightens: the
+ * operator's budgets are the ceiling whatever a tool module declares. Memoized per tool, for
+ * the last `base` seen (an executor's budgets are one object; a call's own are made per call).
+ */
+export function argumentBudgetsFor(toolBudgets: ArgumentBudgets | undefined, base: ResolvedArgumentBudgets): ResolvedArgumentBudgets {
+  if (toolBudgets === undefined) return base;
+  const cached = WeakMapPrototypeGet(argumentsForTool, toolBudgets);
+  if (cached !== undefined && cached.base === base) return cached.resolved;
+  const merged: { -readonly [K in keyof ResolvedArgumentBudgets]: number } = { ...base };
+  const keys = ObjectKeys(toolBudgets) as (keyof ArgumentBudgets)[];
+  for (let index = 0; index < keys.length; index += 1) {
+    const key = keys[index] as keyof ArgumentBudgets;
+    const limit = toolBudgets[key] as number;
+    if (limit < merged[key]) merged[key] = limit;
+  }
+  const resolved: ResolvedArgumentBudgets = ObjectFreeze(merged);
+  WeakMapPrototypeSet(argumentsForTool, toolBudgets, { base, resolved });
   return resolved;
 }

@@ -1,8 +1,9 @@
 // The call snapshot: an untrusted tool call becomes an isolated, deeply frozen copy made of
 // own data properties read exactly once, or a ToolContractError(INVALID_TOOL_CALL).
 // docs/contract.md: rule 4 — call snapshot.
-import { DEFAULT_ARGUMENT_BUDGETS, type ResolvedArgumentBudgets } from "./budgets.js";
+import { argumentBudgetsFor, DEFAULT_ARGUMENT_BUDGETS, type ResolvedArgumentBudgets } from "./budgets.js";
 import { COURSE_TOOL_INVALID_TOOL_CALL } from "./constants.js";
+import type { CourseTool } from "./definition.js";
 import { ToolContractError } from "./errors.js";
 import { describeValue } from "./grammar.js";
 import {
@@ -11,6 +12,7 @@ import {
   isArrayBufferView,
   isBoxedPrimitive,
   isProxy,
+  MapPrototypeGet,
   NumberIsFinite,
   ObjectDefineProperty,
   ObjectFreeze,
@@ -44,9 +46,15 @@ export interface CourseToolCall {
  * ToolContractError(INVALID_TOOL_CALL) for anything that is not a well-formed call:
  * wrong shape, accessors, Proxies, non-JSON arguments, an empty id or name, or arguments
  * over one of `budgets` (the message names the budget and the path). Budgets are checked
- * before a container's members are read: an array is refused by its length alone.
+ * before a container's members are read: an array is refused by its length alone. With
+ * `tools`, the named tool's own `argumentBudgets` tighten `budgets` (the name is read before
+ * the arguments, so the tool's budgets bound the walk itself).
  */
-export function snapshotToolCall(call: unknown, budgets: ResolvedArgumentBudgets = DEFAULT_ARGUMENT_BUDGETS): Readonly<CourseToolCall> {
+export function snapshotToolCall(
+  call: unknown,
+  budgets: ResolvedArgumentBudgets = DEFAULT_ARGUMENT_BUDGETS,
+  tools?: Map<string, CourseTool>,
+): Readonly<CourseToolCall> {
   if (!isPlainRecord(call)) invalid("the call must be a plain object (not a Proxy, array or class instance)");
   const type = readOwnData(call, "type");
   if (type !== "toolCall") invalid('call.type must be "toolCall"');
@@ -56,8 +64,9 @@ export function snapshotToolCall(call: unknown, budgets: ResolvedArgumentBudgets
   if (typeof name !== "string" || name.length === 0) invalid("call.name must be a non-empty string");
   const args = readOwnData(call, "arguments");
   if (!isPlainRecord(args) || isArrayBufferView(args) || isBoxedPrimitive(args)) invalid("call.arguments must be a plain JSON object");
+  const tool = tools === undefined ? undefined : MapPrototypeGet(tools, name);
   // The root is checked above (a plain, non-Proxy record): it is counted and copied directly.
-  const walk = startWalk(budgets);
+  const walk = startWalk(tool === undefined ? budgets : argumentBudgetsFor(tool.argumentBudgets, budgets));
   try {
     walk.ancestors[0] = args;
     spendNodes(walk, 1, 0);

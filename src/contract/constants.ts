@@ -28,13 +28,17 @@ export const COURSE_TOOL_MAX_BIGINT_BITS = 4096;
 
 /** Largest `timeoutMs` anywhere: the longest delay a Node.js timer keeps (2^31 - 1 ms, about 24.8 days). */
 export const COURSE_TOOL_MAX_TIMEOUT_MS = 2_147_483_647;
-/** Largest total size, in bytes, of one result's attachments. */
+/** Default attachment budget: total size, in bytes, of one result's attachments (`AttachmentBudgets.maxAttachmentBytes`). */
 export const COURSE_TOOL_MAX_ATTACHMENT_BYTES = 8 * 1024 * 1024;
-/** Largest number of attachments on one result. */
+/** Default attachment budget: number of attachments on one result (`AttachmentBudgets.maxAttachments`). */
 export const COURSE_TOOL_MAX_ATTACHMENTS = 16;
+/** Highest `maxAttachmentBytes` an executor or tool may set; `imageContent` and `withAttachments` refuse more at once. */
+export const COURSE_TOOL_ATTACHMENT_BYTES_LIMIT = 64 * 1024 * 1024;
+/** Highest `maxAttachments` an executor or tool may set; `withAttachments` refuses more at once. */
+export const COURSE_TOOL_ATTACHMENTS_LIMIT = 256;
 
-// The call snapshot's default budgets for `arguments` (configurable per executor and per call:
-// `ArgumentBudgets`). Generous for real calls (a model writes far less), small enough that
+// The call snapshot's default budgets for `arguments` (configurable per executor, per call and,
+// tightening only, per tool: `ArgumentBudgets`). Generous for real calls (a model writes far less), small enough that
 // the snapshot of the worst admitted call stays in the low milliseconds.
 
 /** Default argument budget: containers nested at most this deep. */

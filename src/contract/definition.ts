@@ -3,7 +3,14 @@
 // snapshot whose functions cannot be redirected afterwards.
 // docs/contract.md: rule 1 — definition snapshot.
 import type { ToolApp } from "./app.js";
-import { type OutputBudgets, readOutputBudgets } from "./budgets.js";
+import {
+  type ArgumentBudgets,
+  type AttachmentBudgets,
+  type OutputBudgets,
+  readArgumentBudgets,
+  readAttachmentBudgets,
+  readOutputBudgets,
+} from "./budgets.js";
 import { COURSE_TOOL_INVALID_TOOL_DEFINITION } from "./constants.js";
 import { isToolContractError, ToolContractError } from "./errors.js";
 import { type JsonSchema, readToolArguments, recordToolSchema } from "./parameters.js";
@@ -65,6 +72,10 @@ export interface CourseToolDefinition<A = unknown, O = unknown> {
   timeoutMs?: number;
   /** Optional: this tool's serializer budgets (over the executor's), e.g. `{ maxNodes: 4096 }`. */
   budgets?: OutputBudgets;
+  /** Optional: this tool's argument budgets; they only tighten the executor's (or the call's), e.g. `{ maxNodes: 100 }`. */
+  argumentBudgets?: ArgumentBudgets;
+  /** Optional: this tool's attachment budgets (over the executor's), e.g. `{ maxAttachments: 1 }`. */
+  attachmentBudgets?: AttachmentBudgets;
   /** The JSON Schema of the arguments `validate` accepts, for `describeTools` (copied at definition time). */
   jsonSchema?: JsonSchema;
 }
@@ -128,7 +139,9 @@ export function defineTool(definition: unknown): CourseTool {
   }
   const { validate, source } = readToolArguments(name, validateField, parameters, jsonSchema);
   if (typeof execute !== "function" || isProxy(execute)) invalid(`tool "${name}": execute must be a function`);
-  const budgets = readOptionalBudgets(definition, name);
+  const budgets = readOptionalBudgets(definition, name, "budgets", readOutputBudgets);
+  const argumentBudgets = readOptionalBudgets(definition, name, "argumentBudgets", readArgumentBudgets);
+  const attachmentBudgets = readOptionalBudgets(definition, name, "attachmentBudgets", readAttachmentBudgets);
   const tool: CourseTool = ObjectFreeze({
     name,
     description,
@@ -136,6 +149,8 @@ export function defineTool(definition: unknown): CourseTool {
     execute: ObjectFreeze((args: unknown, context: ToolContext) => ReflectApply(execute, undefined, [args, context])),
     ...optionalTimeout(definition, name),
     ...(budgets === undefined ? {} : { budgets }),
+    ...(argumentBudgets === undefined ? {} : { argumentBudgets }),
+    ...(attachmentBudgets === undefined ? {} : { attachmentBudgets }),
   });
   WeakSetPrototypeAdd(definedTools, tool);
   WeakMapPrototypeSet(validators, tool, validate);
@@ -180,11 +195,16 @@ function optionalTimeout(definition: object, name: string): { timeoutMs?: number
   return value === undefined ? {} : { timeoutMs: checkTimeoutMs(value, `tool "${name}": timeoutMs`, COURSE_TOOL_INVALID_TOOL_DEFINITION) };
 }
 
-/** The optional `budgets` field: read once if it is an own property (an inherited one is not read). */
-function readOptionalBudgets(definition: object, name: string): OutputBudgets | undefined {
-  if (ObjectGetOwnPropertyDescriptor(definition, "budgets") === undefined) return undefined;
-  const budgets = readField(definition, "budgets");
-  return budgets === undefined ? undefined : readOutputBudgets(budgets, `tool "${name}": budgets`, COURSE_TOOL_INVALID_TOOL_DEFINITION);
+/** An optional budgets field: read once if it is an own property (an inherited one is not read), then validated. */
+function readOptionalBudgets<T>(
+  definition: object,
+  name: string,
+  field: "budgets" | "argumentBudgets" | "attachmentBudgets",
+  read: (value: unknown, option: string, code: typeof COURSE_TOOL_INVALID_TOOL_DEFINITION) => T,
+): T | undefined {
+  if (ObjectGetOwnPropertyDescriptor(definition, field) === undefined) return undefined;
+  const budgets = readField(definition, field);
+  return budgets === undefined ? undefined : read(budgets, `tool "${name}": ${field}`, COURSE_TOOL_INVALID_TOOL_DEFINITION);
 }
 
 function invalid(message: string): never {

@@ -6,6 +6,7 @@
 import type { ResolvedArgumentBudgets } from "../contract/budgets.js";
 import { type CourseToolCall, snapshotToolCall } from "../contract/call.js";
 import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_INVALID_TOOL_CALL } from "../contract/constants.js";
+import type { CourseTool } from "../contract/definition.js";
 import { ToolContractError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
 import {
@@ -36,12 +37,13 @@ export async function runBatch(
   signal: AbortSignal,
   options: BatchOptions | undefined,
   argumentBudgets: ResolvedArgumentBudgets,
+  tools: Map<string, CourseTool> | undefined,
   runOne: RunOneCall,
 ): Promise<CourseToolResultMessage[]> {
   assertAbortSignal(signal);
   const concurrency = readConcurrency(options);
   throwIfAborted(signal);
-  const snapshots = snapshotAll(calls, argumentBudgets);
+  const snapshots = snapshotAll(calls, argumentBudgets, tools);
   const results: CourseToolResultMessage[] = [];
   // Resolving a promise with the array looks `then` up on it: an own (hidden, undefined) one
   // keeps a `then` planted on Array.prototype or Object.prototype from adopting it.
@@ -104,7 +106,11 @@ function readConcurrency(options: BatchOptions | undefined): number {
 }
 
 /** Every call snapshotted, by index (holes are malformed calls), before anything runs. */
-function snapshotAll(calls: readonly unknown[], argumentBudgets: ResolvedArgumentBudgets): Readonly<CourseToolCall>[] {
+function snapshotAll(
+  calls: readonly unknown[],
+  argumentBudgets: ResolvedArgumentBudgets,
+  tools: Map<string, CourseTool> | undefined,
+): Readonly<CourseToolCall>[] {
   if (!ArrayIsArray(calls) || isProxy(calls)) {
     throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_CALL, "a batch must be an array of tool calls");
   }
@@ -116,7 +122,7 @@ function snapshotAll(calls: readonly unknown[], argumentBudgets: ResolvedArgumen
     if (descriptor === undefined || !ObjectHasOwn(descriptor, "value")) {
       throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_CALL, `calls[${index}] is a hole or an accessor`);
     }
-    const snapshot = snapshotToolCall(descriptor.value, argumentBudgets);
+    const snapshot = snapshotToolCall(descriptor.value, argumentBudgets, tools);
     // A repeated id would give two results the same link in the transcript.
     if (MapPrototypeHas(ids, snapshot.id)) {
       throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_CALL, `calls[${index}] repeats the call id ${JSONStringify(snapshot.id)}`);

@@ -57,10 +57,24 @@ function runHere(request: RunRequest): ToolOutcome | Promise<ToolOutcome> {
 function runWithin(request: RunRequest, reportProgress: ToolContext["reportProgress"]): ToolOutcome | Promise<ToolOutcome> {
   const timeoutMs = request.timeoutMs;
   if (timeoutMs === undefined) {
-    return runTool(request.tool, request.args, contextOf(request, request.signal, reportProgress), request.outputBudgets);
+    return runTool(
+      request.tool,
+      request.args,
+      contextOf(request, request.signal, reportProgress),
+      request.outputBudgets,
+      undefined,
+      request.attachmentBudgets,
+    );
   }
   return runWithTimeout(timeoutMs, request.signal, (signal) =>
-    runTool(request.tool, request.args, contextOf(request, signal, reportProgress), request.outputBudgets),
+    runTool(
+      request.tool,
+      request.args,
+      contextOf(request, signal, reportProgress),
+      request.outputBudgets,
+      undefined,
+      request.attachmentBudgets,
+    ),
   );
 }
 

@@ -1,15 +1,18 @@
 // The options every executor shares, read once and checked up front: an executor's
-// (`timeoutMs`, `hooks`, `app`, budgets) when it is made, a call's (`timeoutMs`, `app`,
+// (`timeoutMs`, `hooks`, `app`, the argument, output and attachment budgets) when it is made, a call's (`timeoutMs`, `app`,
 // `argumentBudgets`) when it starts.
 // Only own data properties are read, so a getter or a Proxy never runs during a call.
 import type { ToolApp } from "../contract/app.js";
 import {
   type ArgumentBudgets,
   DEFAULT_ARGUMENT_BUDGETS,
+  DEFAULT_ATTACHMENT_BUDGETS,
   DEFAULT_OUTPUT_BUDGETS,
   type ResolvedArgumentBudgets,
+  type ResolvedAttachmentBudgets,
   type ResolvedOutputBudgets,
   readArgumentBudgets,
+  readAttachmentBudgets,
   readOutputBudgets,
   resolveBudgets,
 } from "../contract/budgets.js";
@@ -30,6 +33,8 @@ export interface PipelineSettings {
   readonly argumentBudgets: ResolvedArgumentBudgets;
   /** The executor's output budgets over the defaults; a tool's own override them. */
   readonly outputBudgets: ResolvedOutputBudgets;
+  /** The executor's attachment budgets over the defaults; a tool's own override them. */
+  readonly attachmentBudgets: ResolvedAttachmentBudgets;
 }
 
 /** One call's (or one batch's) resolved options. */
@@ -48,6 +53,7 @@ export const DEFAULT_PIPELINE_SETTINGS: PipelineSettings = ObjectFreeze({
   app: undefined,
   argumentBudgets: DEFAULT_ARGUMENT_BUDGETS,
   outputBudgets: DEFAULT_OUTPUT_BUDGETS,
+  attachmentBudgets: DEFAULT_ATTACHMENT_BUDGETS,
 });
 
 const NO_CALL_OPTIONS: CallSettings = ObjectFreeze({
@@ -65,6 +71,7 @@ export function readExecutorOptions(options: unknown): PipelineSettings {
   const hooks = ownOption(options, "hooks", "options");
   const argumentBudgets = ownOption(options, "argumentBudgets", "options");
   const outputBudgets = ownOption(options, "outputBudgets", "options");
+  const attachmentBudgets = ownOption(options, "attachmentBudgets", "options");
   return ObjectFreeze({
     timeoutMs: timeoutMs === undefined ? undefined : checkTimeoutMs(timeoutMs, "options.timeoutMs", COURSE_TOOL_INVALID_ARGUMENT),
     hooks: hooks === undefined ? undefined : resolveHooks(hooks),
@@ -76,6 +83,10 @@ export function readExecutorOptions(options: unknown): PipelineSettings {
     outputBudgets: resolveBudgets(
       DEFAULT_OUTPUT_BUDGETS,
       outputBudgets === undefined ? undefined : readOutputBudgets(outputBudgets, "options.outputBudgets"),
+    ),
+    attachmentBudgets: resolveBudgets(
+      DEFAULT_ATTACHMENT_BUDGETS,
+      attachmentBudgets === undefined ? undefined : readAttachmentBudgets(attachmentBudgets, "options.attachmentBudgets"),
     ),
   });
 }

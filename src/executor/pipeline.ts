@@ -6,7 +6,7 @@
 // docs/contract.md: rules 4–8 and 13, in this order; rule W4 — re-link and freeze on the main thread.
 import type { ToolApp } from "../contract/app.js";
 import { adoptAttachments } from "../contract/attachments.js";
-import type { ResolvedOutputBudgets } from "../contract/budgets.js";
+import { attachmentBudgetsFor, type ResolvedAttachmentBudgets, type ResolvedOutputBudgets } from "../contract/budgets.js";
 import { type CourseToolCall, snapshotToolCall } from "../contract/call.js";
 import {
   COURSE_TOOL_CALL_DENIED,
@@ -56,6 +56,8 @@ export interface RunRequest {
   readonly record: (facts: RunFacts) => void;
   /** The executor's output budgets; the tool's own `budgets` override them (runTool merges). */
   readonly outputBudgets: ResolvedOutputBudgets;
+  /** The executor's attachment budgets; the tool's own `attachmentBudgets` override them (runTool merges). */
+  readonly attachmentBudgets: ResolvedAttachmentBudgets;
   /** The caller's `onProgress`, if any: where the tool's progress reports go. */
   readonly onProgress: ProgressListener | undefined;
 }
@@ -102,7 +104,8 @@ export function executeCall(
     throwIfAborted(signal);
     const callOptions = readCallOptions(options, "call options");
     // docs/contract.md: rule 4 — call snapshot.
-    const snapshot = snapshotToolCall(call, callArgumentBudgets(pipeline.settings, callOptions));
+    // The tools: a tool's own argument budgets tighten the call's (looked up by the call's name).
+    const snapshot = snapshotToolCall(call, callArgumentBudgets(pipeline.settings, callOptions), pipeline.tools);
     const completed = completeCall(pipeline, snapshot, signal, callOptions);
     if (!isPromise(completed)) return PromiseResolve(handOut(completed as CourseToolResultMessage, signal));
     return PromisePrototypeThen(completed, (result) => handOut(result, signal)) as Promise<CourseToolResultMessage>;
@@ -129,7 +132,7 @@ export async function executeCalls(
   assertAbortSignal(signal); // before the options, as for a single call
   const callOptions = readCallOptions(options, "batch options");
   const budgets = callArgumentBudgets(pipeline.settings, callOptions);
-  const results = await runBatch(calls, signal, options, budgets, (call, batchSignal) =>
+  const results = await runBatch(calls, signal, options, budgets, pipeline.tools, (call, batchSignal) =>
     completeCallLater(pipeline, call, batchSignal, callOptions),
   );
   throwIfAborted(signal); // on the very promise the caller holds
@@ -228,27 +231,32 @@ function runPrepared(
     app,
     record: trace === undefined ? ignoreFacts : trace.record,
     outputBudgets: settings.outputBudgets,
+    attachmentBudgets: settings.attachmentBudgets,
     onProgress: options.onProgress,
   };
   trace?.runStarted();
   const outcome = run(request);
   if (!isPromise(outcome)) {
     trace?.runEnded();
-    return publish(prepared.call, outcome as ToolOutcome);
+    return publish(prepared, outcome as ToolOutcome, settings);
   }
   return PromisePrototypeThen(outcome as Promise<ToolOutcome>, (settled) => {
     trace?.runEnded();
-    return publish(prepared.call, settled);
+    return publish(prepared, settled, settings);
   }) as Promise<CourseToolResultMessage>;
 }
 
 // docs/contract.md: rule 13 — frozen, linked results (built from the snapshot, whatever ran the tool).
-/** The outcome as a frozen linked result; attachments checked again (a runner may have carried them across a thread). */
-function publish(call: Readonly<CourseToolCall>, outcome: ToolOutcome): CourseToolResultMessage {
+/**
+ * The outcome as a frozen linked result; attachments checked again, against the tool's
+ * budgets over the executor's (a runner may have carried them across a thread).
+ */
+function publish(prepared: ReadyCall, outcome: ToolOutcome, settings: PipelineSettings): CourseToolResultMessage {
+  const call = prepared.call;
   // Own only: an `attachments` planted on Object.prototype is not an outcome's.
   const attachments = ObjectHasOwn(outcome, "attachments") ? outcome.attachments : undefined;
   if (attachments === undefined) return toolResultMessage(call, outcome.content, outcome.isError);
-  const adopted = adoptAttachments(attachments);
+  const adopted = adoptAttachments(attachments, attachmentBudgetsFor(prepared.tool.attachmentBudgets, settings.attachmentBudgets));
   if (typeof adopted === "string") {
     return toolResultMessage(call, errorContent(COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED, { text: adopted, cut: false }), true);
   }

@@ -2,8 +2,15 @@
 // both executors share (in-process, and inside a worker thread).
 // docs/contract.md: rule 7 — execution context, rule 8 — abort wins, rule 9 — failure classification.
 import type { ToolApp } from "../contract/app.js";
-import { splitOutput, type ToolAttachment } from "../contract/attachments.js";
-import { DEFAULT_OUTPUT_BUDGETS, outputBudgetsFor, type ResolvedOutputBudgets } from "../contract/budgets.js";
+import { checkAttachments, splitOutput, type ToolAttachment } from "../contract/attachments.js";
+import {
+  attachmentBudgetsFor,
+  DEFAULT_ATTACHMENT_BUDGETS,
+  DEFAULT_OUTPUT_BUDGETS,
+  outputBudgetsFor,
+  type ResolvedAttachmentBudgets,
+  type ResolvedOutputBudgets,
+} from "../contract/budgets.js";
 import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED } from "../contract/constants.js";
 import type { CourseTool, ToolContext } from "../contract/definition.js";
 import { isNonRecoverableToolError } from "../contract/errors.js";
@@ -84,7 +91,7 @@ export class OutcomeWithAttachments extends Outcome {
 
 /**
  * Executes the tool and serializes what it returns, within the executor's output budgets
- * (`budgets`) overridden by the tool's own. Gives the outcome (synchronously when the tool
+ * (`budgets`) and attachment budgets (`attachmentBudgets`), each overridden by the tool's own. Gives the outcome (synchronously when the tool
  * returned a plain value); throws or rejects with the signal's reason as soon as the signal
  * aborts (without waiting for the tool), and with a NonRecoverableToolError the tool threw.
  * Any other failure is an error outcome.
@@ -95,20 +102,22 @@ export function runTool(
   runContext: RunContext,
   budgets: ResolvedOutputBudgets = DEFAULT_OUTPUT_BUDGETS,
   lazySignal?: LazySignal,
+  attachmentBudgets: ResolvedAttachmentBudgets = DEFAULT_ATTACHMENT_BUDGETS,
 ): ToolOutcome | Promise<ToolOutcome> {
   // In a worker, the abort can arrive while the call is queued.
   throwIfMadeAndAborted(lazySignal === undefined ? runContext.signal : lazySignal.signalIfMade);
   const within = outputBudgetsFor(tool.budgets, budgets);
+  const attachmentsWithin = attachmentBudgetsFor(tool.attachmentBudgets, attachmentBudgets);
   // docs/contract.md: rule 7 — execution context (frozen, with the run's own signal).
   const context: ToolContext =
     runContext.reportProgress === undefined ? ObjectFreeze({ ...runContext, reportProgress: discardProgress }) : runContext;
   const settlement = settleExecution(tool, args, context);
   if (!isPromise(settlement)) {
-    return finish(settlement as Settlement, lazySignal === undefined ? context.signal : lazySignal.signalIfMade, within);
+    return finish(settlement as Settlement, lazySignal === undefined ? context.signal : lazySignal.signalIfMade, within, attachmentsWithin);
   }
   // Awaiting the tool read its signal (raceAbort): it exists from here on.
   return PromisePrototypeThen(settlement as Promise<Settlement>, (settled) =>
-    finish(settled, context.signal, within),
+    finish(settled, context.signal, within, attachmentsWithin),
   ) as Promise<ToolOutcome>;
 }
 
@@ -126,7 +135,12 @@ function throwIfMadeAndAborted(signal: AbortSignal | undefined): void {
 }
 
 /** After the tool settled: the abort check, then failure normalization or serialization. */
-function finish(settlement: Settlement, signal: AbortSignal | undefined, budgets: ResolvedOutputBudgets): ToolOutcome {
+function finish(
+  settlement: Settlement,
+  signal: AbortSignal | undefined,
+  budgets: ResolvedOutputBudgets,
+  attachmentBudgets: ResolvedAttachmentBudgets,
+): ToolOutcome {
   throwIfMadeAndAborted(signal); // the tool settled, but abort may have come first
   const cap = budgets.maxContentCodePoints;
   if (!settlement.ok) {
@@ -137,6 +151,11 @@ function finish(settlement: Settlement, signal: AbortSignal | undefined, budgets
   const split = splitOutput(settlement.payload);
   const value = split === undefined ? settlement.payload : split.value;
   const attachments = split === undefined ? undefined : split.attachments;
+  // Where the tool runs (a worker thread too), so over-budget bytes never cross to the caller.
+  const overBudget = attachments === undefined ? undefined : checkAttachments(attachments, attachmentBudgets);
+  if (overBudget !== undefined) {
+    return new Outcome(errorContent(COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED, { text: overBudget, cut: false }, cap), true);
+  }
   // docs/contract.md: rule 10 — safe serialization, rule 11 — work budgets.
   const serialized = serializeWithin(value, budgets);
   if (serialized.ok)

@@ -1,7 +1,7 @@
 // The one interface every executor implements: in-process, worker pool, queue. Adapters,
 // batches, benchmarks and the contract suite take a ToolExecutor and nothing else.
 import type { ToolApp } from "../contract/app.js";
-import type { ArgumentBudgets, OutputBudgets } from "../contract/budgets.js";
+import type { ArgumentBudgets, AttachmentBudgets, OutputBudgets } from "../contract/budgets.js";
 import type { ToolRegistry } from "../contract/registry.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
 import type { ToolExecutorHooks } from "./hooks.js";
@@ -16,7 +16,7 @@ export interface CallOptions {
   readonly timeoutMs?: number;
   /** `context.app` for this call's tool, instead of the executor's `app` (in-process tools only). */
   readonly app?: ToolApp;
-  /** This call's argument budgets, over the executor's (validated up front: INVALID_ARGUMENT). */
+  /** This call's argument budgets, over the executor's (validated up front: INVALID_ARGUMENT); the tool's own still tighten them. */
   readonly argumentBudgets?: ArgumentBudgets;
   /**
    * Receives the tool's `context.reportProgress` reports as `{ toolCallId, toolName,
@@ -27,7 +27,11 @@ export interface CallOptions {
   readonly onProgress?: ProgressListener;
 }
 
-/** What every executor takes besides its tools (the in-process, worker and queue executors alike). */
+/**
+ * The options of the in-process and worker executors besides their tools (the worker refuses
+ * `app`). The queue executor takes `timeoutMs`, `hooks` and `argumentBudgets` of these and
+ * refuses the others (docs/operations.md has the table).
+ */
 export interface ExecutorOptions {
   /** Default time limit of a call in ms (1 to 2^31 - 1); a tool's `timeoutMs` and a call's override it. Default: none. */
   readonly timeoutMs?: number;
@@ -35,10 +39,12 @@ export interface ExecutorOptions {
   readonly hooks?: ToolExecutorHooks;
   /** `context.app` of every call's tool (in-process tools only; worker tools get theirs from `setup()`). */
   readonly app?: ToolApp;
-  /** Argument budgets of every call (a call's `options.argumentBudgets` override them). */
+  /** Argument budgets of every call (a call's `options.argumentBudgets` override them; a tool's own only tighten them). */
   readonly argumentBudgets?: ArgumentBudgets;
   /** Output budgets of every call (a tool's own `budgets` override them). */
   readonly outputBudgets?: OutputBudgets;
+  /** Attachment budgets of every result (a tool's own `attachmentBudgets` override them). */
+  readonly attachmentBudgets?: AttachmentBudgets;
 }
 
 /** Options of a batch: the per-call options, plus how many calls run at once. */

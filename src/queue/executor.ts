@@ -8,6 +8,14 @@
 import { randomUUID } from "node:crypto";
 import { Queue, QueueEvents } from "bullmq";
 import type { Redis } from "ioredis";
+import {
+  type ArgumentBudgets,
+  DEFAULT_ARGUMENT_BUDGETS,
+  DEFAULT_ATTACHMENT_BUDGETS,
+  DEFAULT_OUTPUT_BUDGETS,
+  readArgumentBudgets,
+  resolveBudgets,
+} from "../contract/budgets.js";
 import { COURSE_TOOL_EXECUTION_TIMEOUT, COURSE_TOOL_EXECUTOR_CLOSED, COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
 import { cutToCodePoints } from "../contract/content.js";
 import { NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
@@ -16,10 +24,13 @@ import { NativePromise, ObjectFreeze } from "../contract/primordials.js";
 import { registeredTools, ToolRegistry } from "../contract/registry.js";
 import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
 import { watchAbort } from "../executor/abort-watch.js";
+import { resolveHooks, type ToolExecutorHooks } from "../executor/hooks.js";
+import type { PipelineSettings } from "../executor/options.js";
 import { executeCall, executeCalls, type Pipeline, type RunRequest } from "../executor/pipeline.js";
 import type { ToolOutcome } from "../executor/run-tool.js";
 import { abortReason } from "../executor/signal.js";
 import type { BatchOptions, CallOptions, ToolExecutor } from "../executor/tool-executor.js";
+import { callAppRefusal } from "../worker/app-refusal.js";
 import { loadToolModules, type ToolModuleSpecifier } from "../worker/tool-modules.js";
 import { BULLMQ_CLOSE_MS, closeRedis, connectOrFail, openRedis, settlesWithin } from "./connection.js";
 import { type JobState, readJobStates } from "./job-states.js";
@@ -57,8 +68,16 @@ export interface QueueToolExecutorOptions {
   readonly modules?: readonly ToolModuleSpecifier[];
   /** Or the registry of the tools this agent may call (their hosts must define them too). */
   readonly registry?: ToolRegistry;
-  /** Per-call limit in ms from the moment the call is enqueued; expiry gives TOOL_EXECUTION_TIMEOUT (default: none). */
+  /**
+   * Default limit of a call in ms (a tool's `timeoutMs` and a call's override it), counted
+   * from the moment the call is enqueued; expiry gives TOOL_EXECUTION_TIMEOUT (default: none).
+   * The call's limit travels with its job: the host stops the tool at it too.
+   */
   readonly timeoutMs?: number;
+  /** Approval and telemetry hooks, on this (the agent's) side, as for every executor. */
+  readonly hooks?: ToolExecutorHooks;
+  /** Argument budgets of every call, checked here before anything is enqueued (a call's override them; a tool's own only tighten them). */
+  readonly argumentBudgets?: ArgumentBudgets;
   /** How often in-flight jobs are checked in Redis for a lost host or lost data (default 500, 20..60 000). */
   readonly heartbeatMs?: number;
   /** How long `create()` tries to reach Redis (default 5000, at most 60 000). */
@@ -72,7 +91,7 @@ export interface QueueToolExecutorOptions {
 interface ResolvedOptions {
   readonly connection: QueueConnection;
   readonly queue: string;
-  readonly timeoutMs: number | undefined;
+  readonly settings: PipelineSettings;
   readonly heartbeatMs: number;
   readonly connectTimeoutMs: number;
   readonly redisLostMs: number;
@@ -125,7 +144,7 @@ export class QueueToolExecutor implements ToolExecutor {
 
   private constructor(registry: ToolRegistry, options: ResolvedOptions, queue: Queue, events: QueueEvents, clients: readonly Redis[]) {
     this.#registry = registry;
-    this.#pipeline = { tools: registeredTools(registry), run: (request) => this.#run(request) };
+    this.#pipeline = { tools: registeredTools(registry), run: (request) => this.#run(request), settings: options.settings };
     this.#options = options;
     this.#queue = queue;
     this.#events = events;
@@ -187,16 +206,19 @@ export class QueueToolExecutor implements ToolExecutor {
    * The in-process contract, with `execute` and the serializer on a worker host. Resolves
    * to a frozen linked result (including TOOL_EXECUTION_TIMEOUT and per-call faults: a lost
    * host, a lost Redis); rejects with a ToolContractError, `signal.reason`, or a
-   * NonRecoverableToolError that the tool threw on its host.
+   * NonRecoverableToolError that the tool threw on its host. An `options.app` is refused
+   * (INVALID_ARGUMENT): a live handle cannot cross machines.
    */
   async executeToolCall(call: unknown, signal: AbortSignal, options?: CallOptions): Promise<CourseToolResultMessage> {
     this.#assertOpen();
+    refuseCallApp(options);
     return executeCall(this.#pipeline, call, signal, options);
   }
 
   /** Many calls, results in call order (the batch semantics of `ToolExecutor.executeBatch`). */
   async executeBatch(calls: readonly unknown[], signal: AbortSignal, options?: BatchOptions): Promise<CourseToolResultMessage[]> {
     this.#assertOpen();
+    refuseCallApp(options);
     return executeCalls(this.#pipeline, calls, signal, options);
   }
 
@@ -261,7 +283,8 @@ export class QueueToolExecutor implements ToolExecutor {
       const unwatch = watchAbort(signal, () => {
         if (stop("abort")) reject(abortReason(signal));
       });
-      const timeoutMs = this.#options.timeoutMs;
+      // The effective limit (call > tool > executor), from the moment the call is enqueued.
+      const timeoutMs = request.timeoutMs;
       if (timeoutMs !== undefined) {
         timer = setTimeout(() => {
           if (stop("timeout")) resolve(timedOut(timeoutMs));
@@ -270,7 +293,14 @@ export class QueueToolExecutor implements ToolExecutor {
       }
       this.#pending.set(jobId, entry);
       this.#startHeartbeat();
-      const data: QueueJobData = { v: 1, callId: call.id, toolName: call.name, arguments: call.arguments };
+      const data: QueueJobData = {
+        v: 1,
+        callId: call.id,
+        toolName: call.name,
+        arguments: call.arguments,
+        // The host stops the tool at the same limit, should this side's cancel never reach it.
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      };
       this.#queue
         .add(call.name, data, { jobId, attempts: 1, removeOnComplete: FINISHED_JOB_RETENTION, removeOnFail: FINISHED_JOB_RETENTION })
         .then(
@@ -428,6 +458,27 @@ function withTimeout<T>(pending: Promise<T>, ms: number): Promise<T> {
   ]).finally(() => clearTimeout(timer));
 }
 
+/** Options that cannot cross machines, or that the hosts own: refused rather than ignored. */
+const REFUSED_OPTIONS: readonly (readonly [string, string])[] = [
+  [
+    "app",
+    "options.app cannot be sent to a worker host (a live handle cannot cross machines): export a setup() from the tool module instead; it runs in each of the host's threads",
+  ],
+  [
+    "outputBudgets",
+    "options.outputBudgets are applied where the tool runs: the QueueToolExecutor does not take them (the hosts serialize with the default output budgets)",
+  ],
+  [
+    "attachmentBudgets",
+    "options.attachmentBudgets do not apply: a QueueToolExecutor's results carry no attachments (only the text content crosses Redis)",
+  ],
+];
+
+/** INVALID_ARGUMENT for a call's (or batch's) `app`: it cannot cross machines. */
+function refuseCallApp(options: unknown): void {
+  if (callAppRefusal(options) !== undefined) invalidOption(REFUSED_OPTIONS[0]?.[1] as string);
+}
+
 function resolveOptions(options: QueueToolExecutorOptions): {
   resolved: ResolvedOptions;
   registry: ToolRegistry | undefined;
@@ -440,12 +491,24 @@ function resolveOptions(options: QueueToolExecutorOptions): {
     invalidOption("options.modules must be a non-empty array of tool module URLs or paths");
   }
   if (registry !== undefined && !(registry instanceof ToolRegistry)) invalidOption("options.registry must be a ToolRegistry");
+  for (const [name, refusal] of REFUSED_OPTIONS) if (raw[name] !== undefined) invalidOption(refusal);
   const redisLostMs = integerOption("redisLostMs", raw.redisLostMs, 100, 600_000, 10_000);
+  const settings: PipelineSettings = ObjectFreeze({
+    timeoutMs: optionalDuration("timeoutMs", raw.timeoutMs, 1),
+    hooks: raw.hooks === undefined ? undefined : resolveHooks(raw.hooks),
+    app: undefined,
+    argumentBudgets: resolveBudgets(
+      DEFAULT_ARGUMENT_BUDGETS,
+      raw.argumentBudgets === undefined ? undefined : readArgumentBudgets(raw.argumentBudgets, "options.argumentBudgets"),
+    ),
+    outputBudgets: DEFAULT_OUTPUT_BUDGETS,
+    attachmentBudgets: DEFAULT_ATTACHMENT_BUDGETS,
+  });
   return {
     resolved: {
       connection: readConnection(raw.connection),
       queue: readQueueName(raw.queue),
-      timeoutMs: optionalDuration("timeoutMs", raw.timeoutMs, 1),
+      settings,
       heartbeatMs: integerOption("heartbeatMs", raw.heartbeatMs, 20, 60_000, 500),
       connectTimeoutMs: integerOption("connectTimeoutMs", raw.connectTimeoutMs, 1, 60_000, 5000),
       redisLostMs,

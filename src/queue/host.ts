@@ -37,7 +37,11 @@ export interface ToolWorkerHostOptions {
   readonly modules: readonly ToolModuleSpecifier[];
   /** Worker threads, and jobs taken at once (default `os.availableParallelism()`, at most 256). */
   readonly threads?: number;
-  /** This host's own per-call limit in ms (TOOL_EXECUTION_TIMEOUT; default: none, the agent's applies). */
+  /**
+   * This host's default limit of a call in ms (TOOL_EXECUTION_TIMEOUT; default: none). A
+   * tool's own `timeoutMs` overrides it, and so does the limit a job carries (the agent's:
+   * call > tool > agent executor), as a call's would.
+   */
   readonly timeoutMs?: number;
   /** After an abort or timeout, how long a tool may run on before its thread is terminated (default 1000). */
   readonly abortGraceMs?: number;
@@ -135,7 +139,10 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
       if ((await control.get(cancelMarkKey(resolved.queue, jobId))) !== null) return CANCELLED;
       const data = job.data as Partial<QueueJobData> | null;
       const call = { type: "toolCall", id: data?.callId, name: data?.toolName, arguments: data?.arguments };
-      const message = await executor.executeToolCall(call, controller.signal);
+      // The agent's limit for the call: the host's pipeline applies it as the call's own (a
+      // malformed one is refused with the job, as a malformed call is).
+      const timeoutMs = data?.timeoutMs;
+      const message = await executor.executeToolCall(call, controller.signal, timeoutMs === undefined ? undefined : { timeoutMs });
       return { kind: "result", content: message.content, isError: message.isError };
     } catch (error) {
       return encodeFailure(error, controller.signal);

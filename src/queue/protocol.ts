@@ -21,6 +21,8 @@ export interface QueueJobData {
   readonly callId: string;
   readonly toolName: string;
   readonly arguments: Readonly<Record<string, JsonValue>>;
+  /** The call's limit in ms as the agent applies it (call > tool > executor), absent for none: the host stops the tool at it too. */
+  readonly timeoutMs?: number;
 }
 
 /** Host → agent: a job's return value. */

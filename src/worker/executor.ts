@@ -58,7 +58,7 @@ export class WorkerToolExecutor implements ToolExecutor {
     const modules = await loadToolModules(resolved.modules);
     // Twice maxThreads: a task whose call was answered (abort, timeout) may still run while the next call starts.
     const board = TaskBoard.create(resolved.maxThreads * 2);
-    const pool = new WorkerPool(resolved, modules, board, settings.outputBudgets);
+    const pool = new WorkerPool(resolved, modules, board, settings.outputBudgets, settings.attachmentBudgets);
     try {
       await pool.started;
     } catch (error) {

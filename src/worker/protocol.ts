@@ -5,7 +5,7 @@
 // docs/contract.md: rule W4 — re-link and freeze on the main thread, rule W5 — faults are results.
 import type { MessagePort } from "node:worker_threads";
 import type { ImageMimeType, ToolAttachment } from "../contract/attachments.js";
-import type { ResolvedOutputBudgets } from "../contract/budgets.js";
+import type { ResolvedAttachmentBudgets, ResolvedOutputBudgets } from "../contract/budgets.js";
 import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_VALIDATION_FAILED, type RecoverableToolErrorCode } from "../contract/constants.js";
 import { NonRecoverableToolError } from "../contract/errors.js";
 import { describeFailure } from "../contract/failure.js";
@@ -87,6 +87,8 @@ export interface ToolWorkerData {
   readonly loader: string | undefined;
   /** The executor's output budgets (a tool's own `budgets` override them). */
   readonly outputBudgets: ResolvedOutputBudgets;
+  /** The executor's attachment budgets (a tool's own `attachmentBudgets` override them, in the thread that runs it). */
+  readonly attachmentBudgets: ResolvedAttachmentBudgets;
 }
 
 /** A recoverable error outcome with a fixed message. */

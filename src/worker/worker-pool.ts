@@ -7,7 +7,7 @@
 // docs/contract.md: rule W1 — tool modules, rule W3 — timeout and termination, rule W5 — faults are results.
 import type { Worker } from "node:worker_threads";
 import { Piscina, queueOptionsSymbol } from "piscina";
-import type { ResolvedOutputBudgets } from "../contract/budgets.js";
+import type { ResolvedAttachmentBudgets, ResolvedOutputBudgets } from "../contract/budgets.js";
 import {
   COURSE_TOOL_INVALID_TOOL_MODULE,
   COURSE_TOOL_WORKER_POOL_START_FAILED,
@@ -131,6 +131,7 @@ export class WorkerPool {
     modules: Pick<LoadedToolModules, "urls" | "hasSetup">,
     board: TaskBoard,
     outputBudgets: ResolvedOutputBudgets,
+    attachmentBudgets: ResolvedAttachmentBudgets,
   ) {
     this.#options = options;
     const moduleUrls = modules.urls;
@@ -170,6 +171,7 @@ export class WorkerPool {
         setupTimeoutMs: options.setupTimeoutMs,
         loader: options.loader,
         outputBudgets,
+        attachmentBudgets,
       } satisfies ToolWorkerData,
       loadBalancer: ((task: { [queueOptionsSymbol]: SlotTag | null }, workers: PiscinaWorker[]) => this.#choose(task, workers)) as never,
       ...(options.resourceLimits === undefined ? {} : { resourceLimits: options.resourceLimits }),

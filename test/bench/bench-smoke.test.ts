@@ -2,7 +2,7 @@
 // counts (smoke mode) and check that each produced its figures under their stable names.
 // Nothing here asserts a performance target.
 import { beforeAll, describe, expect, test } from "vitest";
-import { type BenchResults, RESULTS_SCHEMA, runBenchmarks } from "../../dist/bench/index.js";
+import { type BenchResults, benchBudgets, RESULTS_SCHEMA, runBenchmarks } from "../../dist/bench/index.js";
 import { renderCharts, renderMarkdownReport, renderReport } from "../../dist/bench/report.js";
 
 /** Every number anywhere in `value`, with its path. */
@@ -233,4 +233,33 @@ describe("benchmarks, smoke mode (one tiny round of every case)", () => {
     const markdown = renderMarkdownReport(results, Object.keys(charts));
     for (const name of Object.keys(charts)) expect(markdown).toContain(`(charts/${name}.svg)`);
   });
+});
+
+describe("benchmarks, smoke mode: the budgets case", () => {
+  test("every default budget's worst admitted input, beside JSON.stringify, on both sides", async () => {
+    const budgets = await benchBudgets({ smoke: true });
+    const cases = Object.values(budgets.cases);
+    expect(cases.filter((figures) => figures.side === "output").map((figures) => figures.budget.split(" ")[0])).toEqual([
+      "maxDepth",
+      "maxNodes",
+      "maxNodes",
+      "maxMembers",
+      "maxStringCodePoints",
+      "maxBigIntBits",
+    ]);
+    expect(cases.filter((figures) => figures.side === "arguments").map((figures) => figures.budget.split(" ")[0])).toEqual([
+      "maxDepth",
+      "maxNodes",
+      "maxNodes",
+      "maxStringLength",
+      "maxTotalSize",
+      "maxNodes",
+    ]);
+    for (const figures of cases) {
+      expect(figures.oursUs).toBeGreaterThan(0);
+      expect(figures.jsonUs).toBeGreaterThan(0);
+      expect(Number.isFinite(figures.oursOverJson)).toBe(true);
+    }
+    expect(budgets.targets).toEqual([]);
+  }, 60_000);
 });

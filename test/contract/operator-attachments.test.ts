@@ -1,8 +1,8 @@
 // imageContent / withAttachments: what they accept, what they copy, and the budgets.
 import { Buffer } from "node:buffer";
 import {
-  COURSE_TOOL_MAX_ATTACHMENT_BYTES,
-  COURSE_TOOL_MAX_ATTACHMENTS,
+  COURSE_TOOL_ATTACHMENT_BYTES_LIMIT,
+  COURSE_TOOL_ATTACHMENTS_LIMIT,
   executeToolCall,
   imageContent,
   isToolContractError,
@@ -78,10 +78,14 @@ describe("imageContent", () => {
   });
 
   test("one image over the byte budget is refused before it is copied", () => {
-    expect(refused(() => imageContent(new Uint8Array(COURSE_TOOL_MAX_ATTACHMENT_BYTES + 1), "image/png"))).toBe(
-      `imageContent: ${COURSE_TOOL_MAX_ATTACHMENT_BYTES + 1} bytes is over the ${COURSE_TOOL_MAX_ATTACHMENT_BYTES}-byte attachment budget`,
+    // The constructor refuses what no budget admits; a call's own budgets apply to its result
+    // (test/executor/attachment-budgets.test.ts).
+    expect(refused(() => imageContent(new Uint8Array(COURSE_TOOL_ATTACHMENT_BYTES_LIMIT + 1), "image/png"))).toBe(
+      `imageContent: ${COURSE_TOOL_ATTACHMENT_BYTES_LIMIT + 1} bytes is over the ${COURSE_TOOL_ATTACHMENT_BYTES_LIMIT}-byte attachment limit`,
     );
-    expect(imageContent(new Uint8Array(COURSE_TOOL_MAX_ATTACHMENT_BYTES), "image/png").data.length).toBe(COURSE_TOOL_MAX_ATTACHMENT_BYTES);
+    expect(imageContent(new Uint8Array(COURSE_TOOL_ATTACHMENT_BYTES_LIMIT), "image/png").data.length).toBe(
+      COURSE_TOOL_ATTACHMENT_BYTES_LIMIT,
+    );
   });
 });
 
@@ -125,16 +129,16 @@ describe("withAttachments", () => {
     ],
     [
       "too many",
-      () => withAttachments("x", Array.from({ length: COURSE_TOOL_MAX_ATTACHMENTS + 1 }, small)),
-      `withAttachments: ${COURSE_TOOL_MAX_ATTACHMENTS + 1} attachments is over the limit of ${COURSE_TOOL_MAX_ATTACHMENTS}`,
+      () => withAttachments("x", Array.from({ length: COURSE_TOOL_ATTACHMENTS_LIMIT + 1 }, small)),
+      `withAttachments: ${COURSE_TOOL_ATTACHMENTS_LIMIT + 1} attachments is over the limit of ${COURSE_TOOL_ATTACHMENTS_LIMIT}`,
     ],
     [
       "over the byte budget in total",
       () => {
-        const half = imageContent(new Uint8Array(COURSE_TOOL_MAX_ATTACHMENT_BYTES / 2 + 1), "image/png");
+        const half = imageContent(new Uint8Array(COURSE_TOOL_ATTACHMENT_BYTES_LIMIT / 2 + 1), "image/png");
         return withAttachments("x", [half, half]);
       },
-      `withAttachments: the attachments are over the ${COURSE_TOOL_MAX_ATTACHMENT_BYTES}-byte budget in total`,
+      `withAttachments: the attachments are over the ${COURSE_TOOL_ATTACHMENT_BYTES_LIMIT}-byte budget in total`,
     ],
   ])("refuses a list that is %s", (_label, make, message) => {
     expect(refused(make)).toBe(message);

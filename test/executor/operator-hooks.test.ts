@@ -293,6 +293,26 @@ describe("events", () => {
     expect((await rejecting.executeToolCall(call("echo"), neverAborted())).isError).toBe(false);
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(errors).toEqual(["onCallStart", "onCallEnd"]);
+    // Spinning: observers that busy-wait 30 ms each hold this thread that long (they are
+    // synchronous code), and change nothing else.
+    const spin = (ms: number) => {
+      const until = performance.now() + ms;
+      while (performance.now() < until) {
+        // a slow synchronous exporter
+      }
+    };
+    const spinning = executorWith({
+      onCallStart: () => spin(30),
+      onCallEnd: () => spin(30),
+      onHookError: (_e, hook) => void errors.push(hook),
+    });
+    const started = performance.now();
+    const spun = await spinning.executeToolCall(call("echo", { spun: true }, "call-spun"), neverAborted());
+    const elapsed = performance.now() - started;
+    expect(spun).toMatchObject({ toolCallId: "call-spun", content: '{"spun":true}', isError: false });
+    expect(elapsed).toBeGreaterThanOrEqual(59);
+    expect(elapsed).toBeLessThan(1000);
+    expect(errors).toEqual(["onCallStart", "onCallEnd"]);
   });
 
   test("an observer cannot change the event others see, nor the result", async () => {

@@ -2,7 +2,7 @@
 // a tool's messages reach its own task's listener; a late message of a finished task is
 // refused in the worker and reaches no one on the main thread.
 import { describe, expect, test } from "vitest";
-import { DEFAULT_OUTPUT_BUDGETS } from "../../dist/src/contract/budgets.js";
+import { DEFAULT_ATTACHMENT_BUDGETS, DEFAULT_OUTPUT_BUDGETS } from "../../dist/src/contract/budgets.js";
 import { resolveOptions } from "../../dist/src/worker/options.js";
 import { TaskBoard } from "../../dist/src/worker/task-board.js";
 import { SLOT_TAG, WorkerPool } from "../../dist/src/worker/worker-pool.js";
@@ -19,6 +19,7 @@ describe("per-task messages over the thread port", () => {
       { urls: [MODULE], hasSetup: false },
       board,
       DEFAULT_OUTPUT_BUDGETS,
+      DEFAULT_ATTACHMENT_BUDGETS,
     );
     try {
       await pool.started;
