@@ -3,7 +3,6 @@
 // value) and gains a frozen `attachments` list. Only objects made by these functions carry
 // attachments: a look-alike `{ type: "image", ... }` is ordinary output for the serializer.
 
-import { types } from "node:util";
 import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_MAX_ATTACHMENT_BYTES, COURSE_TOOL_MAX_ATTACHMENTS } from "./constants.js";
 import { ToolContractError } from "./errors.js";
 import { readOwnDataProperty } from "./failure.js";
@@ -11,25 +10,18 @@ import { describeValue } from "./grammar.js";
 import {
   ArrayIsArray,
   isProxy,
+  isUint8Array,
   JSONStringify,
+  NativeUint8Array,
   ObjectFreeze,
-  ReflectApply,
   StringPrototypeSlice,
+  TypedArrayPrototypeGetLength,
+  TypedArrayPrototypeSet,
   WeakMapPrototypeGet,
   WeakMapPrototypeSet,
   WeakSetPrototypeAdd,
   WeakSetPrototypeHas,
 } from "./primordials.js";
-
-// Captured at load, as primordials.ts does: a patched Uint8Array.prototype.set or a
-// subclass's own `length` cannot change what is copied.
-const isUint8Array = types.isUint8Array;
-const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object;
-const typedArraySet = (Reflect.getOwnPropertyDescriptor(TypedArrayPrototype, "set") as PropertyDescriptor).value as (
-  source: ArrayLike<number>,
-) => void;
-const typedArrayLength = (Reflect.getOwnPropertyDescriptor(TypedArrayPrototype, "length") as PropertyDescriptor).get as () => number;
-const NativeUint8Array = Uint8Array;
 
 /** Image formats the model providers accept. SVG is left out: it is a document that can carry script. */
 export type ImageMimeType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
@@ -71,13 +63,13 @@ export function imageContent(bytes: unknown, mimeType: unknown): ToolAttachment 
     invalid(`imageContent: mimeType must be one of image/png, image/jpeg, image/gif, image/webp (got ${describeMime(mimeType)})`);
   }
   if (!isUint8Array(bytes) || isProxy(bytes)) invalid(`imageContent: bytes must be a Uint8Array (got ${describeValue(bytes)})`);
-  const length = ReflectApply(typedArrayLength, bytes, []);
+  const length = TypedArrayPrototypeGetLength(bytes);
   if (length === 0) invalid("imageContent: bytes is empty");
   if (length > COURSE_TOOL_MAX_ATTACHMENT_BYTES) {
     invalid(`imageContent: ${length} bytes is over the ${COURSE_TOOL_MAX_ATTACHMENT_BYTES}-byte attachment budget`);
   }
   const copy = new NativeUint8Array(length);
-  ReflectApply(typedArraySet, copy, [bytes]);
+  TypedArrayPrototypeSet(copy, bytes);
   return brand(mimeType, copy);
 }
 
@@ -123,7 +115,7 @@ function adoptOne(record: object): ToolAttachment | undefined {
   const mimeType = readOwnDataProperty(record, "mimeType");
   const data = readOwnDataProperty(record, "data");
   if (type !== "image" || !isImageMimeType(mimeType)) return undefined;
-  if (!isUint8Array(data) || isProxy(data) || ReflectApply(typedArrayLength, data, []) === 0) return undefined;
+  if (!isUint8Array(data) || isProxy(data) || TypedArrayPrototypeGetLength(data) === 0) return undefined;
   return brand(mimeType, data as Uint8Array);
 }
 
@@ -142,7 +134,7 @@ function checkedList(
     const member = readOwnDataProperty(attachments, String(index));
     const attachment = typeof member === "object" && member !== null && !isProxy(member) ? admit(member) : undefined;
     if (attachment === undefined) return `${what}: [${index}] is not an attachment made by imageContent (got ${describeValue(member)})`;
-    bytes += ReflectApply(typedArrayLength, attachment.data, []);
+    bytes += TypedArrayPrototypeGetLength(attachment.data);
     if (bytes > COURSE_TOOL_MAX_ATTACHMENT_BYTES) {
       return `${what}: the attachments are over the ${COURSE_TOOL_MAX_ATTACHMENT_BYTES}-byte budget in total`;
     }
