@@ -2,6 +2,7 @@
 // share (`{ type: "image", data, mimeType }`), and a result as those frameworks' content list
 // (its text block, then its images). The AI SDK adapter reshapes the blocks. One encoder for
 // every adapter.
+// docs/operations.md — Images and other attachments; docs/adapters.md — MCP, Use it with Pi.
 import { Buffer } from "node:buffer";
 import { adoptAttachments, type ImageMimeType } from "../contract/attachments.js";
 import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";

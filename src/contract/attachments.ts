@@ -2,6 +2,7 @@
 // `withAttachments(value, [...images])`; the result keeps its text `content` (the serialized
 // value) and gains a frozen `attachments` list. Only objects made by these functions carry
 // attachments: a look-alike `{ type: "image", ... }` is ordinary output for the serializer.
+// docs/contract.md: rule 13 — frozen, linked results (a frozen attachments list); docs/operations.md — Images and other attachments.
 
 import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_MAX_ATTACHMENT_BYTES, COURSE_TOOL_MAX_ATTACHMENTS } from "./constants.js";
 import { ToolContractError } from "./errors.js";

@@ -3,6 +3,7 @@
 // but buggy operator code must not break calls: a throwing, hanging or garbage-returning hook
 // never changes a call's outcome and never leaves an unhandled rejection. The one exception is
 // `beforeExecute`, whose decision is the point; it is read strictly and fails closed.
+// docs/operations.md — Hooks: approval and telemetry.
 import type { ToolApp } from "../contract/app.js";
 import type { CourseToolCall } from "../contract/call.js";
 import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_MAX_STRING_CODE_POINTS } from "../contract/constants.js";
