@@ -9,12 +9,12 @@ import {
   executeToolCall,
   executeToolCalls,
   InProcessToolExecutor,
-  isToolContractError,
   type JsonValue,
   ToolRegistry,
 } from "toolgate";
 import { describe, expect, test } from "vitest";
-import { call, neverAborted, settle } from "../support/helpers.js";
+import { contractError } from "../support/assertions.js";
+import { call, neverAborted } from "../support/helpers.js";
 
 const echo = defineTool({
   name: "echo",
@@ -25,11 +25,9 @@ const echo = defineTool({
 const registry = new ToolRegistry([echo]);
 
 /** The ToolContractError a call rejects with (fails the test when it resolves). */
+/** The refusal's code and message, as a plain object the tests compare whole. */
 async function refusal(pending: Promise<unknown>): Promise<{ code: string; message: string }> {
-  const settled = await settle(pending);
-  if (settled.ok) throw new Error("expected the call to be refused");
-  expect(isToolContractError(settled.reason)).toBe(true);
-  const { code, message } = settled.reason as { code: string; message: string };
+  const { code, message } = await contractError(pending);
   return { code, message };
 }
 

@@ -3,30 +3,16 @@
 // pool (its dispatch reads RunRequest.timeoutMs, takes `hooks` and carries attachments back).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import {
-  type CallEndEvent,
-  type CallStartEvent,
-  type ExecutorOptions,
-  isToolContractError,
-  type ToolExecutor,
-  type ToolExecutorHooks,
-} from "toolgate";
+import type { CallEndEvent, CallStartEvent, ExecutorOptions, ToolExecutor, ToolExecutorHooks } from "toolgate";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { contractError } from "../support/assertions.js";
 import { EXECUTORS } from "../support/executors.js";
-import { call, errorOf, fixture, neverAborted, scratchDir, settle, waitForFile } from "../support/helpers.js";
+import { call, errorOf, fixture, neverAborted, scratchDir, waitForFile } from "../support/helpers.js";
 
 const OPERATOR_TOOLS = fixture("operator-tools");
 
 /** Executors whose worker side is wired for per-tool/per-call timeouts, hooks and attachments. */
 const WIRED = EXECUTORS.filter(([label]) => label === "in-process" || label === "worker pool");
-
-async function contractError(pending: Promise<unknown>): Promise<{ code: string; message: string }> {
-  const outcome = await settle(pending);
-  expect(outcome.ok).toBe(false);
-  const reason = (outcome as { reason: unknown }).reason;
-  expect(isToolContractError(reason)).toBe(true);
-  return reason as { code: string; message: string };
-}
 
 describe.each(EXECUTORS)("operator options, %s", (_label, make) => {
   let executor: ToolExecutor;

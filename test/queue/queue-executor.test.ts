@@ -5,10 +5,11 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import { isToolContractError, ToolRegistry } from "toolgate";
+import { ToolRegistry } from "toolgate";
 import { QueueToolExecutor, runToolWorkerHost, type ToolWorkerHost } from "toolgate/queue";
 import { afterEach, describe, expect, test, vi } from "vitest";
-import { call, errorOf, fixture, neverAborted, scratchDir, settle } from "../support/helpers.js";
+import { contractError as rejection } from "../support/assertions.js";
+import { call, errorOf, fixture, neverAborted, scratchDir } from "../support/helpers.js";
 import { findRedis, freePort, uniqueQueue } from "../support/redis.js";
 
 const TOOLS = fixture("queue-tools");
@@ -42,14 +43,6 @@ function inspector(queue: string): Queue {
     connection.disconnect();
   });
   return reader;
-}
-
-async function rejection(pending: Promise<unknown>): Promise<{ code: string; message: string }> {
-  const outcome = await settle(pending);
-  expect(outcome.ok).toBe(false);
-  const reason = (outcome as { reason: unknown }).reason;
-  expect(isToolContractError(reason)).toBe(true);
-  return reason as { code: string; message: string };
 }
 
 describe("options are validated up front, with bounds", () => {

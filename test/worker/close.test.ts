@@ -1,19 +1,15 @@
 // close() semantics (issue 9, defect 2: close() during a running batch turned the members not
 // yet started into TOOL_EXECUTION_FAILED). Accepted before close(): every call and every
 // batch member gets its own real outcome. After close(): EXECUTOR_CLOSED, as a rejection.
-import { isToolContractError } from "toolgate";
 import { WorkerToolExecutor } from "toolgate/worker";
 import { describe, expect, test } from "vitest";
-import { call, errorOf, fixture, neverAborted, settle } from "../support/helpers.js";
+import { contractError } from "../support/assertions.js";
+import { call, errorOf, fixture, neverAborted } from "../support/helpers.js";
 
 const CONTRACT_TOOLS = fixture("contract-tools");
 
 async function closedError(promise: Promise<unknown>): Promise<string> {
-  const outcome = await settle(promise);
-  expect(outcome.ok).toBe(false);
-  const reason = (outcome as { reason: unknown }).reason;
-  expect(isToolContractError(reason)).toBe(true);
-  return (reason as { code: string }).code;
+  return (await contractError(promise)).code;
 }
 
 describe("close()", () => {

@@ -3,23 +3,15 @@
 // favour of a per-thread setup(), and setup() failures treated as module load failures.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CallEndEvent, isToolContractError, type ThreadKilledEvent, type ToolExecutorHooks } from "toolgate";
+import type { CallEndEvent, ThreadKilledEvent, ToolExecutorHooks } from "toolgate";
 import { WorkerToolExecutor } from "toolgate/worker";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { contractError } from "../support/assertions.js";
 import { inProcessExecutor } from "../support/executors.js";
-import { call, errorOf, fixture, neverAborted, scratchDir, settle, waitForFile } from "../support/helpers.js";
+import { call, errorOf, fixture, neverAborted, scratchDir, waitForFile } from "../support/helpers.js";
 
 const WORKER_OPERATOR = fixture("worker-operator");
 const OPERATOR_TOOLS = fixture("operator-tools");
-
-async function contractError(pending: Promise<unknown>): Promise<{ code: string; message: string }> {
-  const outcome = await settle(pending);
-  if (outcome.ok && outcome.value instanceof WorkerToolExecutor) await outcome.value.close();
-  expect(outcome.ok).toBe(false);
-  const reason = (outcome as { reason: unknown }).reason;
-  expect(isToolContractError(reason)).toBe(true);
-  return reason as { code: string; message: string };
-}
 
 /** Waits until `find` finds something (a hook called after the call settled), or gives up after 5 s. */
 async function eventually<T>(find: () => T | undefined): Promise<T | undefined> {

@@ -6,21 +6,14 @@ import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { COURSE_TOOL_MAX_CONTENT_CODE_POINTS, defineTool, isToolContractError } from "toolgate";
+import { COURSE_TOOL_MAX_CONTENT_CODE_POINTS, defineTool } from "toolgate";
 import { WorkerToolExecutor } from "toolgate/worker";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { call, errorOf, fixture, neverAborted, scratchDir, settle, waitForFile } from "../support/helpers.js";
+import { contractError } from "../support/assertions.js";
+import { call, errorOf, fixture, neverAborted, scratchDir, waitForFile } from "../support/helpers.js";
 
 const CONTRACT_TOOLS = fixture("contract-tools");
 const WORKER_TOOLS = fixture("worker-tools");
-
-async function contractError(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
-  const outcome = await settle(promise);
-  expect(outcome.ok).toBe(false);
-  const reason = (outcome as { reason: unknown }).reason;
-  expect(isToolContractError(reason)).toBe(true);
-  return reason as { code: string; message: string };
-}
 
 describe("create() checks every module and option on the main thread", () => {
   test.each<[string, string, string]>([
