@@ -1,6 +1,7 @@
-// Issue 9, defect 9: a call's arguments have budgets (values, depth, string length, total
-// size), checked before the value is listed, refused with INVALID_TOOL_CALL naming the budget
-// and the path; configurable per executor and per call.
+// A call's arguments have budgets (docs/contract.md, rule 4 — call snapshot; the table:
+// docs/guarantees.md): values, depth, string length, total size, checked before the value is
+// listed, refused with INVALID_TOOL_CALL naming the budget and the path; configurable per
+// executor and per call.
 import {
   COURSE_TOOL_MAX_ARGUMENT_DEPTH,
   COURSE_TOOL_MAX_ARGUMENT_NODES,
@@ -34,7 +35,7 @@ async function refusal(pending: Promise<unknown>): Promise<{ code: string; messa
 const run = (args: Record<string, unknown>, options?: Parameters<typeof executeToolCall>[3]) =>
   executeToolCall(registry, call("echo", args as Record<string, JsonValue>), neverAborted(), options);
 
-describe("the argument budgets refuse before listing", () => {
+describe("rule 4 — call snapshot: the argument budgets refuse before listing", () => {
   test("a 10^6-element array is refused by its length, without reading an element", async () => {
     const huge = new Array(1_000_000).fill(1);
     let reads = 0;
@@ -128,7 +129,7 @@ describe("the argument budgets refuse before listing", () => {
   });
 });
 
-describe("argument budgets are configurable per executor, per call, and validated up front", () => {
+describe("rule 4 — call snapshot: argument budgets are configurable per executor, per call, and validated up front", () => {
   test("an executor's budgets apply to every call; a call's own budgets override them", async () => {
     const executor = new InProcessToolExecutor(registry, { argumentBudgets: { maxNodes: 3 } });
     const small = call("echo", { a: 1, b: 2 }); // 3 values

@@ -14,7 +14,7 @@ const OPERATOR_TOOLS = fixture("operator-tools");
 /** Executors whose worker side is wired for per-tool/per-call timeouts, hooks and attachments. */
 const WIRED = EXECUTORS.filter(([label]) => label === "in-process" || label === "worker pool");
 
-describe.each(EXECUTORS)("operator options, %s", (_label, make) => {
+describe.each(EXECUTORS)("docs/operations.md — Timeouts: operator options, %s", (_label, make) => {
   let executor: ToolExecutor;
   let dir: string;
   beforeAll(async () => {
@@ -71,7 +71,7 @@ describe.each(EXECUTORS)("operator options, %s", (_label, make) => {
   });
 });
 
-describe.each(EXECUTORS)("a tool's own timeoutMs, %s", (_label, make) => {
+describe.each(EXECUTORS)("docs/operations.md — Timeouts: a tool's own timeoutMs, %s", (_label, make) => {
   test("a tool module whose tool declares an impossible timeoutMs is refused when the executor is made", async () => {
     const error = await contractError(make([fixture("operator-bad-timeout")]));
     expect(error.code).toBe("INVALID_TOOL_DEFINITION");
@@ -79,7 +79,7 @@ describe.each(EXECUTORS)("a tool's own timeoutMs, %s", (_label, make) => {
   });
 });
 
-describe.each(WIRED)("the timeout rule (call over tool over executor), %s", (_label, make) => {
+describe.each(WIRED)("docs/operations.md — Timeouts: the timeout rule (call over tool over executor), %s", (_label, make) => {
   let executor: ToolExecutor;
   beforeAll(async () => {
     executor = await make([OPERATOR_TOOLS], { timeoutMs: 300 });
@@ -112,7 +112,7 @@ describe.each(WIRED)("the timeout rule (call over tool over executor), %s", (_la
   });
 });
 
-describe.each(WIRED)("hooks, %s", (_label, make) => {
+describe.each(WIRED)("docs/operations.md — Hooks: hooks, %s", (_label, make) => {
   const starts: CallStartEvent[] = [];
   const ends: CallEndEvent[] = [];
   const approvals: string[] = [];
@@ -186,7 +186,7 @@ describe.each(WIRED)("hooks, %s", (_label, make) => {
   });
 });
 
-describe.each(WIRED)("hostile hooks, %s", (_label, make) => {
+describe.each(WIRED)("docs/operations.md — Hooks: hostile hooks, %s", (_label, make) => {
   const hookErrors: string[] = [];
   const ends: CallEndEvent[] = [];
   let dir: string;
@@ -243,7 +243,7 @@ describe.each(WIRED)("hostile hooks, %s", (_label, make) => {
   });
 });
 
-describe.each(WIRED)("attachments, %s", (_label, make) => {
+describe.each(WIRED)("docs/operations.md — Images and other attachments: attachments, %s", (_label, make) => {
   let executor: ToolExecutor;
   beforeAll(async () => {
     executor = await make([OPERATOR_TOOLS]);

@@ -1,4 +1,6 @@
-// The worker executor's operator side (issue 12): the events' queueWaitMs, threadId and
+// The worker executor's operator side (docs/operations.md — Worker side; docs/contract.md,
+// rule 7 — execution context, rule W1 — tool modules, rule W4 — re-link and freeze on the main
+// thread): the events' queueWaitMs, threadId and
 // threadKilled from the pool, attachments whose bytes move out of a worker, `app` refused in
 // favour of a per-thread setup(), and setup() failures treated as module load failures.
 import { existsSync, readFileSync } from "node:fs";
@@ -23,7 +25,7 @@ async function eventually<T>(find: () => T | undefined): Promise<T | undefined> 
   return find();
 }
 
-describe("telemetry: what the pool tells the events", () => {
+describe("docs/operations.md — Worker side: what the pool tells the events", () => {
   const ends: CallEndEvent[] = [];
   const kills: ThreadKilledEvent[] = [];
   const hooks: ToolExecutorHooks = { onCallEnd: (event) => void ends.push(event), onThreadKilled: (event) => void kills.push(event) };
@@ -66,7 +68,7 @@ describe("telemetry: what the pool tells the events", () => {
   });
 });
 
-describe("attachments from a worker", () => {
+describe("rule W4 — re-link and freeze on the main thread: attachments from a worker", () => {
   let executor: WorkerToolExecutor;
   beforeAll(async () => {
     executor = await WorkerToolExecutor.create({ modules: [WORKER_OPERATOR], maxThreads: 1 });
@@ -128,7 +130,7 @@ describe("attachments from a worker", () => {
   });
 });
 
-describe("app: refused on a worker executor, which has setup() instead", () => {
+describe("rule 7 — execution context: app is refused on a worker executor, which has setup() instead", () => {
   let executor: WorkerToolExecutor;
   let dir: string;
   beforeAll(async () => {
@@ -192,7 +194,7 @@ test.each([
   }
 });
 
-describe("setup() that fails is a module load failure", () => {
+describe("rule W1 — tool modules: setup() that fails is a module load failure", () => {
   test("at create(): a setup() that throws rejects with INVALID_TOOL_MODULE naming it and the reason", async () => {
     const error = await contractError(WorkerToolExecutor.create({ modules: [fixture("setup-throws")], maxThreads: 1 }));
     expect(error).toMatchObject({

@@ -15,7 +15,7 @@ import { call, errorOf, fixture, neverAborted, scratchDir, waitForFile } from ".
 const CONTRACT_TOOLS = fixture("contract-tools");
 const WORKER_TOOLS = fixture("worker-tools");
 
-describe("create() checks every module and option on the main thread", () => {
+describe("rule W1 — tool modules: create() checks every module and option on the main thread", () => {
   test.each<[string, string, string]>([
     ["a missing module", "/nonexistent/tools.js", "INVALID_TOOL_MODULE"],
     ["a module that throws while loading", fixture("throws-at-load").href, "INVALID_TOOL_MODULE"],
@@ -64,7 +64,7 @@ describe("create() checks every module and option on the main thread", () => {
   });
 });
 
-describe("a running pool", () => {
+describe("rule W1 — tool modules, rule W3 — timeout and termination, rule W5 — faults are results: a running pool", () => {
   let executor: WorkerToolExecutor;
   beforeAll(async () => {
     executor = await WorkerToolExecutor.create({
@@ -166,7 +166,7 @@ describe("a running pool", () => {
   });
 });
 
-describe("lifecycle", () => {
+describe("rule W2 — abort relay, rule W3 — timeout and termination, rule W5 — faults are results: lifecycle", () => {
   test("close() drains accepted calls, then refuses new ones", async () => {
     const executor = await WorkerToolExecutor.create({ modules: [CONTRACT_TOOLS], maxThreads: 1 });
     const inFlight = executor.executeToolCall(call("delayed", { n: 1, ms: 150 }, "in-flight"), neverAborted());
