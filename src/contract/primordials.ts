@@ -162,6 +162,11 @@ const typedArraySet = (ObjectGetOwnPropertyDescriptor(TypedArrayPrototype, "set"
 export const TypedArrayPrototypeSet = (self: Uint8Array, source: ArrayLike<number>): void => ReflectApply(typedArraySet, self, [source]);
 export const NativeUint8Array = Uint8Array;
 
+// Bound at load, through the captured bind: a patched performance.now (or Function.prototype.bind,
+// when a module of toolgate loads after a tool module patched it) cannot skew or throw into a timing.
+const bind = Function.prototype.bind;
+export const PerformanceNow: () => number = ReflectApply(bind, performance.now, [performance]);
+
 export const ErrorPrototype = Error.prototype;
 /** The realm's `structuredClone`, captured at load. */
 export const StructuredClone = structuredClone;

@@ -20,6 +20,7 @@ import {
   ObjectGetOwnPropertyDescriptor,
   ObjectGetPrototypeOf,
   ObjectHasOwn,
+  PerformanceNow,
   PromisePrototypeThen,
   ReflectApply,
 } from "../contract/primordials.js";
@@ -253,15 +254,12 @@ function readDecision(hooks: ResolvedHooks, decision: unknown): FailureText | un
   return APPROVAL_FAILED;
 }
 
-// Captured at load: a patched performance.now cannot skew (or throw into) the events.
-const performanceNow = performance.now.bind(performance);
-
 /**
  * One call's telemetry: emits onCallStart when made, collects what the runner records, and
  * emits onCallEnd once when the call settles (onThreadKilled for a kill recorded after that).
  */
 export class CallTrace {
-  readonly #started = performanceNow();
+  readonly #started = PerformanceNow();
   #runStarted: number | undefined;
   #runMs: number | undefined;
   #queueWaitMs = 0;
@@ -291,12 +289,12 @@ export class CallTrace {
   };
 
   runStarted(): void {
-    this.#runStarted = performanceNow();
+    this.#runStarted = PerformanceNow();
   }
 
   /** The runner settled (or the call ended while it ran): its time is measured once. */
   runEnded(): void {
-    if (this.#runStarted !== undefined && this.#runMs === undefined) this.#runMs = performanceNow() - this.#runStarted;
+    if (this.#runStarted !== undefined && this.#runMs === undefined) this.#runMs = PerformanceNow() - this.#runStarted;
   }
 
   ended(result: CourseToolResultMessage): void {
@@ -316,7 +314,7 @@ export class CallTrace {
       toolName: this.call.name,
       outcome,
       code,
-      durationMs: performanceNow() - this.#started,
+      durationMs: PerformanceNow() - this.#started,
       queueWaitMs: this.#queueWaitMs,
       runMs: this.#runMs !== undefined && this.#runMs > this.#queueWaitMs ? this.#runMs - this.#queueWaitMs : 0,
       threadId: this.#threadId,
