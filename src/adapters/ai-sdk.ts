@@ -2,6 +2,7 @@
 // generateText / streamText. The SDK shows the model each tool's JSON Schema (from
 // describeTools) and calls `execute`, which runs the call through toolgate with the SDK's
 // toolCallId and abortSignal. `ai` is imported for types and `jsonSchema` only.
+// docs/adapters.md — Use it with the Vercel AI SDK.
 import { jsonSchema, type Tool, type ToolExecutionOptions } from "ai";
 import { type DescribeToolsOptions, describeTools } from "../contract/describe.js";
 import { ObjectFreeze } from "../contract/primordials.js";

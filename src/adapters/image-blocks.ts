@@ -2,19 +2,18 @@
 // share (`{ type: "image", data, mimeType }`), and a result as those frameworks' content list
 // (its text block, then its images). The AI SDK adapter reshapes the blocks. One encoder for
 // every adapter.
+// docs/operations.md — Images and other attachments; docs/adapters.md — MCP, Use it with Pi.
 import { Buffer } from "node:buffer";
 import { adoptAttachments, type ImageMimeType } from "../contract/attachments.js";
 import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import { readOwnDataProperty } from "../contract/failure.js";
-import { ObjectFreeze, ReflectApply } from "../contract/primordials.js";
+import { ObjectFreeze, ReflectApply, TypedArrayPrototypeGetLength } from "../contract/primordials.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
 
 // Captured at load: `buffer.toString("base64")` looks `base64Slice` up on the instance, so a
 // patched Buffer.prototype would choose the text. The native slice takes any Uint8Array.
 const base64Slice = intrinsicBase64Slice();
-const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object;
-const typedArrayLength = (Reflect.getOwnPropertyDescriptor(TypedArrayPrototype, "length") as PropertyDescriptor).get as () => number;
 
 function intrinsicBase64Slice(): (this: Uint8Array, start: number, end: number) => string {
   const slice: unknown = (Buffer.prototype as unknown as { readonly base64Slice?: unknown }).base64Slice;
@@ -45,7 +44,7 @@ export function imageBlocks(result: CourseToolResultMessage, api: string): reado
   const blocks: ToolgateImageBlock[] = [];
   for (let index = 0; index < list.length; index += 1) {
     const { mimeType, data } = list[index] as (typeof list)[number];
-    const base64 = ReflectApply(base64Slice, data, [0, ReflectApply(typedArrayLength, data, [])]);
+    const base64 = ReflectApply(base64Slice, data, [0, TypedArrayPrototypeGetLength(data)]);
     blocks[index] = ObjectFreeze({ type: "image" as const, data: base64, mimeType });
   }
   return ObjectFreeze(blocks);

@@ -1,5 +1,6 @@
 // A toolgate call's progress as MCP `notifications/progress` for the request that asked for
 // it with `_meta.progressToken`.
+// docs/adapters.md — MCP (`_meta.progressToken`).
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { ProgressToken, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { PromisePrototypeThen } from "../contract/primordials.js";

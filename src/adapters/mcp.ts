@@ -2,6 +2,7 @@
 // low-level MCP SDK `Server` (McpServer wants zod shapes; toolgate already has JSON Schemas
 // from describeTools and its own validators). `tools/list` shows the schemas, `tools/call`
 // runs the call through toolgate with the request's signal and progress token.
+// docs/adapters.md — MCP.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   type CallToolRequest,

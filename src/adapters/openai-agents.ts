@@ -3,6 +3,7 @@
 // (from describeTools, `strict: false`: the SDK passes a non-strict JSON Schema through
 // unchanged and only JSON-parses the arguments) and calls `execute`, which runs the call
 // through toolgate with the SDK's call id and abort signal.
+// docs/adapters.md — Use it with the OpenAI Agents SDK.
 import { randomUUID } from "node:crypto";
 import { type FunctionTool, tool, type UnknownContext } from "@openai/agents";
 import { COURSE_TOOL_DUPLICATE_TOOL_NAME } from "../contract/constants.js";

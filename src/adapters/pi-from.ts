@@ -1,5 +1,6 @@
 // fromPiAgentTool (exported by toolgate/pi): an existing Pi AgentTool, of Pi 0.85 or 1.x, as
 // a toolgate tool. Pi is not imported: the tool is read structurally, once.
+// docs/adapters.md — Use it with Pi (`fromPiAgentTool`).
 import type { TSchema } from "typebox";
 import { type CourseTool, defineTool, type ToolContext } from "../contract/definition.js";
 import { readDataProperty } from "../contract/failure.js";

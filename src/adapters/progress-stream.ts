@@ -1,6 +1,7 @@
 // A call's progress reports as a pull stream, for frameworks whose tools yield partial
 // results (the AI SDK's preliminary results). One slot: a report not yet taken is replaced
 // by the next, so a slow consumer holds at most one report, whatever the tool sends.
+// docs/adapters.md — Use it with the Vercel AI SDK (progress as preliminary results).
 import { NativePromise, PromisePrototypeThen } from "../contract/primordials.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
 import type { ToolProgress } from "../executor/progress.js";

@@ -1,6 +1,7 @@
 // What the framework adapters run calls through: a ToolRegistry (in-process,
 // `executeToolCall`) or any ToolExecutor (in-process, worker pool, queue). One resolver,
 // so every adapter reads a source the same way.
+// docs/adapters.md (every adapter takes a registry or an executor).
 import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import { ReflectApply } from "../contract/primordials.js";

@@ -1,6 +1,7 @@
 // toolgate/standard-schema: a tool's `validate` from any Standard Schema v1 library (zod,
 // valibot, ArkType, …). The reading lives in the contract (schema-first `defineTool`
 // uses it too); this entry point is the door for the validate-only form.
+// docs/adapters.md — Validators (`validatorFromStandardSchema`); docs/contract.md: rule 6 — validation first.
 export {
   ASYNC_SCHEMA_MESSAGE,
   type StandardJsonSchemaConverter,

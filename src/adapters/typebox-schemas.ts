@@ -1,6 +1,7 @@
 // Which TypeBox schema stands behind which validate function. Kept in its own module so
 // both `toolgate/typebox` (which records) and `toolgate/pi` (which looks up and, for
 // wrapped Pi tools, records too) share one table without exporting the setter publicly.
+// docs/adapters.md — Validators, Use it with Pi.
 import type { TSchema } from "typebox";
 import { WeakMapPrototypeGet, WeakMapPrototypeSet } from "../contract/primordials.js";
 

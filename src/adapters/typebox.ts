@@ -3,6 +3,7 @@
 // (a Standard Schema made from the TypeBox schema, so the core never loads TypeBox), and
 // `validatorFromTypeBox(schema)` for the four-field form. The schema is compiled once
 // (TypeBox's JIT checker); a refusal lists the failing paths, bounded.
+// docs/adapters.md — Validators (`validatorFromTypeBox`); docs/contract.md: rule 6 — validation first.
 import type { Static, TSchema } from "typebox";
 import { Compile, type Validator } from "typebox/compile";
 import { Settings } from "typebox/system";

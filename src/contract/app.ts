@@ -1,6 +1,7 @@
 // The application's own context (a database handle, an HTTP client) that tools receive as
 // `context.app`. Typed by declaration merging, so neither the registry nor the executors
 // carry a type parameter for it.
+// docs/contract.md: rule 7 — execution context; docs/operations.md — Application context.
 
 /**
  * What `context.app` holds. Empty here; a program declares its own fields once:

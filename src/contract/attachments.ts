@@ -2,8 +2,8 @@
 // `withAttachments(value, [...images])`; the result keeps its text `content` (the serialized
 // value) and gains a frozen `attachments` list. Only objects made by these functions carry
 // attachments: a look-alike `{ type: "image", ... }` is ordinary output for the serializer.
+// docs/contract.md: rule 13 — frozen, linked results (a frozen attachments list); docs/operations.md — Images and other attachments.
 
-import { types } from "node:util";
 import { DEFAULT_ATTACHMENT_BUDGETS, type ResolvedAttachmentBudgets } from "./budgets.js";
 import { COURSE_TOOL_ATTACHMENT_BYTES_LIMIT, COURSE_TOOL_ATTACHMENTS_LIMIT, COURSE_TOOL_INVALID_ARGUMENT } from "./constants.js";
 import { ToolContractError } from "./errors.js";
@@ -12,25 +12,18 @@ import { describeValue } from "./grammar.js";
 import {
   ArrayIsArray,
   isProxy,
+  isUint8Array,
   JSONStringify,
+  NativeUint8Array,
   ObjectFreeze,
-  ReflectApply,
   StringPrototypeSlice,
+  TypedArrayPrototypeGetLength,
+  TypedArrayPrototypeSet,
   WeakMapPrototypeGet,
   WeakMapPrototypeSet,
   WeakSetPrototypeAdd,
   WeakSetPrototypeHas,
 } from "./primordials.js";
-
-// Captured at load, as primordials.ts does: a patched Uint8Array.prototype.set or a
-// subclass's own `length` cannot change what is copied.
-const isUint8Array = types.isUint8Array;
-const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object;
-const typedArraySet = (Reflect.getOwnPropertyDescriptor(TypedArrayPrototype, "set") as PropertyDescriptor).value as (
-  source: ArrayLike<number>,
-) => void;
-const typedArrayLength = (Reflect.getOwnPropertyDescriptor(TypedArrayPrototype, "length") as PropertyDescriptor).get as () => number;
-const NativeUint8Array = Uint8Array;
 
 /** Image formats the model providers accept. SVG is left out: it is a document that can carry script. */
 export type ImageMimeType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
@@ -80,13 +73,13 @@ export function imageContent(bytes: unknown, mimeType: unknown): ToolAttachment 
     invalid(`imageContent: mimeType must be one of image/png, image/jpeg, image/gif, image/webp (got ${describeMime(mimeType)})`);
   }
   if (!isUint8Array(bytes) || isProxy(bytes)) invalid(`imageContent: bytes must be a Uint8Array (got ${describeValue(bytes)})`);
-  const length = ReflectApply(typedArrayLength, bytes, []);
+  const length = TypedArrayPrototypeGetLength(bytes);
   if (length === 0) invalid("imageContent: bytes is empty");
   if (length > COURSE_TOOL_ATTACHMENT_BYTES_LIMIT) {
     invalid(`imageContent: ${length} bytes is over the ${COURSE_TOOL_ATTACHMENT_BYTES_LIMIT}-byte attachment limit`);
   }
   const copy = new NativeUint8Array(length);
-  ReflectApply(typedArraySet, copy, [bytes]);
+  TypedArrayPrototypeSet(copy, bytes);
   return brand(mimeType, copy);
 }
 
@@ -136,7 +129,7 @@ export function checkAttachments(attachments: readonly ToolAttachment[], budgets
     return `${length} attachments is over the limit of ${budgets.maxAttachments} (attachment budget maxAttachments)`;
   }
   let bytes = 0;
-  for (let index = 0; index < length; index += 1) bytes += ReflectApply(typedArrayLength, (attachments[index] as ToolAttachment).data, []);
+  for (let index = 0; index < length; index += 1) bytes += TypedArrayPrototypeGetLength((attachments[index] as ToolAttachment).data);
   if (bytes > budgets.maxAttachmentBytes) {
     return `the attachments' ${bytes} bytes are over the ${budgets.maxAttachmentBytes}-byte budget in total (attachment budget maxAttachmentBytes)`;
   }
@@ -149,7 +142,7 @@ function adoptOne(record: object): ToolAttachment | undefined {
   const mimeType = readOwnDataProperty(record, "mimeType");
   const data = readOwnDataProperty(record, "data");
   if (type !== "image" || !isImageMimeType(mimeType)) return undefined;
-  if (!isUint8Array(data) || isProxy(data) || ReflectApply(typedArrayLength, data, []) === 0) return undefined;
+  if (!isUint8Array(data) || isProxy(data) || TypedArrayPrototypeGetLength(data) === 0) return undefined;
   return brand(mimeType, data as Uint8Array);
 }
 
@@ -169,7 +162,7 @@ function checkedList(
     const member = readOwnDataProperty(attachments, String(index));
     const attachment = typeof member === "object" && member !== null && !isProxy(member) ? admit(member) : undefined;
     if (attachment === undefined) return `${what}: [${index}] is not an attachment made by imageContent (got ${describeValue(member)})`;
-    bytes += ReflectApply(typedArrayLength, attachment.data, []);
+    bytes += TypedArrayPrototypeGetLength(attachment.data);
     if (bytes > budgets.maxAttachmentBytes) {
       return `${what}: the attachments are over the ${budgets.maxAttachmentBytes}-byte budget in total`;
     }

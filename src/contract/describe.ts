@@ -1,6 +1,7 @@
 // describeTools: what a model is shown of the registered tools, `{ name, description,
 // parameters }` with `parameters` a JSON Schema (draft 2020-12). The one place every
 // adapter (AI SDK, MCP, Pi, OpenAI Agents) gets its tool schemas from.
+// docs/adapters.md (the schemas every adapter shows); docs/contract.md: rule 1 — definition snapshot (schemas read once).
 import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_INVALID_TOOL_DEFINITION } from "./constants.js";
 import { ToolContractError } from "./errors.js";
 import { type JsonSchema, toolJsonSchema } from "./parameters.js";

@@ -1,6 +1,7 @@
 // How messages name a value they refuse: "undefined", "null", "a string", "an array".
 // One helper, so no message reads "is a undefined" or "got object". Reads nothing of the value
 // but its type (no getters, traps or toString), so it is safe on anything.
+// docs/operations.md — Names (messages that name a value they refuse).
 import { ArrayIsArray, isProxy } from "./primordials.js";
 
 /**

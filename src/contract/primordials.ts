@@ -151,6 +151,22 @@ export const EventTargetPrototypeAddEventListener = (
   options: { once: boolean },
 ): void => ReflectApply(addEventListener, self, [type, listener, options]);
 
+// %TypedArray%.prototype, which every typed array inherits from: its getters and `set` taken
+// from there, so a patched Uint8Array.prototype or a subclass's own `length` chooses nothing.
+export const TypedArrayPrototype = ObjectGetPrototypeOf(Uint8Array.prototype) as object;
+export const TypedArrayPrototypeGetLength = getterOf<Uint8Array, number>(TypedArrayPrototype, "length");
+export const TypedArrayPrototypeGetBuffer = getterOf<Uint8Array, ArrayBuffer>(TypedArrayPrototype, "buffer");
+const typedArraySet = (ObjectGetOwnPropertyDescriptor(TypedArrayPrototype, "set") as PropertyDescriptor).value as (
+  source: ArrayLike<number>,
+) => void;
+export const TypedArrayPrototypeSet = (self: Uint8Array, source: ArrayLike<number>): void => ReflectApply(typedArraySet, self, [source]);
+export const NativeUint8Array = Uint8Array;
+
+// Bound at load, through the captured bind: a patched performance.now (or Function.prototype.bind,
+// when a module of toolgate loads after a tool module patched it) cannot skew or throw into a timing.
+const bind = Function.prototype.bind;
+export const PerformanceNow: () => number = ReflectApply(bind, performance.now, [performance]);
+
 export const ErrorPrototype = Error.prototype;
 /** The realm's `structuredClone`, captured at load. */
 export const StructuredClone = structuredClone;
@@ -164,6 +180,7 @@ export const isDate = types.isDate;
 export const isMap = types.isMap;
 export const isSet = types.isSet;
 export const isWeakSet = types.isWeakSet;
+export const isUint8Array = types.isUint8Array;
 
 export const SymbolFor = Symbol.for;
 export const globalThisRef = globalThis;

@@ -1,4 +1,5 @@
 // What a `timeoutMs` may be, wherever it is given (a definition, an executor, a call).
+// docs/operations.md — Timeouts; docs/contract.md: rule W3 — timeout and termination.
 import { COURSE_TOOL_MAX_TIMEOUT_MS, type ToolContractErrorCode } from "./constants.js";
 import { ToolContractError } from "./errors.js";
 import { describeValue } from "./grammar.js";

@@ -3,6 +3,7 @@
 // but buggy operator code must not break calls: a throwing, hanging or garbage-returning hook
 // never changes a call's outcome and never leaves an unhandled rejection. The one exception is
 // `beforeExecute`, whose decision is the point; it is read strictly and fails closed.
+// docs/operations.md — Hooks: approval and telemetry.
 import type { ToolApp } from "../contract/app.js";
 import type { CourseToolCall } from "../contract/call.js";
 import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_MAX_STRING_CODE_POINTS } from "../contract/constants.js";
@@ -19,6 +20,7 @@ import {
   ObjectGetOwnPropertyDescriptor,
   ObjectGetPrototypeOf,
   ObjectHasOwn,
+  PerformanceNow,
   PromisePrototypeThen,
   ReflectApply,
 } from "../contract/primordials.js";
@@ -252,15 +254,12 @@ function readDecision(hooks: ResolvedHooks, decision: unknown): FailureText | un
   return APPROVAL_FAILED;
 }
 
-// Captured at load: a patched performance.now cannot skew (or throw into) the events.
-const performanceNow = performance.now.bind(performance);
-
 /**
  * One call's telemetry: emits onCallStart when made, collects what the runner records, and
  * emits onCallEnd once when the call settles (onThreadKilled for a kill recorded after that).
  */
 export class CallTrace {
-  readonly #started = performanceNow();
+  readonly #started = PerformanceNow();
   #runStarted: number | undefined;
   #runMs: number | undefined;
   #queueWaitMs = 0;
@@ -290,12 +289,12 @@ export class CallTrace {
   };
 
   runStarted(): void {
-    this.#runStarted = performanceNow();
+    this.#runStarted = PerformanceNow();
   }
 
   /** The runner settled (or the call ended while it ran): its time is measured once. */
   runEnded(): void {
-    if (this.#runStarted !== undefined && this.#runMs === undefined) this.#runMs = performanceNow() - this.#runStarted;
+    if (this.#runStarted !== undefined && this.#runMs === undefined) this.#runMs = PerformanceNow() - this.#runStarted;
   }
 
   ended(result: CourseToolResultMessage): void {
@@ -315,7 +314,7 @@ export class CallTrace {
       toolName: this.call.name,
       outcome,
       code,
-      durationMs: performanceNow() - this.#started,
+      durationMs: PerformanceNow() - this.#started,
       queueWaitMs: this.#queueWaitMs,
       runMs: this.#runMs !== undefined && this.#runMs > this.#queueWaitMs ? this.#runMs - this.#queueWaitMs : 0,
       threadId: this.#threadId,

@@ -5,10 +5,11 @@ import { threadId } from "node:worker_threads";
 import { COURSE_TOOL_EXECUTOR_CLOSED } from "../contract/constants.js";
 import type { ToolContext } from "../contract/definition.js";
 import { ToolContractError } from "../contract/errors.js";
-import { isPromise, NativePromise, ObjectFreeze, PromisePrototypeThen, PromiseReject, PromiseResolve } from "../contract/primordials.js";
+import { isPromise, ObjectFreeze, PromisePrototypeThen, PromiseReject } from "../contract/primordials.js";
 import { registeredTools, type ToolRegistry } from "../contract/registry.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
 import type { RunFacts } from "./hooks.js";
+import { InFlight } from "./in-flight.js";
 import { type PipelineSettings, readExecutorOptions } from "./options.js";
 import { executeCall, executeCalls, type Pipeline, type RunRequest } from "./pipeline.js";
 import { discardProgress, openProgressChannel } from "./progress.js";
@@ -141,9 +142,8 @@ export type InProcessToolExecutorOptions = ExecutorOptions;
 export class InProcessToolExecutor implements ToolExecutor {
   readonly #registry: ToolRegistry;
   readonly #pipeline: Pipeline;
-  #inFlight = 0;
+  readonly #inFlight = new InFlight();
   #closing: Promise<void> | undefined;
-  #drained: (() => void) | undefined;
 
   constructor(registry: ToolRegistry, options?: InProcessToolExecutorOptions) {
     registeredTools(registry); // a ToolContractError(INVALID_ARGUMENT) for anything else
@@ -158,27 +158,17 @@ export class InProcessToolExecutor implements ToolExecutor {
 
   executeToolCall(call: unknown, signal: AbortSignal, options?: CallOptions): Promise<CourseToolResultMessage> {
     if (this.#closing !== undefined) return closed();
-    return this.#track(executeCall(this.#pipeline, call, signal, options));
+    return this.#inFlight.track(executeCall(this.#pipeline, call, signal, options));
   }
 
   executeBatch(calls: readonly unknown[], signal: AbortSignal, options?: BatchOptions): Promise<CourseToolResultMessage[]> {
     if (this.#closing !== undefined) return closed();
-    return this.#track(executeCalls(this.#pipeline, calls, signal, options));
+    return this.#inFlight.track(executeCalls(this.#pipeline, calls, signal, options));
   }
 
   close(): Promise<void> {
-    this.#closing ??= this.#inFlight === 0 ? PromiseResolve(undefined) : new NativePromise<void>((resolve) => (this.#drained = resolve));
+    this.#closing ??= this.#inFlight.allSettled();
     return this.#closing;
-  }
-
-  #track<T>(pending: Promise<T>): Promise<T> {
-    this.#inFlight += 1;
-    const settled = (): void => {
-      this.#inFlight -= 1;
-      if (this.#inFlight === 0) this.#drained?.();
-    };
-    void PromisePrototypeThen(pending, settled, settled);
-    return pending;
   }
 }
 

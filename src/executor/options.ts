@@ -2,6 +2,7 @@
 // (`timeoutMs`, `hooks`, `app`, the argument, output and attachment budgets) when it is made, a call's (`timeoutMs`, `app`,
 // `argumentBudgets`) when it starts.
 // Only own data properties are read, so a getter or a Proxy never runs during a call.
+// docs/contract.md: rule W1 — tool modules (every option validated up front); docs/operations.md — Timeouts, Application context; docs/guarantees.md — Budgets.
 import type { ToolApp } from "../contract/app.js";
 import {
   type ArgumentBudgets,

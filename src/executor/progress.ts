@@ -2,6 +2,7 @@
 // Proxies), coalescing bursts, and never delivering once the call settled or aborted.
 // `ProgressThrottle` is transport-neutral so a worker thread can throttle what it posts
 // with the same rules as the in-process executor uses for its listener.
+// docs/contract.md: rule 7 — execution context (`reportProgress`); docs/worker.md — Worker → main: per-task messages.
 import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
 import { cutToCodePoints } from "../contract/content.js";
 import type { ToolProgressReport } from "../contract/definition.js";

@@ -1,6 +1,7 @@
 // Timeouts: the one rule for which limit applies to a call, and the cooperative timer of
 // executors that run the tool on the calling thread. A runner that owns a thread (the worker
 // pool) enforces `RunRequest.timeoutMs` its own way, and can stop a tool that ignores it.
+// docs/operations.md — Timeouts; docs/contract.md: rule W3 — timeout and termination (the pool's own way).
 import { COURSE_TOOL_EXECUTION_TIMEOUT } from "../contract/constants.js";
 import { AbortControllerPrototypeAbort, isPromise, ObjectFreeze, PromisePrototypeThen } from "../contract/primordials.js";
 import { errorContent } from "../contract/results.js";

@@ -4,6 +4,7 @@
 //                   [--abort-grace MS] [--lock-duration MS] tools.js [more-tools.js ...]
 // Prints one "ready" line on stdout once it consumes the queue; SIGINT or SIGTERM closes it
 // gracefully (running jobs finish), a second signal exits at once.
+// docs/queue.md — Topology (a worker host as a command), Options.
 import { parseArgs } from "node:util";
 import { describeFailure } from "../contract/failure.js";
 import { runToolWorkerHost, type ToolWorkerHostOptions } from "./host.js";

@@ -1,6 +1,7 @@
 // Redis connections: every client is our own ioredis instance (BullMQ is handed instances,
 // so both sides decide how connections retry and when they give up). Reaching Redis is
 // checked once at startup, with a bound, so an unreachable server is a clear error.
+// docs/queue.md — Failure scenarios (Redis unreachable at startup, or lost later).
 import { Redis, type RedisOptions } from "ioredis";
 import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";

@@ -5,6 +5,7 @@
 // events, to be re-linked and frozen by the pipeline. Every way a call can end without a
 // result (abort, timeout, a lost host, a lost Redis, close) settles it here, at once or
 // within a bound, and marks its job so that no host ever starts it afterwards.
+// docs/contract.md: rules 1–13 through the shared pipeline, rule W6 — batches; docs/queue.md — Guarantees, and what is not guaranteed.
 import { randomUUID } from "node:crypto";
 import { Queue, QueueEvents } from "bullmq";
 import type { Redis } from "ioredis";

@@ -4,6 +4,7 @@
 // tool's thread terminated after the grace period) and the host keeps serving. Jobs are
 // taken one per thread; a job the agent has given up on is never started; a cancel
 // message over Redis pub/sub aborts the signal of the job's running tool.
+// docs/contract.md: rules W1–W5 on the host, through WorkerToolExecutor; docs/queue.md — Topology.
 import { availableParallelism } from "node:os";
 import { type Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";

@@ -1,6 +1,7 @@
 // toolgate/queue: tool calls over a BullMQ queue on Redis (loads bullmq and ioredis). The
 // agent side is QueueToolExecutor; worker hosts run `runToolWorkerHost` (or the
 // `toolgate-worker` command).
+// docs/queue.md.
 export { QueueToolExecutor, type QueueToolExecutorOptions } from "./executor.js";
 export { runToolWorkerHost, type ToolWorkerHost, type ToolWorkerHostOptions } from "./host.js";
 export type { QueueConnection } from "./options.js";

@@ -2,6 +2,7 @@
 // does not depend on events arriving. A job whose host renews no lock after having started
 // has lost its host; a job gone from Redis was lost with the server's data; a finished job
 // whose event never came is read from its hash.
+// docs/queue.md — Failure scenarios (a lost host, a lost Redis, a missed event).
 import type { Redis } from "ioredis";
 import { jobKey } from "./protocol.js";
 

@@ -1,5 +1,6 @@
 // Options of both sides, read and validated up front: a precise ToolContractError
 // (INVALID_ARGUMENT) naming the option and the value, with upper bounds on every number.
+// docs/queue.md — Options.
 import type { RedisOptions } from "ioredis";
 import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";

@@ -4,6 +4,7 @@
 // the bounded content string, a fatal error's message, or "cancelled". Everything read from
 // Redis is untrusted: any client of the server could have written it, so it is decoded
 // field by field and anything unexpected becomes a TOOL_EXECUTION_FAILED result.
+// docs/contract.md: rule 13 — frozen, linked results (re-linked on the agent), rule W4 — re-link and freeze on the main thread; docs/queue.md — Guarantees, and what is not guaranteed.
 import type { JsonValue } from "../contract/call.js";
 import {
   COURSE_TOOL_EXECUTION_FAILED,

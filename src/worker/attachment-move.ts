@@ -6,12 +6,9 @@
 // docs/contract.md: rule W4 — re-link and freeze on the main thread (attachments re-checked there).
 import type { ToolAttachment } from "../contract/attachments.js";
 import { describeFailure } from "../contract/failure.js";
-import { MapPrototypeGet, MapPrototypeSet, ReflectApply, StructuredClone } from "../contract/primordials.js";
+// The `buffer` getter is captured before any tool module loads: a patched one cannot pick what moves.
+import { MapPrototypeGet, MapPrototypeSet, StructuredClone, TypedArrayPrototypeGetBuffer } from "../contract/primordials.js";
 import type { WireAttachment } from "./protocol.js";
-
-// Captured at load, before any tool module: a patched `buffer` getter cannot pick what moves.
-const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object;
-const typedArrayBuffer = (Reflect.getOwnPropertyDescriptor(TypedArrayPrototype, "buffer") as PropertyDescriptor).get as () => ArrayBuffer;
 
 /** The moved attachments, and the buffers to transfer with them (each once). */
 export class MovedAttachments {
@@ -35,12 +32,12 @@ export function moveAttachments(attachments: readonly ToolAttachment[]): MovedAt
     let bytes = MapPrototypeGet(moved, data);
     if (bytes === undefined) {
       try {
-        bytes = StructuredClone(data, { transfer: [ReflectApply(typedArrayBuffer, data, [])] }) as Uint8Array;
+        bytes = StructuredClone(data, { transfer: [TypedArrayPrototypeGetBuffer(data)] }) as Uint8Array;
       } catch (error) {
         return `attachment [${index}] cannot be moved to the main thread (${describeFailure(error).text}); a worker moves an attachment's bytes, so return a new imageContent in each result`;
       }
       MapPrototypeSet(moved, data, bytes);
-      buffers[buffers.length] = ReflectApply(typedArrayBuffer, bytes, []);
+      buffers[buffers.length] = TypedArrayPrototypeGetBuffer(bytes);
     }
     list[index] = { type: attachment.type, mimeType: attachment.mimeType, data: bytes };
   }

@@ -13,6 +13,7 @@ import {
   MapPrototypeGet,
   NativePromise,
   ObjectFreeze,
+  PerformanceNow,
   PromisePrototypeThen,
   PromiseReject,
   PromiseResolve,
@@ -36,9 +37,6 @@ const MAX_ATTEMPTS = 3;
 /** Task ids live in an Int32 cell of the board. */
 const MAX_TASK_ID = 2 ** 31 - 1;
 const THREAD_KILLED: RunFacts = ObjectFreeze({ threadKilled: true });
-// Captured at load: a patched performance.now cannot skew (or throw into) the queue wait.
-const performanceNow = performance.now.bind(performance);
-
 /** One call, from the queue until its slot is free again. */
 class PendingCall implements QueueEntry {
   waiting = false;
@@ -54,7 +52,7 @@ class PendingCall implements QueueEntry {
   unwatch: (() => void) | undefined;
   /** The caller's onProgress, throttled again here: open until the call is answered. */
   progress: ProgressChannel | undefined;
-  readonly queuedAt = performanceNow();
+  readonly queuedAt = PerformanceNow();
   constructor(
     readonly request: RunRequest,
     readonly module: number,
@@ -138,7 +136,7 @@ export class Dispatcher {
     this.#running += 1;
     this.#board.assign(slot, taskId);
     const request = call.request;
-    request.record({ queueWaitMs: performanceNow() - call.queuedAt });
+    request.record({ queueWaitMs: PerformanceNow() - call.queuedAt });
     const onProgress = request.onProgress;
     if (onProgress !== undefined) {
       call.progress ??= openProgressChannel(onProgress, request.call.id, request.call.name, request.signal);

@@ -4,9 +4,10 @@
 // docs/contract.md: rules 1–13 through the shared pipeline; rule W4 — re-link and freeze on the main thread, rule W6 — batches.
 import { COURSE_TOOL_EXECUTOR_CLOSED } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
-import { NativePromise, PromisePrototypeThen, PromiseReject, PromiseResolve } from "../contract/primordials.js";
+import { PromisePrototypeThen, PromiseReject } from "../contract/primordials.js";
 import { registeredTools, type ToolRegistry } from "../contract/registry.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
+import { InFlight } from "../executor/in-flight.js";
 import { type PipelineSettings, readExecutorOptions } from "../executor/options.js";
 import { executeCall, executeCalls, type Pipeline } from "../executor/pipeline.js";
 import type { BatchOptions, CallOptions, ToolExecutor } from "../executor/tool-executor.js";
@@ -31,8 +32,7 @@ export class WorkerToolExecutor implements ToolExecutor {
   readonly #pool: WorkerPool;
   readonly #dispatcher: Dispatcher;
   /** Calls and batches accepted and not yet settled: close() waits for every one. */
-  #accepted = 0;
-  #drained: (() => void) | undefined;
+  readonly #accepted = new InFlight();
   #closing: Promise<void> | undefined;
 
   private constructor(modules: LoadedToolModules, pool: WorkerPool, dispatcher: Dispatcher, settings: PipelineSettings) {
@@ -89,7 +89,7 @@ export class WorkerToolExecutor implements ToolExecutor {
     if (this.#closing !== undefined) return closed();
     const refused = options === undefined ? undefined : callAppRefusal(options);
     if (refused !== undefined) return PromiseReject(refused);
-    return this.#accept(executeCall(this.#pipeline, call, signal, options));
+    return this.#accepted.track(executeCall(this.#pipeline, call, signal, options));
   }
 
   /**
@@ -100,7 +100,7 @@ export class WorkerToolExecutor implements ToolExecutor {
     if (this.#closing !== undefined) return closed();
     const refused = options === undefined ? undefined : callAppRefusal(options);
     if (refused !== undefined) return PromiseReject(refused);
-    return this.#accept(executeCalls(this.#pipeline, calls, signal, options));
+    return this.#accepted.track(executeCalls(this.#pipeline, calls, signal, options));
   }
 
   /**
@@ -109,28 +109,11 @@ export class WorkerToolExecutor implements ToolExecutor {
    * and closes their ports. Idempotent: every call returns the same promise.
    */
   close(): Promise<void> {
-    this.#closing ??= PromisePrototypeThen(this.#allSettled(), async () => {
+    this.#closing ??= PromisePrototypeThen(this.#accepted.allSettled(), async () => {
       await this.#dispatcher.drained(); // tasks whose callers moved on (abort, timeout) still hold slots
       await this.#pool.destroy();
     }) as Promise<void>;
     return this.#closing;
-  }
-
-  #accept<T>(pending: Promise<T>): Promise<T> {
-    this.#accepted += 1;
-    const settled = (): void => {
-      this.#accepted -= 1;
-      if (this.#accepted === 0) this.#drained?.();
-    };
-    void PromisePrototypeThen(pending, settled, settled);
-    return pending;
-  }
-
-  #allSettled(): Promise<void> {
-    if (this.#accepted === 0) return PromiseResolve(undefined);
-    return new NativePromise<void>((resolve) => {
-      this.#drained = resolve;
-    });
   }
 }
 

@@ -43,7 +43,7 @@ const add = defineTool({
   execute: ({ left, right }) => left + right,
 });
 
-describe("toAiSdkTools with generateText", () => {
+describe("docs/adapters.md — Use it with the Vercel AI SDK: toAiSdkTools with generateText", () => {
   it("a wrong call, then a corrected call, then an answer; the model reads toolgate's error and the result", async () => {
     const model = new MockLanguageModelV4({
       doGenerate: [toolCall("call-1", "add", { left: "two", right: 3 }), toolCall("call-2", "add", { left: 2, right: 3 }), answer("5")],
@@ -185,7 +185,7 @@ describe("toAiSdkTools with generateText", () => {
   });
 });
 
-describe("toAiSdkTools with streamText: progress as preliminary results", () => {
+describe("docs/adapters.md — Use it with the Vercel AI SDK: toAiSdkTools with streamText, progress as preliminary results", () => {
   it("the tool's progress reports arrive as preliminary tool results before the final one", async () => {
     const steps = defineTool({
       name: "steps",

@@ -88,7 +88,7 @@ const tagged = defineTool({
   execute: (args) => args,
 });
 
-describe("tools/list", () => {
+describe("docs/adapters.md — MCP: tools/list", () => {
   it("shows every tool with its description and the JSON Schema describeTools gives", async () => {
     const registry = new ToolRegistry([add, tagged]);
     const { client } = await connect(registry);
@@ -141,7 +141,7 @@ describe("tools/list", () => {
   });
 });
 
-describe("tools/call", () => {
+describe("docs/adapters.md — MCP: tools/call", () => {
   it("a successful call is one text content with the result's content, isError false", async () => {
     const { client } = await connect(new ToolRegistry([add]));
     expect(await client.callTool({ name: "add", arguments: { left: 2, right: 3 } })).toEqual({
@@ -336,7 +336,7 @@ describe("tools/call", () => {
   });
 });
 
-describe("cancellation", () => {
+describe("docs/adapters.md — MCP: cancellation", () => {
   it("notifications/cancelled aborts a spinning tool in a WorkerToolExecutor: the call rejects, the thread is killed, the next call works", async () => {
     const executor = await WorkerToolExecutor.create({
       modules: [fixture("worker-tools")],
@@ -404,7 +404,7 @@ describe("cancellation", () => {
   });
 });
 
-describe("progress", () => {
+describe("docs/adapters.md — MCP: progress", () => {
   const steps = defineTool({
     name: "steps",
     description: "Reports 1, 0.5 (a step back), 2 and 3 of 3, each past the 50 ms throttle.",
@@ -446,7 +446,7 @@ describe("progress", () => {
   });
 });
 
-describe("createMcpServer's arguments", () => {
+describe("docs/adapters.md — MCP: createMcpServer's arguments", () => {
   const registry = new ToolRegistry([add]);
   const refusal = (run: () => unknown): { code: unknown; message: string } => {
     try {
@@ -492,7 +492,7 @@ describe("createMcpServer's arguments", () => {
   });
 });
 
-describe("the entry points", () => {
+describe("docs/adapters.md — MCP: the entry points", () => {
   it("the root entry never loads the MCP SDK: no module reachable from dist/src/index.js imports it", () => {
     const root = fileURLToPath(new URL("../../dist/src/index.js", import.meta.url));
     const seen = new Set<string>();

@@ -37,7 +37,7 @@ const add = defineTool({
   execute: ({ left, right }) => left + right,
 });
 
-describe("toOpenAiAgentsTools with Runner.run", () => {
+describe("docs/adapters.md — Use it with the OpenAI Agents SDK: toOpenAiAgentsTools with Runner.run", () => {
   it("a wrong call, then a corrected call, then an answer; the model reads toolgate's error and the result", async () => {
     const model = new ScriptedModel([
       [functionCall("add", { left: "two", right: 3 }, { callId: "call-1" })],
@@ -197,7 +197,7 @@ describe("toOpenAiAgentsTools with Runner.run", () => {
   });
 });
 
-describe("toOpenAiAgentsTools options and progress", () => {
+describe("docs/adapters.md — Use it with the OpenAI Agents SDK: toOpenAiAgentsTools options and progress", () => {
   it("progress reports go to options.onProgress, with the SDK's call id", async () => {
     const reports: ToolProgress[] = [];
     const steps = defineTool({

@@ -1,4 +1,5 @@
-// Pi's real agent loop over toolgate tools running in the WorkerToolExecutor's pool: the
+// Pi's real agent loop over toolgate tools running in the WorkerToolExecutor's pool
+// (docs/adapters.md — Use it with Pi; docs/contract.md, rule W2 — abort relay): the
 // same scenarios as the in-process run (test/support/pi-e2e.ts), including the CPU-heavy
 // tool and an abort while a tool that ignores its signal is running in a worker.
 import { WorkerToolExecutor } from "toolgate/worker";

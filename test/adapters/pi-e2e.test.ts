@@ -23,7 +23,7 @@ import {
 
 describePiAgentLoopSuite("in-process ToolRegistry", () => ({ executor: new ToolRegistry(tools) }));
 
-describe.each(PI_MAJORS)("Pi agentLoop with schema-first tools ($name)", (major) => {
+describe.each(PI_MAJORS)("docs/adapters.md — Use it with Pi: Pi agentLoop with schema-first tools ($name)", (major) => {
   const registry = new ToolRegistry([
     defineTool({
       name: "greet",
@@ -105,7 +105,7 @@ describe.each(PI_MAJORS)("Pi agentLoop with schema-first tools ($name)", (major)
   });
 });
 
-describe.each(PI_MAJORS)("an existing Pi tool through toolgate, back in Pi's loop ($name)", (major) => {
+describe.each(PI_MAJORS)("docs/adapters.md — Use it with Pi: an existing Pi tool through toolgate, back in Pi's loop ($name)", (major) => {
   // The schema each major's own tools use: TypeBox for 0.85, pi-schema's plain JSON Schema for 1.x.
   const parameters = major.name.startsWith("Pi 0.") ? Type.Object({ divisor: Type.Number() }) : obj({ divisor: num() });
   const divide = fromPiAgentTool({
@@ -151,7 +151,7 @@ describe.each(PI_MAJORS)("an existing Pi tool through toolgate, back in Pi's loo
   });
 });
 
-describe.each(PI_MAJORS)("Pi agentLoop and attachments ($name)", (major) => {
+describe.each(PI_MAJORS)("docs/adapters.md — Use it with Pi: Pi agentLoop and attachments ($name)", (major) => {
   it("the model is shown the tool's image as an image block of the tool result, after its text", async () => {
     const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 13, 10, 26, 10, 0, 255]);
     const registry = new ToolRegistry([
@@ -178,7 +178,7 @@ describe.each(PI_MAJORS)("Pi agentLoop and attachments ($name)", (major) => {
   });
 });
 
-describe.each(PI_MAJORS)("Pi agentLoop and progress ($name)", (major) => {
+describe.each(PI_MAJORS)("docs/adapters.md — Use it with Pi: Pi agentLoop and progress ($name)", (major) => {
   const registry = new ToolRegistry([
     defineTool({
       name: "crunch",
@@ -223,7 +223,7 @@ describe.each(PI_MAJORS)("Pi agentLoop and progress ($name)", (major) => {
   });
 });
 
-describe.each(PI_MAJORS)("Pi agentLoop and NonRecoverableToolError ($name)", (major) => {
+describe.each(PI_MAJORS)("docs/adapters.md — Use it with Pi: Pi agentLoop and NonRecoverableToolError ($name)", (major) => {
   const fatal = defineTool({
     name: "fatal",
     description: "Finds a broken invariant.",

@@ -121,7 +121,7 @@ function contractError(make: () => unknown): { code: string; message: string } {
   throw new Error("expected a ToolContractError");
 }
 
-describe("the Pi majors under test", () => {
+describe("docs/adapters.md — Use it with Pi: the Pi majors under test", () => {
   it("are Pi 0.85.0 and Pi 1.6.0 (agent core, pi-ai and 1.x's pi-schema)", () => {
     const version = (path: string) =>
       (JSON.parse(readFileSync(new URL(`../../node_modules/${path}/package.json`, import.meta.url), "utf8")) as { version: string })
@@ -151,7 +151,7 @@ function bareImports(entry: string): string[] {
   return [...found].sort();
 }
 
-describe("what the entry points load", () => {
+describe("docs/adapters.md — Use it with Pi: what the entry points load", () => {
   it("toolgate/pi imports no Pi package at run time or in its types (one build for either major); the core loads neither Pi nor TypeBox", () => {
     expect(bareImports("adapters/pi.js")).toEqual(["typebox/compile", "typebox/system"]);
     expect(bareImports("adapters/pi.d.ts").filter((specifier) => specifier.includes("earendil"))).toEqual([]);
@@ -159,7 +159,7 @@ describe("what the entry points load", () => {
   });
 });
 
-describe("toPiAgentTool", () => {
+describe("docs/adapters.md — Use it with Pi: toPiAgentTool", () => {
   it("is a frozen plain object both majors' AgentTool accepts, its parameters the JSON Schema from describeTools", () => {
     const { registry } = makeRegistry();
     const tool = toPiAgentTool(registry, "add");
@@ -452,7 +452,7 @@ describe("toPiAgentTool", () => {
   });
 });
 
-describe("fromPiAgentTool", () => {
+describe("docs/adapters.md — Use it with Pi: fromPiAgentTool", () => {
   const received: unknown[][] = [];
   const piAdd: agent0.AgentTool<typeof Add, { sum: number }> = {
     name: "pi_add",
@@ -624,7 +624,7 @@ describe("fromPiAgentTool", () => {
   });
 });
 
-describe("round trips", () => {
+describe("docs/adapters.md — Use it with Pi: round trips", () => {
   it("Pi → toolgate → Pi keeps the schema (as JSON) and the result text", async () => {
     const piEcho: agent0.AgentTool<typeof Search> = {
       name: "search",

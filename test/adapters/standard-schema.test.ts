@@ -60,7 +60,7 @@ async function runThroughBoundary(validate: (args: unknown) => unknown, args: Re
   };
 }
 
-describe("validatorFromStandardSchema with zod 4", () => {
+describe("docs/adapters.md — Validators: validatorFromStandardSchema with zod 4", () => {
   const User = z.object({
     name: z
       .string()
@@ -125,7 +125,7 @@ describe("validatorFromStandardSchema with zod 4", () => {
   });
 });
 
-describe("validatorFromStandardSchema with valibot 1", () => {
+describe("docs/adapters.md — Validators: validatorFromStandardSchema with valibot 1", () => {
   const User = v.object({ name: v.pipe(v.string(), v.minLength(1)), tags: v.array(v.number()) });
 
   it("accepts valid arguments", () => {
@@ -152,7 +152,7 @@ describe("validatorFromStandardSchema with valibot 1", () => {
   });
 });
 
-describe("validatorFromStandardSchema with a hand-written Standard Schema", () => {
+describe("docs/adapters.md — Validators: validatorFromStandardSchema with a hand-written Standard Schema", () => {
   function schema(validate: (value: unknown) => unknown, vendor = "hand-made"): StandardSchemaV1 {
     return { "~standard": { version: 1, vendor, validate: validate as StandardSchemaV1["~standard"]["validate"] } };
   }

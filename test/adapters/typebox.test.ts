@@ -32,7 +32,7 @@ function contractError(run: () => unknown): ToolContractError {
   throw new Error("expected a ToolContractError");
 }
 
-describe("validatorFromTypeBox", () => {
+describe("docs/adapters.md — Validators: validatorFromTypeBox", () => {
   it("accepts matching arguments and hands over the very same value", () => {
     const args = { left: 2, right: 3 };
     const decision = validatorFromTypeBox(Add)(args);
@@ -145,7 +145,7 @@ describe("validatorFromTypeBox", () => {
   });
 });
 
-describe("validatorFromTypeBox inside the boundary", () => {
+describe("docs/adapters.md — Validators: validatorFromTypeBox inside the boundary", () => {
   function registryWith(coerce: boolean) {
     const seen: unknown[] = [];
     const registry = new ToolRegistry([

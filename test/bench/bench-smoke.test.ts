@@ -58,7 +58,7 @@ const QUEUE_TARGET_IDS = [
   "queue.hosts2.inFlight8.ratio",
 ];
 
-describe("benchmarks, smoke mode (one tiny round of every case)", () => {
+describe("docs/benchmarks.md — How to reproduce: benchmarks, smoke mode (one tiny round of every case)", () => {
   let results: BenchResults;
   beforeAll(async () => {
     results = await runBenchmarks({ smoke: true });

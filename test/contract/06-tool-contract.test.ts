@@ -1,4 +1,4 @@
-// Checkpoint 06: the tool contract, rule by rule (docs/contract.md, rules 1–13). Each
+// The tool contract, rule by rule (docs/contract.md, rules 1–13). Each
 // describe block names the rule it pins down by number and title; hostile inputs count every
 // read they receive.
 import { getEventListeners } from "node:events";

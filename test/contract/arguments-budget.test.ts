@@ -1,6 +1,7 @@
-// Issue 9, defect 9: a call's arguments have budgets (values, depth, string length, total
-// size), checked before the value is listed, refused with INVALID_TOOL_CALL naming the budget
-// and the path; configurable per executor and per call.
+// A call's arguments have budgets (docs/contract.md, rule 4 — call snapshot; the table:
+// docs/guarantees.md): values, depth, string length, total size, checked before the value is
+// listed, refused with INVALID_TOOL_CALL naming the budget and the path; configurable per
+// executor and per call.
 import {
   COURSE_TOOL_MAX_ARGUMENT_DEPTH,
   COURSE_TOOL_MAX_ARGUMENT_NODES,
@@ -9,12 +10,12 @@ import {
   executeToolCall,
   executeToolCalls,
   InProcessToolExecutor,
-  isToolContractError,
   type JsonValue,
   ToolRegistry,
 } from "toolgate";
 import { describe, expect, test } from "vitest";
-import { call, neverAborted, settle } from "../support/helpers.js";
+import { contractError } from "../support/assertions.js";
+import { call, neverAborted } from "../support/helpers.js";
 
 const echo = defineTool({
   name: "echo",
@@ -25,18 +26,16 @@ const echo = defineTool({
 const registry = new ToolRegistry([echo]);
 
 /** The ToolContractError a call rejects with (fails the test when it resolves). */
+/** The refusal's code and message, as a plain object the tests compare whole. */
 async function refusal(pending: Promise<unknown>): Promise<{ code: string; message: string }> {
-  const settled = await settle(pending);
-  if (settled.ok) throw new Error("expected the call to be refused");
-  expect(isToolContractError(settled.reason)).toBe(true);
-  const { code, message } = settled.reason as { code: string; message: string };
+  const { code, message } = await contractError(pending);
   return { code, message };
 }
 
 const run = (args: Record<string, unknown>, options?: Parameters<typeof executeToolCall>[3]) =>
   executeToolCall(registry, call("echo", args as Record<string, JsonValue>), neverAborted(), options);
 
-describe("the argument budgets refuse before listing", () => {
+describe("rule 4 — call snapshot: the argument budgets refuse before listing", () => {
   test("a 10^6-element array is refused by its length, without reading an element", async () => {
     const huge = new Array(1_000_000).fill(1);
     let reads = 0;
@@ -130,7 +129,7 @@ describe("the argument budgets refuse before listing", () => {
   });
 });
 
-describe("argument budgets are configurable per executor, per call, and validated up front", () => {
+describe("rule 4 — call snapshot: argument budgets are configurable per executor, per call, and validated up front", () => {
   test("an executor's budgets apply to every call; a call's own budgets override them", async () => {
     const executor = new InProcessToolExecutor(registry, { argumentBudgets: { maxNodes: 3 } });
     const small = call("echo", { a: 1, b: 2 }); // 3 values

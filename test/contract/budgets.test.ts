@@ -1,5 +1,6 @@
-// Issue 12, item 2: every serializer budget is configurable (per executor, per tool, and on
-// serializeToolOutput itself), validated up front, and the defaults accept common shapes.
+// Every serializer budget is configurable (docs/contract.md, rule 11 — work budgets; the
+// table: docs/guarantees.md): per executor, per tool, and on serializeToolOutput itself,
+// validated up front, and the defaults accept common shapes.
 import {
   COURSE_TOOL_MAX_COLLECTION_VISITS,
   COURSE_TOOL_MAX_CONTENT_CODE_POINTS,
@@ -21,7 +22,7 @@ const refusedWith = (value: unknown, budgets: OutputBudgets) => {
   return outcome.message;
 };
 
-describe("the defaults accept common result shapes and still bound work", () => {
+describe("rule 11 — work budgets: the defaults accept common result shapes and still bound work", () => {
   test("30 rows of 4 fields and a page of 50 search results render in full", () => {
     const rows = Array.from({ length: 30 }, (_, id) => ({ id, name: `n${id}`, ok: true, score: id }));
     expect(serializeToolOutput(rows)).toEqual({ ok: true, content: JSON.stringify(rows) });
@@ -40,7 +41,7 @@ describe("the defaults accept common result shapes and still bound work", () => 
   });
 });
 
-describe("each output budget is configurable", () => {
+describe("rule 11 — work budgets: each output budget is configurable", () => {
   test("maxDepth", () => {
     expect(serializeToolOutput([[1]], { maxDepth: 2 })).toEqual({ ok: true, content: "[[1]]" });
     expect(refusedWith([[[1]]], { maxDepth: 2 })).toBe("output contains nesting deeper than 2 containers at $[0][0]");
@@ -101,7 +102,7 @@ describe("each output budget is configurable", () => {
   });
 });
 
-describe("output budgets are validated up front", () => {
+describe("rule 11 — work budgets: output budgets are validated up front", () => {
   test.each([
     ["an unknown budget", { maxValues: 3 }, ' has an unknown budget "maxValues"'],
     ["zero", { maxNodes: 0 }, ".maxNodes must be an integer from 1 to 1000000 (got the number 0)"],
@@ -167,7 +168,7 @@ describe("output budgets are validated up front", () => {
   });
 });
 
-describe("executor budgets, and the tool's over them", () => {
+describe("rule 11 — work budgets: executor budgets, and the tool's over them", () => {
   const wide = defineTool({ name: "wide", description: "d", validate: (a) => ({ ok: true, value: a }), execute: () => [1, 2, 3, 4] });
   const ownBudget = defineTool({ ...wide, name: "ownBudget", budgets: { maxNodes: 10 } });
   const registry = new ToolRegistry([wide, ownBudget]);

@@ -20,7 +20,7 @@ function contractError(run: () => unknown): { code: string; message: string } {
   throw new Error("expected a ToolContractError");
 }
 
-describe("describeTools", () => {
+describe("rule 1 — definition snapshot: describeTools", () => {
   it("zod 4: the schema's own JSON Schema (draft 2020-12), frozen all the way down", () => {
     const registry = new ToolRegistry([
       defineTool({

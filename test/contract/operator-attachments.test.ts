@@ -23,7 +23,7 @@ function refused(run: () => unknown): string {
   throw new Error("expected a ToolContractError");
 }
 
-describe("imageContent", () => {
+describe("docs/operations.md — Images and other attachments: imageContent", () => {
   test("copies the bytes now, into a buffer of exactly their size (transferable on its own)", () => {
     const backing = new Uint8Array([9, 1, 2, 3, 9]);
     const view = backing.subarray(1, 4);
@@ -89,7 +89,7 @@ describe("imageContent", () => {
   });
 });
 
-describe("withAttachments", () => {
+describe("docs/operations.md — Images and other attachments: withAttachments", () => {
   const small = () => imageContent(new Uint8Array([1]), "image/png");
 
   test("the list is read by index once: changing it afterwards changes nothing", async () => {

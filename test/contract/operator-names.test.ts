@@ -16,7 +16,7 @@ import { describe, expect, expectTypeOf, test } from "vitest";
 import { describeValue } from "../../dist/src/contract/grammar.js";
 import { call, errorOf, neverAborted } from "../support/helpers.js";
 
-describe("plain names", () => {
+describe("docs/operations.md — Names: plain names", () => {
   test("ToolCall, ToolResultMessage, ToolDefinition and Tool are the Course* types themselves (checked by tsc)", () => {
     expectTypeOf<ToolCall>().toEqualTypeOf<CourseToolCall>();
     expectTypeOf<ToolResultMessage>().toEqualTypeOf<CourseToolResultMessage>();
@@ -25,7 +25,7 @@ describe("plain names", () => {
   });
 });
 
-describe("describeValue", () => {
+describe("docs/operations.md — Names: describeValue", () => {
   const revoked = Proxy.revocable({}, {});
   revoked.revoke();
   test.each([
@@ -66,7 +66,7 @@ describe("describeValue", () => {
   });
 });
 
-describe("messages use it", () => {
+describe("docs/operations.md — Names: messages use it", () => {
   const validatorReturning = (decision: unknown) =>
     new ToolRegistry([{ name: "v", description: "d", validate: () => decision as never, execute: () => "" }]);
 

@@ -23,7 +23,7 @@ function definitionError(run: () => unknown): string {
 
 const Order = z.object({ items: z.array(z.object({ sku: z.string(), qty: z.number() })) });
 
-describe("defineTool with parameters", () => {
+describe("rule 1 — definition snapshot: defineTool with parameters", () => {
   it("invalid arguments never reach execute; the model reads each issue with its $ path", async () => {
     const seen: unknown[] = [];
     const tool = defineTool({ name: "order", description: "Orders.", parameters: Order, execute: (args) => seen.push(args) });
@@ -126,7 +126,7 @@ describe("defineTool with parameters", () => {
   });
 });
 
-describe("defineTool: exactly one of validate and parameters", () => {
+describe("rule 1 — definition snapshot: exactly one of validate and parameters", () => {
   const execute = () => 1;
   const validate = (args: unknown) => ({ ok: true as const, value: args });
 
@@ -203,7 +203,7 @@ describe("defineTool: exactly one of validate and parameters", () => {
   });
 });
 
-describe("defineTool captures the schema once", () => {
+describe("rule 1 — definition snapshot: defineTool captures the schema once", () => {
   it("reads ~standard and its validate once; later changes to the schema object change nothing", async () => {
     let standardReads = 0;
     let validateReads = 0;

@@ -29,7 +29,7 @@ const counted = () => {
   return { reads, object, array };
 };
 
-describe("a patched __lookupGetter__ changes nothing", () => {
+describe("rule 4 — call snapshot, rule 10 — safe serialization: a patched __lookupGetter__ changes nothing", () => {
   test("the serializer still skips object accessors and renders array accessors as null, calling neither", () => {
     const { reads, object, array } = counted();
     Object.defineProperty(Object.prototype, "__lookupGetter__", { value: () => undefined, writable: true, configurable: true });

@@ -6,7 +6,7 @@ import { tableRows } from "../fixtures/budget-tools.js";
 import { EXECUTORS } from "../support/executors.js";
 import { call, codePoints, errorOf, fixture, neverAborted, settle } from "../support/helpers.js";
 
-describe.each(EXECUTORS)("budgets, %s", (_label, make) => {
+describe.each(EXECUTORS)("rule 11 — work budgets: budgets, %s", (_label, make) => {
   let executor: ToolExecutor;
   beforeAll(async () => {
     executor = await make([fixture("budget-tools")]);

@@ -16,7 +16,7 @@ import { call, codePoints, errorOf, fixture, neverAborted, scratchDir, settle, w
 
 const CONTRACT_TOOLS = fixture("contract-tools");
 
-describe.each(CONTRACT_EXECUTORS)("the contract, %s", (_label, make) => {
+describe.each(CONTRACT_EXECUTORS)("rule W7 — one contract suite: rules 4–13 (the contract), %s", (_label, make) => {
   let executor: ToolExecutor;
   let dir: string;
   beforeAll(async () => {
@@ -162,7 +162,7 @@ describe.each(CONTRACT_EXECUTORS)("the contract, %s", (_label, make) => {
     });
   });
 
-  describe("batches", () => {
+  describe("rule W6 — batches", () => {
     test("results come back in call order, each linked to its own call", async () => {
       const calls = [
         call("delayed", { n: 0, ms: 30 }, "b0"),

@@ -40,7 +40,7 @@ const registry = new ToolRegistry([
 
 const database = (name: string): Database => ({ query: (sql) => `${name}: ${sql}` });
 
-describe("context.app", () => {
+describe("rule 7 — execution context: context.app", () => {
   test("is typed by the fields the program merged into ToolApp (checked by tsc)", () => {
     expectTypeOf<ToolContext["app"]>().toEqualTypeOf<ToolApp | undefined>();
     expectTypeOf<ToolApp["operatorTestDb"]>().toEqualTypeOf<Database | undefined>();

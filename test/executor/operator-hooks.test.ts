@@ -60,7 +60,7 @@ afterEach(async () => {
   expect(unhandled).toEqual([]);
 });
 
-describe("beforeExecute", () => {
+describe("docs/operations.md — Hooks: beforeExecute", () => {
   test("receives the frozen call snapshot, the tool and a frozen { signal, toolCallId } on this thread", async () => {
     const seen: unknown[] = [];
     const signal = neverAborted();
@@ -250,7 +250,7 @@ describe("beforeExecute", () => {
   });
 });
 
-describe("events", () => {
+describe("docs/operations.md — Hooks: events", () => {
   test("a class instance works: its inherited methods are called with it as `this`", async () => {
     class Recorder implements ToolExecutorHooks {
       readonly ends: string[] = [];
@@ -379,7 +379,7 @@ describe("events", () => {
   });
 });
 
-describe("side effects stay behind the approval", () => {
+describe("docs/operations.md — Hooks: side effects stay behind the approval", () => {
   test("a denied write never happens; an approved one does", async () => {
     const { writeFileSync } = await import("node:fs");
     const tools = new ToolRegistry([

@@ -32,7 +32,7 @@ function pipelineWith(run: Pipeline["run"], options?: ExecutorOptions): Pipeline
   return { tools, run, settings: readExecutorOptions(options) };
 }
 
-describe("the runner seam", () => {
+describe("rule W4 — re-link and freeze on the main thread: the runner seam", () => {
   test("the runner receives the effective timeout and the app; a pipeline without settings has neither", async () => {
     const requests: RunRequest[] = [];
     const run = (request: RunRequest) => {

@@ -3,32 +3,18 @@
 // pool (its dispatch reads RunRequest.timeoutMs, takes `hooks` and carries attachments back).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import {
-  type CallEndEvent,
-  type CallStartEvent,
-  type ExecutorOptions,
-  isToolContractError,
-  type ToolExecutor,
-  type ToolExecutorHooks,
-} from "toolgate";
+import type { CallEndEvent, CallStartEvent, ExecutorOptions, ToolExecutor, ToolExecutorHooks } from "toolgate";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { contractError } from "../support/assertions.js";
 import { EXECUTORS } from "../support/executors.js";
-import { call, errorOf, fixture, neverAborted, scratchDir, settle, waitForFile } from "../support/helpers.js";
+import { call, errorOf, fixture, neverAborted, scratchDir, waitForFile } from "../support/helpers.js";
 
 const OPERATOR_TOOLS = fixture("operator-tools");
 
 /** Executors whose worker side is wired for per-tool/per-call timeouts, hooks and attachments. */
 const WIRED = EXECUTORS.filter(([label]) => label === "in-process" || label === "worker pool");
 
-async function contractError(pending: Promise<unknown>): Promise<{ code: string; message: string }> {
-  const outcome = await settle(pending);
-  expect(outcome.ok).toBe(false);
-  const reason = (outcome as { reason: unknown }).reason;
-  expect(isToolContractError(reason)).toBe(true);
-  return reason as { code: string; message: string };
-}
-
-describe.each(EXECUTORS)("operator options, %s", (_label, make) => {
+describe.each(EXECUTORS)("docs/operations.md — Timeouts: operator options, %s", (_label, make) => {
   let executor: ToolExecutor;
   let dir: string;
   beforeAll(async () => {
@@ -85,7 +71,7 @@ describe.each(EXECUTORS)("operator options, %s", (_label, make) => {
   });
 });
 
-describe.each(EXECUTORS)("a tool's own timeoutMs, %s", (_label, make) => {
+describe.each(EXECUTORS)("docs/operations.md — Timeouts: a tool's own timeoutMs, %s", (_label, make) => {
   test("a tool module whose tool declares an impossible timeoutMs is refused when the executor is made", async () => {
     const error = await contractError(make([fixture("operator-bad-timeout")]));
     expect(error.code).toBe("INVALID_TOOL_DEFINITION");
@@ -93,7 +79,7 @@ describe.each(EXECUTORS)("a tool's own timeoutMs, %s", (_label, make) => {
   });
 });
 
-describe.each(WIRED)("the timeout rule (call over tool over executor), %s", (_label, make) => {
+describe.each(WIRED)("docs/operations.md — Timeouts: the timeout rule (call over tool over executor), %s", (_label, make) => {
   let executor: ToolExecutor;
   beforeAll(async () => {
     executor = await make([OPERATOR_TOOLS], { timeoutMs: 300 });
@@ -126,7 +112,7 @@ describe.each(WIRED)("the timeout rule (call over tool over executor), %s", (_la
   });
 });
 
-describe.each(WIRED)("hooks, %s", (_label, make) => {
+describe.each(WIRED)("docs/operations.md — Hooks: hooks, %s", (_label, make) => {
   const starts: CallStartEvent[] = [];
   const ends: CallEndEvent[] = [];
   const approvals: string[] = [];
@@ -200,7 +186,7 @@ describe.each(WIRED)("hooks, %s", (_label, make) => {
   });
 });
 
-describe.each(WIRED)("hostile hooks, %s", (_label, make) => {
+describe.each(WIRED)("docs/operations.md — Hooks: hostile hooks, %s", (_label, make) => {
   const hookErrors: string[] = [];
   const ends: CallEndEvent[] = [];
   let dir: string;
@@ -257,7 +243,7 @@ describe.each(WIRED)("hostile hooks, %s", (_label, make) => {
   });
 });
 
-describe.each(WIRED)("attachments, %s", (_label, make) => {
+describe.each(WIRED)("docs/operations.md — Images and other attachments: attachments, %s", (_label, make) => {
   let executor: ToolExecutor;
   beforeAll(async () => {
     executor = await make([OPERATOR_TOOLS]);

@@ -119,7 +119,7 @@ const registry = new ToolRegistry([
   },
 ]);
 
-describe("OpenTelemetry spans from the events", () => {
+describe("docs/operations.md — OpenTelemetry spans: from the events", () => {
   test("every call is one ended span, attributed with its outcome, timings and thread", async () => {
     const tracer = memoryTracer();
     const hooks = toolSpans(tracer);

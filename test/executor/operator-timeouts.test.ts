@@ -29,7 +29,7 @@ function thrown(run: () => unknown): { code: string; message: string } {
   throw new Error("expected a ToolContractError");
 }
 
-describe("in-process timeouts", () => {
+describe("docs/operations.md — Timeouts: in-process timeouts", () => {
   test("a tool that never settles: the call resolves with TOOL_EXECUTION_TIMEOUT, and the tool's signal fires with a TimeoutError", async () => {
     let seen: AbortSignal | undefined;
     const registry = registryOf({

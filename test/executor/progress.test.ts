@@ -35,7 +35,7 @@ function controllable() {
   };
 }
 
-describe("progress in-process", () => {
+describe("rule 7 — execution context: reportProgress in-process", () => {
   it("the caller receives frozen { toolCallId, toolName, progress, total, message } linked to the call", async () => {
     const seen: ToolProgress[] = [];
     const { registry, report, release } = controllable();
@@ -228,7 +228,7 @@ describe("progress in-process", () => {
   });
 });
 
-describe.each(EXECUTORS)("progress option (%s)", (_label, makeExecutor) => {
+describe.each(EXECUTORS)("rule 7 — execution context: the onProgress option (%s)", (_label, makeExecutor) => {
   it("reports reach onProgress linked to their call, a burst coalesced to its latest, none after the call settled", async () => {
     const executor = await makeExecutor([fixture("progress-tools")]);
     try {

@@ -1,5 +1,5 @@
-// A `then` planted on Object.prototype must never adopt a published result (issue 9, defect
-// 10): resolving a promise with an object looks `then` up on it, and a result that inherited
+// A `then` planted on Object.prototype must never adopt a published result (docs/contract.md,
+// rule 13 — frozen, linked results): resolving a promise with an object looks `then` up on it, and a result that inherited
 // one would be handed to that function instead of to the caller. Both executors. The tools'
 // validators return null-prototype decisions: the validator's own thenable check (rule 6)
 // is not what this file is about.
@@ -41,7 +41,7 @@ function removeThen(): void {
   delete (Object.prototype as { then?: unknown }).then;
 }
 
-describe.each(EXECUTORS)("%s: a published result is never adopted as a thenable", (_label, make) => {
+describe.each(EXECUTORS)("rule 13 — frozen, linked results: on %s, a published result is never adopted as a thenable", (_label, make) => {
   let executor: Executor;
   beforeAll(async () => {
     executor = await make([fixture("contract-tools")]);

@@ -190,7 +190,7 @@ function exportTargets(value: unknown, at = "exports"): [string, string][] {
   return Object.entries(value).flatMap(([key, inner]) => exportTargets(inner, `${at}[${JSON.stringify(key)}]`));
 }
 
-describe("the packed tarball", () => {
+describe("README.md — The public API: the packed tarball", () => {
   test("ships what users run and the sources its maps point at, nothing else", () => {
     const stray = packedFiles.filter((path) => !SHIPPED_FILES.includes(path) && !SHIPPED_DIRS.some((dir) => path.startsWith(dir)));
     expect(stray).toEqual([]);
@@ -232,7 +232,7 @@ describe("the packed tarball", () => {
   });
 });
 
-describe("consumers of the installed package (test/package/consumers)", () => {
+describe("README.md — The public API: consumers of the installed package (test/package/consumers)", () => {
   test("there are consumers, among them the README's first example and the worker tour", () => {
     expect(consumers).toEqual(expect.arrayContaining(["core.ts", "worker.ts"]));
   });

@@ -5,10 +5,11 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import { isToolContractError, ToolRegistry } from "toolgate";
+import { ToolRegistry } from "toolgate";
 import { QueueToolExecutor, runToolWorkerHost, type ToolWorkerHost } from "toolgate/queue";
 import { afterEach, describe, expect, test, vi } from "vitest";
-import { call, errorOf, fixture, neverAborted, scratchDir, settle } from "../support/helpers.js";
+import { contractError as rejection } from "../support/assertions.js";
+import { call, errorOf, fixture, neverAborted, scratchDir } from "../support/helpers.js";
 import { findRedis, freePort, uniqueQueue } from "../support/redis.js";
 
 const TOOLS = fixture("queue-tools");
@@ -44,15 +45,7 @@ function inspector(queue: string): Queue {
   return reader;
 }
 
-async function rejection(pending: Promise<unknown>): Promise<{ code: string; message: string }> {
-  const outcome = await settle(pending);
-  expect(outcome.ok).toBe(false);
-  const reason = (outcome as { reason: unknown }).reason;
-  expect(isToolContractError(reason)).toBe(true);
-  return reason as { code: string; message: string };
-}
-
-describe("options are validated up front, with bounds", () => {
+describe("docs/queue.md — Options: validated up front, with bounds", () => {
   const base = { connection: "redis://127.0.0.1:1", queue: "q", modules: [TOOLS] };
   test.each([
     [{ ...base, connection: "http://127.0.0.1:6379" }, "options.connection must be a redis:// or rediss:// URL"],
@@ -84,7 +77,7 @@ describe("options are validated up front, with bounds", () => {
   });
 });
 
-describe("an unreachable Redis at startup", () => {
+describe("docs/queue.md — Failure scenarios: an unreachable Redis at startup", () => {
   test("create() and runToolWorkerHost() reject with a clear ToolContractError, within the connect bound", async () => {
     const port = await freePort(); // nothing listens there
     const nowhere = `redis://user:secret@127.0.0.1:${port}`;
@@ -99,7 +92,7 @@ describe("an unreachable Redis at startup", () => {
   });
 });
 
-describe.skipIf(!("url" in redis))("the queue executor against real Redis", () => {
+describe.skipIf(!("url" in redis))("docs/queue.md — Guarantees, and what is not guaranteed: the queue executor against real Redis", () => {
   test("an invalid call is answered on the agent and never enqueued", async () => {
     const queue = uniqueQueue("invalid");
     const executor = await agent(queue);

@@ -49,7 +49,7 @@ async function jobCounts(queue: string): Promise<Record<string, number>> {
   }
 }
 
-describe.skipIf(!("url" in redis))("queue faults (real Redis, host processes)", () => {
+describe.skipIf(!("url" in redis))("docs/queue.md — Failure scenarios: queue faults (real Redis, host processes)", () => {
   test("a host killed with SIGKILL mid-call: TOOL_EXECUTION_FAILED within the lock bound, never run again", async () => {
     const queue = uniqueQueue("kill");
     const victim = await hostProcess(queue, ["--threads", "1", "--lock-duration", "1000"]);

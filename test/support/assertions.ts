@@ -1,6 +1,6 @@
 // Assertion helpers shared by the tests: the invariants every result and every content string
 // must satisfy (docs/contract.md, rule 12 — content cap, rule 13 — frozen, linked results;
-// rule 4 — call snapshot for INVALID_TOOL_CALL), and the ToolContractError a call rejects with.
+// rule 4 — call snapshot for INVALID_TOOL_CALL), and the ToolContractError a call or a create() rejects with.
 import {
   COURSE_TOOL_INVALID_TOOL_CALL,
   COURSE_TOOL_MAX_CONTENT_CODE_POINTS,
@@ -56,11 +56,24 @@ export function expectInvalidCall(error: unknown): void {
   expect((error as { code?: unknown }).code).toBe(COURSE_TOOL_INVALID_TOOL_CALL);
 }
 
+/**
+ * The ToolContractError `pending` rejects with. Fails the test when it resolves instead, after
+ * closing what it resolved to if that has a close() (an executor or host must not outlive it).
+ */
+export async function contractError(pending: Promise<unknown>): Promise<ToolContractError> {
+  const settled = await settle(pending);
+  if (settled.ok) {
+    const made = settled.value as { close?: unknown } | null | undefined;
+    if (typeof made?.close === "function") await (made as { close(): Promise<void> }).close();
+    throw new Error("expected a rejection with a ToolContractError");
+  }
+  expect(isToolContractError(settled.reason)).toBe(true);
+  return settled.reason as ToolContractError;
+}
+
 /** The ToolContractError with `code` that `pending` rejects with (fails the test when it resolves). */
 export async function expectContractError(pending: Promise<unknown>, code: string): Promise<ToolContractError> {
-  const settled = await settle(pending);
-  if (settled.ok) throw new Error("expected a rejection");
-  expect(isToolContractError(settled.reason)).toBe(true);
-  expect((settled.reason as ToolContractError).code).toBe(code);
-  return settled.reason as ToolContractError;
+  const error = await contractError(pending);
+  expect(error.code).toBe(code);
+  return error;
 }

@@ -189,7 +189,7 @@ function registryOf(executor: ToolRegistry | ToolCallExecutor): ToolRegistry {
 
 /** Declares the suite for one executor, once per Pi major. */
 export function describePiAgentLoopSuite(label: string, setup: () => PiE2EHarness | Promise<PiE2EHarness>): void {
-  describe.each(PI_MAJORS)(`Pi agentLoop end to end (${label}, $name)`, (major) => {
+  describe.each(PI_MAJORS)(`docs/adapters.md — Use it with Pi: Pi agentLoop end to end (${label}, $name)`, (major) => {
     let harness: PiE2EHarness;
     beforeAll(async () => {
       harness = await setup();

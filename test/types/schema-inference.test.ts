@@ -10,7 +10,7 @@ import { z } from "zod";
 
 const signal = () => new AbortController().signal;
 
-describe("schema-first defineTool infers execute's arguments", () => {
+describe("rule 1 — definition snapshot: schema-first defineTool infers execute's arguments", () => {
   it("zod 4: the schema's output type (transforms and defaults applied)", async () => {
     const tool = defineTool({
       name: "order",

@@ -1,22 +1,19 @@
-// close() semantics (issue 9, defect 2: close() during a running batch turned the members not
-// yet started into TOOL_EXECUTION_FAILED). Accepted before close(): every call and every
-// batch member gets its own real outcome. After close(): EXECUTOR_CLOSED, as a rejection.
-import { isToolContractError } from "toolgate";
+// close() semantics (docs/contract.md, rule W5 — faults are results: close() drains accepted
+// calls, then refuses new ones). Accepted before close(): every call and every batch member,
+// those not yet started included, gets its own real outcome, never a TOOL_EXECUTION_FAILED
+// made up by the close. After close(): EXECUTOR_CLOSED, as a rejection.
 import { WorkerToolExecutor } from "toolgate/worker";
 import { describe, expect, test } from "vitest";
-import { call, errorOf, fixture, neverAborted, settle } from "../support/helpers.js";
+import { contractError } from "../support/assertions.js";
+import { call, errorOf, fixture, neverAborted } from "../support/helpers.js";
 
 const CONTRACT_TOOLS = fixture("contract-tools");
 
 async function closedError(promise: Promise<unknown>): Promise<string> {
-  const outcome = await settle(promise);
-  expect(outcome.ok).toBe(false);
-  const reason = (outcome as { reason: unknown }).reason;
-  expect(isToolContractError(reason)).toBe(true);
-  return (reason as { code: string }).code;
+  return (await contractError(promise)).code;
 }
 
-describe("close()", () => {
+describe("rule W5 — faults are results: close() drains what it accepted", () => {
   test("during a batch with concurrency 1: every member accepted before close() runs to its own outcome", async () => {
     const executor = await WorkerToolExecutor.create({ modules: [CONTRACT_TOOLS], maxThreads: 2 });
     const calls = Array.from({ length: 5 }, (_, n) => call("delayed", { n, ms: 30 }, `batch-${n}`));

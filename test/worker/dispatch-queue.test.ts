@@ -1,5 +1,7 @@
-// The executor's own queue (issue 9, defect 1: it never compacted while it stayed non-empty,
-// ~3 KB per call). Its memory follows the calls waiting, never the calls ever queued.
+// The executor's own queue (docs/contract.md, rule W2 — abort relay: a call aborted while
+// queued never reaches a worker; rule W5 — faults are results: heap flat under load). A queue
+// that never empties must still compact (else ~3 KB per call): its memory follows the calls
+// waiting, never the calls ever queued.
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { WorkerToolExecutor } from "toolgate/worker";
@@ -9,7 +11,7 @@ import { call, fixture, neverAborted } from "../support/helpers.js";
 
 const entry = (n: number) => ({ waiting: false, n });
 
-describe("DispatchQueue", () => {
+describe("rule W2 — abort relay: the DispatchQueue skips cancelled calls and stays bounded", () => {
   test("FIFO, with unshift putting a call first again", () => {
     const queue = new DispatchQueue<ReturnType<typeof entry>>();
     for (let n = 0; n < 40; n += 1) queue.push(entry(n));
@@ -59,7 +61,7 @@ describe("DispatchQueue", () => {
   });
 });
 
-describe("sustained load through the executor", () => {
+describe("rule W5 — faults are results: sustained load through the executor keeps the heap flat", () => {
   test("100,000 calls with the queue never empty keep the heap flat", { timeout: 120_000 }, async () => {
     setFlagsFromString("--expose-gc");
     const gc = runInNewContext("gc") as () => void;

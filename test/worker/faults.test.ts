@@ -1,4 +1,5 @@
-// Faults that must stay with the call that caused them (issue 9, defects 3, 4, 7 and 8): the
+// Faults that must stay with the call that caused them (docs/contract.md, rule W3 — timeout and
+// termination, rule W5 — faults are results, rule 9 — failure classification): the
 // grace-period kill never hits the next call, a module that fails only in a worker never
 // hangs anything, a late fault of one call is never blamed on the next, and errors from a
 // worker's realm read as `Name: message`.
@@ -34,7 +35,7 @@ function contractErrorOf(outcome: Outcome | typeof HUNG, isContractError = isToo
   return reason as { code: string; message: string };
 }
 
-describe("defect 3: the grace-period kill is bound to the task it was meant for", () => {
+describe("rule W3 — timeout and termination: the grace-period kill is bound to the task it was meant for", () => {
   test("a tool that finishes as its grace period expires keeps its thread, and the next call gets its own result", async () => {
     const { gate, GATE_OPEN, GATE_RETURNING, GATE_STARTED } = (await import(FAULTS.href)) as typeof import("../fixtures/worker-faults.js");
     const graceMs = 100;
@@ -78,7 +79,7 @@ describe("defect 3: the grace-period kill is bound to the task it was meant for"
   });
 });
 
-describe("defect 4: a module that fails only inside a worker hangs nothing", () => {
+describe("rule W5 — faults are results: a module that fails only inside a worker hangs nothing", () => {
   const LOAD_MS = 300;
   const BOUND_MS = 15_000;
 
@@ -138,7 +139,7 @@ describe("defect 4: a module that fails only inside a worker hangs nothing", () 
   });
 });
 
-describe("defect 7: a late fault of one call is never blamed on the next", () => {
+describe("rule W5 — faults are results: a late fault of one call is never blamed on the next", () => {
   test.each([
     ["an uncaught exception", "lateThrow"],
     ["an unhandled rejection", "lateReject"],
@@ -176,7 +177,7 @@ describe("defect 7: a late fault of one call is never blamed on the next", () =>
   });
 });
 
-describe("defect 8: errors from a worker's realm read as `Name: message`", () => {
+describe("rule 9 — failure classification: errors from a worker's realm read as `Name: message`", () => {
   test.each([
     ["a tool's own Error subclass", "subclass", "QuotaError: quota exceeded"],
     ["a DOMException", "domException", "NotAllowedError: not allowed here"],

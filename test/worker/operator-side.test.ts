@@ -1,25 +1,19 @@
-// The worker executor's operator side (issue 12): the events' queueWaitMs, threadId and
+// The worker executor's operator side (docs/operations.md — Worker side; docs/contract.md,
+// rule 7 — execution context, rule W1 — tool modules, rule W4 — re-link and freeze on the main
+// thread): the events' queueWaitMs, threadId and
 // threadKilled from the pool, attachments whose bytes move out of a worker, `app` refused in
 // favour of a per-thread setup(), and setup() failures treated as module load failures.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CallEndEvent, isToolContractError, type ThreadKilledEvent, type ToolExecutorHooks } from "toolgate";
+import type { CallEndEvent, ThreadKilledEvent, ToolExecutorHooks } from "toolgate";
 import { WorkerToolExecutor } from "toolgate/worker";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { contractError } from "../support/assertions.js";
 import { inProcessExecutor } from "../support/executors.js";
-import { call, errorOf, fixture, neverAborted, scratchDir, settle, waitForFile } from "../support/helpers.js";
+import { call, errorOf, fixture, neverAborted, scratchDir, waitForFile } from "../support/helpers.js";
 
 const WORKER_OPERATOR = fixture("worker-operator");
 const OPERATOR_TOOLS = fixture("operator-tools");
-
-async function contractError(pending: Promise<unknown>): Promise<{ code: string; message: string }> {
-  const outcome = await settle(pending);
-  if (outcome.ok && outcome.value instanceof WorkerToolExecutor) await outcome.value.close();
-  expect(outcome.ok).toBe(false);
-  const reason = (outcome as { reason: unknown }).reason;
-  expect(isToolContractError(reason)).toBe(true);
-  return reason as { code: string; message: string };
-}
 
 /** Waits until `find` finds something (a hook called after the call settled), or gives up after 5 s. */
 async function eventually<T>(find: () => T | undefined): Promise<T | undefined> {
@@ -31,7 +25,7 @@ async function eventually<T>(find: () => T | undefined): Promise<T | undefined> 
   return find();
 }
 
-describe("telemetry: what the pool tells the events", () => {
+describe("docs/operations.md — Worker side: what the pool tells the events", () => {
   const ends: CallEndEvent[] = [];
   const kills: ThreadKilledEvent[] = [];
   const hooks: ToolExecutorHooks = { onCallEnd: (event) => void ends.push(event), onThreadKilled: (event) => void kills.push(event) };
@@ -74,7 +68,7 @@ describe("telemetry: what the pool tells the events", () => {
   });
 });
 
-describe("attachments from a worker", () => {
+describe("rule W4 — re-link and freeze on the main thread: attachments from a worker", () => {
   let executor: WorkerToolExecutor;
   beforeAll(async () => {
     executor = await WorkerToolExecutor.create({ modules: [WORKER_OPERATOR], maxThreads: 1 });
@@ -136,7 +130,7 @@ describe("attachments from a worker", () => {
   });
 });
 
-describe("app: refused on a worker executor, which has setup() instead", () => {
+describe("rule 7 — execution context: app is refused on a worker executor, which has setup() instead", () => {
   let executor: WorkerToolExecutor;
   let dir: string;
   beforeAll(async () => {
@@ -200,7 +194,7 @@ test.each([
   }
 });
 
-describe("setup() that fails is a module load failure", () => {
+describe("rule W1 — tool modules: setup() that fails is a module load failure", () => {
   test("at create(): a setup() that throws rejects with INVALID_TOOL_MODULE naming it and the reason", async () => {
     const error = await contractError(WorkerToolExecutor.create({ modules: [fixture("setup-throws")], maxThreads: 1 }));
     expect(error).toMatchObject({

@@ -1,29 +1,21 @@
-// Every option of WorkerToolExecutor.create is checked up front, with both bounds (issue 9,
-// defect 5: a delay of 2^31 ms or more used to become 1 ms, as Node clamps timer delays).
-import { isToolContractError } from "toolgate";
+// Every option of WorkerToolExecutor.create is checked up front, with both bounds
+// (docs/contract.md, rule W1 — tool modules; rule W3 — timeout and termination: a delay of
+// 2^31 ms or more would become 1 ms, as Node clamps timer delays).
 import { WorkerToolExecutor } from "toolgate/worker";
 import { describe, expect, test } from "vitest";
-import { call, errorOf, fixture, neverAborted, settle } from "../support/helpers.js";
+import { contractError } from "../support/assertions.js";
+import { call, errorOf, fixture, neverAborted } from "../support/helpers.js";
 
 const CONTRACT_TOOLS = fixture("contract-tools");
 const WORKER_TOOLS = fixture("worker-tools");
 const TOO_LONG = 2 ** 31;
 const LONGEST = 2 ** 31 - 1;
 
-async function contractError(pending: Promise<unknown>): Promise<{ code: string; message: string }> {
-  const outcome = await settle(pending);
-  if (outcome.ok) await (outcome.value as WorkerToolExecutor).close();
-  expect(outcome.ok).toBe(false);
-  const reason = (outcome as { reason: unknown }).reason;
-  expect(isToolContractError(reason)).toBe(true);
-  return reason as { code: string; message: string };
-}
-
 function refusal(options: Record<string, unknown>): Promise<{ code: string; message: string }> {
   return contractError(WorkerToolExecutor.create({ modules: [CONTRACT_TOOLS], ...options } as never));
 }
 
-describe("numeric options have an upper bound, named with the value", () => {
+describe("rule W1 — tool modules: numeric options have an upper bound, named with the value", () => {
   test.each([
     ["timeoutMs", TOO_LONG, `options.timeoutMs must be an integer from 1 to ${LONGEST} (got the number ${TOO_LONG})`],
     ["abortGraceMs", TOO_LONG, `options.abortGraceMs must be an integer from 0 to ${LONGEST} (got the number ${TOO_LONG})`],
@@ -92,7 +84,7 @@ describe("numeric options have an upper bound, named with the value", () => {
   });
 });
 
-describe("the longest delays allowed are honoured, not clamped", () => {
+describe("rule W3 — timeout and termination: the longest delays allowed are honoured, not clamped", () => {
   test("timeoutMs and abortGraceMs of 2^31 - 1 ms: an aborted slow call neither times out nor loses its thread early", async () => {
     const executor = await WorkerToolExecutor.create({
       modules: [WORKER_TOOLS, CONTRACT_TOOLS],

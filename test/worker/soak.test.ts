@@ -1,4 +1,5 @@
-// The soak test (issue 9): a long run of calls across 2 threads with random aborts, timeouts,
+// The soak test (docs/contract.md, rule W2 — abort relay, rule W3 — timeout and termination,
+// rule W5 — faults are results, rule 13 — frozen, linked results): a long run of calls across 2 threads with random aborts, timeouts,
 // `process.exit`, spinning and late-throwing tools. Every call settles exactly once with the
 // outcome its own tool and signal call for, linked to its own call; no promise hangs; no
 // rejection goes unhandled; the heap stays flat; close() drains the calls still in flight.

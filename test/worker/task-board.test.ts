@@ -1,4 +1,5 @@
-// The task board's compare-exchange transitions (issue 9, defect 3): whichever of "the worker
+// The task board's compare-exchange transitions (docs/contract.md, rule W3 — timeout and
+// termination: the kill is bound to its task): whichever of "the worker
 // finished" and "the main thread condemned it" comes first wins, exactly once, so a thread is
 // terminated only while it still runs the very task its grace period was for.
 import { describe, expect, test } from "vitest";
@@ -9,7 +10,7 @@ function boards(): { main: TaskBoard; worker: TaskBoard } {
   return { main, worker: TaskBoard.attach(main.buffer) };
 }
 
-describe("TaskBoard", () => {
+describe("rule W3 — timeout and termination: TaskBoard transitions", () => {
   test("the worker finishes first: the grace kill finds nothing to terminate", () => {
     const { main, worker } = boards();
     main.assign(1, 41);

@@ -11,7 +11,7 @@ import { fixture } from "../support/helpers.js";
 const MODULE = fixture("worker-messages").href;
 const turn = () => new Promise((resolve) => setTimeout(resolve, 30));
 
-describe("per-task messages over the thread port", () => {
+describe("docs/worker.md — Worker → main: per-task messages, over a real pool thread and its port", () => {
   test("a running tool's messages reach its task's listener, in order; nothing comes after it finished", async () => {
     const board = TaskBoard.create(1);
     const pool = new WorkerPool(

@@ -23,7 +23,7 @@ function connect() {
   return { aborts, messages, mainPort, workerPort, close: () => mainPort.close() };
 }
 
-describe("the thread port", () => {
+describe("rule W2 — abort relay: the thread port, in both directions", () => {
   test("main → worker: abort(taskId, reason) reaches the worker's control", async () => {
     const { aborts, mainPort, close } = connect();
     mainPort.abort(12, "timeout");

@@ -1,4 +1,5 @@
-// Tool modules written in TypeScript, loaded as source in worker threads (issue 12, item 6).
+// Tool modules written in TypeScript, loaded as source in worker threads (docs/contract.md,
+// rule W1 — tool modules).
 // Node 20's worker threads do not inherit `--import tsx` (tsx registers itself on the main
 // thread only there), so the `loader` option registers it in each thread before the modules.
 import { WorkerToolExecutor } from "toolgate/worker";
@@ -8,7 +9,7 @@ import { call, fixture, neverAborted, settle } from "../support/helpers.js";
 const TYPED_TOOLS = new URL("../fixtures/typescript/typed-tools.ts", import.meta.url);
 const TSX_LOADER = fixture("tsx-loader");
 
-describe("TypeScript tool modules in worker threads", () => {
+describe("rule W1 — tool modules: TypeScript tool modules in worker threads", () => {
   test("with the loader, a .ts module runs in a worker thread", async () => {
     const executor = await WorkerToolExecutor.create({ modules: [TYPED_TOOLS], loader: TSX_LOADER, maxThreads: 1 });
     try {

@@ -34,7 +34,7 @@ async function abortSpinner(executor: WorkerToolExecutor): Promise<void> {
   await expect(spinning).rejects.toBe("stop");
 }
 
-describe("the warm spare", () => {
+describe("rule W3 — timeout and termination: the warm spare", () => {
   test("while a spare stands by, calls one after another go to the thread that took the last one; close() ends every thread", async () => {
     const executor = await WorkerToolExecutor.create({ modules: [WORKER_TOOLS], minThreads: 1, maxThreads: 2, abortGraceMs: 300 });
     try {

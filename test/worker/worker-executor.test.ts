@@ -6,23 +6,16 @@ import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { COURSE_TOOL_MAX_CONTENT_CODE_POINTS, defineTool, isToolContractError } from "toolgate";
+import { COURSE_TOOL_MAX_CONTENT_CODE_POINTS, defineTool } from "toolgate";
 import { WorkerToolExecutor } from "toolgate/worker";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { call, errorOf, fixture, neverAborted, scratchDir, settle, waitForFile } from "../support/helpers.js";
+import { contractError } from "../support/assertions.js";
+import { call, errorOf, fixture, neverAborted, scratchDir, waitForFile } from "../support/helpers.js";
 
 const CONTRACT_TOOLS = fixture("contract-tools");
 const WORKER_TOOLS = fixture("worker-tools");
 
-async function contractError(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
-  const outcome = await settle(promise);
-  expect(outcome.ok).toBe(false);
-  const reason = (outcome as { reason: unknown }).reason;
-  expect(isToolContractError(reason)).toBe(true);
-  return reason as { code: string; message: string };
-}
-
-describe("create() checks every module and option on the main thread", () => {
+describe("rule W1 — tool modules: create() checks every module and option on the main thread", () => {
   test.each<[string, string, string]>([
     ["a missing module", "/nonexistent/tools.js", "INVALID_TOOL_MODULE"],
     ["a module that throws while loading", fixture("throws-at-load").href, "INVALID_TOOL_MODULE"],
@@ -71,7 +64,7 @@ describe("create() checks every module and option on the main thread", () => {
   });
 });
 
-describe("a running pool", () => {
+describe("rule W1 — tool modules, rule W3 — timeout and termination, rule W5 — faults are results: a running pool", () => {
   let executor: WorkerToolExecutor;
   beforeAll(async () => {
     executor = await WorkerToolExecutor.create({
@@ -173,7 +166,7 @@ describe("a running pool", () => {
   });
 });
 
-describe("lifecycle", () => {
+describe("rule W2 — abort relay, rule W3 — timeout and termination, rule W5 — faults are results: lifecycle", () => {
   test("close() drains accepted calls, then refuses new ones", async () => {
     const executor = await WorkerToolExecutor.create({ modules: [CONTRACT_TOOLS], maxThreads: 1 });
     const inFlight = executor.executeToolCall(call("delayed", { n: 1, ms: 150 }, "in-flight"), neverAborted());

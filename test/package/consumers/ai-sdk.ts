@@ -16,8 +16,7 @@ const add = defineTool({
   execute: ({ left, right }) => left + right,
 });
 
-// ai/test's mock model plays the model, offline: a wrong call, a corrected call, an answer.
-// With a real model, pass your provider's model instead.
+// ai/test's mock model plays the model, offline (a wrong call, a corrected one, an answer); pass your provider's instead.
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
   outputTokens: { total: 1, text: 1, reasoning: undefined },
@@ -42,8 +41,7 @@ const result = await generateText({
   prompt: "What is 2 + 3?",
   stopWhen: isStepCount(5),
 });
-// result.text === "5"; the model read toolgate's error for call-1 as the tool's error text:
-// {"error":{"code":"TOOL_ARGUMENTS_INVALID","message":"Invalid arguments (1 issue):\n  - $.left: …"}}
+// result.text === "5"; the model read call-1's TOOL_ARGUMENTS_INVALID error as the tool's error text.
 // Checks
 
 // The arguments' type is inferred from the zod schema (not `any`).

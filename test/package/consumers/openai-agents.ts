@@ -16,8 +16,7 @@ const add = defineTool({
   execute: ({ left, right }) => left + right,
 });
 
-// The SDK's ScriptedModel plays the model, offline: a wrong call, a corrected call, an
-// answer. With a real model, leave `model` out (the SDK's default) or name one.
+// The SDK's ScriptedModel plays the model, offline (a wrong call, a corrected one, an answer); leave it out for the default.
 const model = new ScriptedModel([
   [functionCall("add", { left: "two", right: 3 }, { callId: "call-1" })],
   [functionCall("add", { left: 2, right: 3 }, { callId: "call-2" })],
@@ -31,8 +30,7 @@ const agent = new Agent({
 });
 
 const result = await new Runner({ tracingDisabled: true }).run(agent, "What is 2 + 3?");
-// result.finalOutput === "5"; the model read toolgate's error for call-1 as the tool's output:
-// {"error":{"code":"TOOL_ARGUMENTS_INVALID","message":"Invalid arguments (1 issue):\n  - $.left: …"}}
+// result.finalOutput === "5"; the model read call-1's TOOL_ARGUMENTS_INVALID error as the tool's output.
 // Checks
 
 // The arguments' type is inferred from the zod schema (not `any`).
