@@ -21,7 +21,7 @@ import { COURSE_TOOL_EXECUTION_TIMEOUT, COURSE_TOOL_EXECUTOR_CLOSED, COURSE_TOOL
 import { cutToCodePoints } from "../contract/content.js";
 import { NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
 import { describeFailure } from "../contract/failure.js";
-import { NativePromise, ObjectFreeze } from "../contract/primordials.js";
+import { NativePromise, ObjectFreeze, PerformanceNow } from "../contract/primordials.js";
 import { registeredTools, ToolRegistry } from "../contract/registry.js";
 import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
 import { watchAbort } from "../executor/abort-watch.js";
@@ -343,7 +343,7 @@ export class QueueToolExecutor implements ToolExecutor {
 
   #startHeartbeat(): void {
     if (this.#heartbeat !== undefined) return;
-    this.#lastHealthyAt = performance.now();
+    this.#lastHealthyAt = PerformanceNow();
     this.#heartbeat = setInterval(() => void this.#tick(), this.#options.heartbeatMs);
     this.#heartbeat.unref();
   }
@@ -359,7 +359,7 @@ export class QueueToolExecutor implements ToolExecutor {
       this.#stopHeartbeat();
       return;
     }
-    const silentMs = performance.now() - this.#lastHealthyAt;
+    const silentMs = PerformanceNow() - this.#lastHealthyAt;
     if (silentMs > this.#options.redisLostMs) {
       const outcome = failedOutcome(
         `Redis did not answer for ${Math.round(silentMs)} ms; the tool may have run, and it will not be started after this`,
@@ -375,7 +375,7 @@ export class QueueToolExecutor implements ToolExecutor {
         this.#options.queue,
         watched.map((entry) => entry.jobId),
       );
-      this.#lastHealthyAt = performance.now();
+      this.#lastHealthyAt = PerformanceNow();
       this.#resendCancels();
       for (let index = 0; index < watched.length; index += 1) applyState(watched[index] as PendingJob, states[index] as JobState);
     } catch {

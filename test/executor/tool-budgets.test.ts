@@ -155,10 +155,10 @@ describe("budget options are checked up front", () => {
   const tool = { name: "t", description: "d", validate: () => ({ ok: true as const, value: {} }), execute: () => "x" };
 
   test.each([
-    [{ maxAttachments: 257 }, ".maxAttachments must be an integer from 0 to 256 (got 257)"],
-    [{ maxAttachments: -1 }, ".maxAttachments must be an integer from 0 to 256 (got -1)"],
-    [{ maxAttachmentBytes: 64 * 1024 * 1024 + 1 }, ".maxAttachmentBytes must be an integer from 1 to 67108864 (got 67108865)"],
-    [{ maxAttachmentBytes: "8" }, ".maxAttachmentBytes must be an integer from 1 to 67108864 (got string)"],
+    [{ maxAttachments: 257 }, ".maxAttachments must be an integer from 0 to 256 (got the number 257)"],
+    [{ maxAttachments: -1 }, ".maxAttachments must be an integer from 0 to 256 (got the number -1)"],
+    [{ maxAttachmentBytes: 64 * 1024 * 1024 + 1 }, ".maxAttachmentBytes must be an integer from 1 to 67108864 (got the number 67108865)"],
+    [{ maxAttachmentBytes: "8" }, ".maxAttachmentBytes must be an integer from 1 to 67108864 (got a string)"],
     [{ maxImages: 1 }, ' has an unknown budget "maxImages"'],
     [new Proxy({}, {}), " must be an object of budgets (not a Proxy)"],
     [Object.defineProperty({}, "maxAttachments", { get: () => 1, enumerable: true }), ".maxAttachments must be a data property"],
@@ -177,9 +177,9 @@ describe("budget options are checked up front", () => {
   });
 
   test.each([
-    [{ maxNodes: 0 }, ".maxNodes must be an integer from 1 to 10000000 (got 0)"],
-    [{ maxDepth: 1025 }, ".maxDepth must be an integer from 1 to 1024 (got 1025)"],
-    [{ maxTotalSize: 1.5 }, ".maxTotalSize must be an integer from 1 to 2147483647 (got 1.5)"],
+    [{ maxNodes: 0 }, ".maxNodes must be an integer from 1 to 10000000 (got the number 0)"],
+    [{ maxDepth: 1025 }, ".maxDepth must be an integer from 1 to 1024 (got the number 1025)"],
+    [{ maxTotalSize: 1.5 }, ".maxTotalSize must be an integer from 1 to 2147483647 (got the number 1.5)"],
     [Object.defineProperty({}, "maxNodes", { get: () => 1, enumerable: true }), ".maxNodes must be a data property"],
   ])("a tool's argumentBudgets %j: refused by defineTool", (budgets, message) => {
     expect(() => defineTool({ ...tool, argumentBudgets: budgets as never })).toThrow(
