@@ -33,6 +33,7 @@ import type {
   ToolWorkerData,
   WireAttachment,
   WorkerOutcome,
+  WorkerReply,
   WorkerTask,
   WorkerWarmup,
 } from "../src/worker/protocol.js";
@@ -115,7 +116,7 @@ parentPort?.postMessage({ toolgateThreadLoaded: true, threadId, failures } satis
  * Runs one task. Synchronous when the tool returns a plain value (Piscina awaits either way,
  * and every skipped await is a microtask less on each call's round trip).
  */
-export default function runToolTask(task: WorkerTask | WorkerWarmup): WorkerOutcome | Promise<WorkerOutcome> {
+export default function runToolTask(task: WorkerTask | WorkerWarmup): WorkerReply | Promise<WorkerReply> {
   if (task.kind === "warmup") return new Reply("warm", "", false, "", retiring);
   if (retiring) return new Reply("refused", "", false, "", true); // not claimed: the main thread runs it elsewhere
   // Stopped while it waited for this thread: never started.
@@ -150,7 +151,7 @@ export default function runToolTask(task: WorkerTask | WorkerWarmup): WorkerOutc
       (error: unknown) => resolve(encodeFailure(error, record)),
     );
   });
-  return PromisePrototypeThen(decided, (reply) => finish(record, task, reply as Reply)) as Promise<WorkerOutcome>;
+  return PromisePrototypeThen(decided, (reply) => finish(record, task, reply as Reply)) as Promise<WorkerReply>;
 }
 
 /**
@@ -158,7 +159,7 @@ export default function runToolTask(task: WorkerTask | WorkerWarmup): WorkerOutc
  * When the main thread condemned the task first, this thread is being terminated: it must
  * not return (and so never takes another call).
  */
-function finish(record: RunningTask | undefined, task: WorkerTask, reply: Reply): Reply | WorkerOutcome | Promise<WorkerOutcome> {
+function finish(record: RunningTask | undefined, task: WorkerTask, reply: Reply): WorkerReply | Promise<WorkerReply> {
   if (record !== undefined) {
     record.settle();
     MapPrototypeDelete(running, task.taskId);
@@ -167,16 +168,17 @@ function finish(record: RunningTask | undefined, task: WorkerTask, reply: Reply)
   if (!board.release(task.slot)) board.awaitTermination(task.slot);
   reply.retire = retiring;
   const transfer = ReplyWithAttachments.transferOf(reply);
-  if (transfer === undefined) return reply;
+  // A plain success goes back as its bare content (WorkerReply in protocol.ts).
+  if (transfer === undefined) return reply.kind === "result" && !reply.isError && !retiring ? reply.content : reply;
   const transferred = new Transferred(reply, transfer);
-  if (markMovable !== undefined) return markMovable(transferred) as unknown as WorkerOutcome;
+  if (markMovable !== undefined) return markMovable(transferred) as unknown as WorkerReply;
   // Loaded on the first reply with attachments, not at thread start: piscina's main module
   // costs every new thread tens of milliseconds, and most threads never send an attachment.
   return PromisePrototypeThen(import("piscina"), (piscina) => {
     const move = piscina.move as unknown as (value: Transferred) => unknown; // our keys are its registered symbols
     markMovable = move;
-    return move(transferred) as unknown as WorkerOutcome;
-  }) as Promise<WorkerOutcome>;
+    return move(transferred) as unknown as WorkerReply;
+  }) as Promise<WorkerReply>;
 }
 
 /** Piscina's `move()`, once loaded: marks a value whose transfer list Piscina is to use. */

@@ -28,7 +28,7 @@ import { abortReason, isAborted } from "../executor/signal.js";
 import { timeoutOutcome } from "../executor/timeouts.js";
 import { DispatchQueue, type QueueEntry } from "./dispatch-queue.js";
 import type { ResolvedOptions } from "./options.js";
-import { decodeOutcome, failureOutcome, poolFailureOutcome, type StopReason, type WorkerOutcome } from "./protocol.js";
+import { decodeOutcome, failureOutcome, poolFailureOutcome, type StopReason, type WorkerReply } from "./protocol.js";
 import type { TaskBoard } from "./task-board.js";
 import { type PoolTask, SLOT_TAG, type WorkerPool } from "./worker-pool.js";
 
@@ -162,20 +162,21 @@ export class Dispatcher {
     };
     void PromisePrototypeThen(
       this.#pool.run(task),
-      (outcome) => this.#onOutcome(call, slot, outcome as WorkerOutcome),
+      (reply) => this.#onOutcome(call, slot, reply as WorkerReply),
       (error: unknown) => this.#onPoolFailure(call, slot, error),
     );
   }
 
-  #onOutcome(call: PendingCall, slot: number, outcome: WorkerOutcome): void {
+  #onOutcome(call: PendingCall, slot: number, reply: WorkerReply): void {
     const threadId = this.#pool.threadOf(slot);
     if (!call.answered) this.#recordThread(call, slot);
     this.#freeSlot(call, slot);
-    if (outcome.retire) this.#pool.retire(threadId);
-    if (outcome.kind === "refused" && !call.answered && call.attempts < MAX_ATTEMPTS) {
+    const plain = typeof reply === "string"; // a plain success's bare content (protocol.ts)
+    if (!plain && reply.retire) this.#pool.retire(threadId);
+    if (!plain && reply.kind === "refused" && !call.answered && call.attempts < MAX_ATTEMPTS) {
       this.#queue.unshift(call); // the thread did not start it: run it on another
     } else if (!call.answered) {
-      const decoded = outcome.kind === "refused" ? refusedTooOften() : decodeOutcome(outcome);
+      const decoded = !plain && reply.kind === "refused" ? refusedTooOften() : decodeOutcome(reply);
       if (isNonRecoverableToolError(decoded)) this.#answer(call).reject(decoded);
       else this.#answer(call).resolve(decoded as ToolOutcome);
     }

@@ -30,7 +30,7 @@ import {
   SetPrototypeHas,
 } from "../contract/primordials.js";
 import { MAX_DELAY_MS, type ResolvedOptions } from "./options.js";
-import type { StopReason, ThreadHello, ThreadLoaded, ToolWorkerData, WorkerOutcome, WorkerTask, WorkerWarmup } from "./protocol.js";
+import type { StopReason, ThreadHello, ThreadLoaded, ToolWorkerData, WorkerReply, WorkerTask, WorkerWarmup } from "./protocol.js";
 import { SLOT_RUNNING, type TaskBoard } from "./task-board.js";
 import { TaskMessages, ThreadPort } from "./thread-port.js";
 import { type LoadedToolModules, moduleFileName } from "./tool-modules.js";
@@ -190,10 +190,10 @@ export class WorkerPool {
   }
 
   /** Runs a task on the thread the balancer picks; settles when Piscina hears back (or the thread ends). */
-  run(task: PoolTask): Promise<WorkerOutcome> {
+  run(task: PoolTask): Promise<WorkerReply> {
     const slot = task.slot;
     this.#slotThread[slot] = 0;
-    return this.#piscina.run(task, { signal: this.#slotSignals[slot] as SlotSignal }) as Promise<WorkerOutcome>;
+    return this.#piscina.run(task, { signal: this.#slotSignals[slot] as SlotSignal }) as Promise<WorkerReply>;
   }
 
   /** The slot's tag, made once per slot. */
