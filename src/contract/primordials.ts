@@ -136,6 +136,8 @@ export const PromiseResolve = <T>(value: T): Promise<Awaited<T>> => ReflectApply
 /** `Promise.reject(reason)` through the captured static. */
 export const PromiseReject = (reason: unknown): Promise<never> => ReflectApply(promiseReject, Promise, [reason]) as Promise<never>;
 
+/** The realm's own AbortController, captured at load (a tool module that replaces the global later is not consulted). */
+export const NativeAbortController = AbortController;
 const abort = AbortController.prototype.abort;
 export const AbortControllerPrototypeAbort = (self: AbortController, reason: unknown): void => ReflectApply(abort, self, [reason]);
 export const AbortControllerPrototypeGetSignal = getterOf<AbortController, AbortSignal>(AbortController.prototype, "signal");

@@ -5,7 +5,12 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { ToolApp } from "../contract/app.js";
 import type { ToolContext } from "../contract/definition.js";
-import { AbortControllerPrototypeAbort, AbortControllerPrototypeGetSignal, ObjectFreeze } from "../contract/primordials.js";
+import {
+  AbortControllerPrototypeAbort,
+  AbortControllerPrototypeGetSignal,
+  NativeAbortController,
+  ObjectFreeze,
+} from "../contract/primordials.js";
 import { discardProgress, openProgressChannel, type ProgressChannel } from "../executor/progress.js";
 import type { StopReason } from "./protocol.js";
 import type { WorkerPort } from "./thread-port.js";
@@ -19,13 +24,14 @@ export class RunningTask {
   /** True once the main thread aborted the task or its time ran out. */
   aborted = false;
   /**
-   * The tool's context. Its `signal` is an own getter: a genuine AbortSignal costs microseconds
-   * to make (Node 20), and a synchronous tool that never reads it has nothing to abort (an abort
-   * arrives over the thread's port, which is read only between tasks' synchronous steps), so
-   * the signal is made when something reads it first (awaiting an asynchronous tool does).
+   * The tool's context. Its `signal` is an own getter: a genuine AbortController (and the
+   * signal it makes at once) costs microseconds to make (Node 20), and a synchronous tool that
+   * never reads it has nothing to abort (an abort arrives over the thread's port, which is read
+   * only between tasks' synchronous steps), so both are made when something reads the signal
+   * first (awaiting an asynchronous tool does) or when the task is aborted.
    */
   readonly context: ToolContext;
-  readonly #controller = new AbortController();
+  #controller: AbortController | undefined;
   #signal: AbortSignal | undefined;
   /** Open while the tool runs, when the caller asked for progress. */
   readonly #progress: ProgressChannel | undefined;
@@ -74,8 +80,13 @@ export class RunningTask {
 
   /** The tool's signal, made on first read. */
   get signal(): AbortSignal {
-    if (this.#signal === undefined) this.#signal = AbortControllerPrototypeGetSignal(this.#controller);
+    if (this.#signal === undefined) this.#signal = AbortControllerPrototypeGetSignal(this.#controllerMade());
     return this.#signal;
+  }
+
+  #controllerMade(): AbortController {
+    this.#controller ??= new NativeAbortController();
+    return this.#controller;
   }
 
   /** The signal if something has read it, else undefined (and then nothing can be listening to it). */
@@ -98,8 +109,9 @@ export class RunningTask {
       reason === "timeout"
         ? new DOMException("The tool call timed out", "TimeoutError")
         : new DOMException("The tool call was aborted", "AbortError");
-    AbortControllerPrototypeAbort(this.#controller, error);
-    this.#signal = AbortControllerPrototypeGetSignal(this.#controller);
+    const controller = this.#controllerMade();
+    AbortControllerPrototypeAbort(controller, error);
+    this.#signal = AbortControllerPrototypeGetSignal(controller);
   }
 }
 

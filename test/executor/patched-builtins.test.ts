@@ -124,4 +124,10 @@ describe("primordials (rules 8, 9, 10 and 13): the worker pool's threads never c
     });
     for (const report of await threadReports()) expect(report.toolgateCalls).toEqual([]);
   });
+
+  test("a tool's signal is a genuine AbortSignal although the thread's global AbortController was replaced", async () => {
+    const result = await executor.executeToolCall(call("patchedThreadSignal", {}, "signal"), neverAborted());
+    expectLinkedResult(result, "signal", "patchedThreadSignal");
+    expect(JSON.parse(result.content)).toEqual({ genuine: true, aborted: false, replaced: true });
+  });
 });
