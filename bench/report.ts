@@ -92,6 +92,13 @@ export function renderReport(results: BenchResults): string {
           `${fmt(cpuBatch.speedup)}x`,
           fmt(cpuBatch.workerCoresUsed),
         ],
+        [
+          `bare Piscina (${cpuBatch.threads} threads, baseline)`,
+          fmt(cpuBatch.piscinaMs, 1),
+          fmt((cpuBatch.calls * 1000) / cpuBatch.piscinaMs, 1),
+          `${fmt(cpuBatch.piscinaSpeedup)}x`,
+          "-",
+        ],
       ],
     ),
     "",

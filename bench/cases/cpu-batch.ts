@@ -1,11 +1,15 @@
 // Cases 4 and 5: a batch of CPU-bound calls (~20 ms each) in-process (executeToolCalls) vs
 // the worker pool (one thread per core), and the main thread's event-loop delay meanwhile.
+// A bare Piscina pool of the same threads runs the same batch beside them: the speedup the
+// machine gives at all, so a miss can be told apart from toolgate's overhead.
 import { availableParallelism } from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { Piscina } from "piscina";
 import { type CourseToolCall, executeToolCalls, ToolRegistry } from "toolgate";
 import { WorkerToolExecutor } from "toolgate/worker";
 import { type CaseOptions, interleave, median, neverAborted, now, pairedRatios, round, sleep, type TargetCheck } from "../harness.js";
-import { TOOLS_MODULE } from "../paths.js";
+import { PEER_POOL_WORKER, TOOLS_MODULE } from "../paths.js";
+import type { PeerTask } from "../peers/task.js";
 import tools, { burn } from "../tools.js";
 
 /** Event-loop delay over the measured rounds: p50 and p99 are medians of the per-round values, max is the overall max. */
@@ -31,6 +35,12 @@ export interface CpuBatchResult {
   readonly workerCallsPerSec: number;
   /** In-process time / worker time (median of per-round ratios). */
   readonly speedup: number;
+  /** The same batch on a bare Piscina pool of the same threads, the same window in flight. */
+  readonly piscinaMs: number;
+  /** In-process time / bare Piscina time (median of per-round ratios): what the machine gives. */
+  readonly piscinaSpeedup: number;
+  /** Worker pool time / bare Piscina time (median of per-round ratios). */
+  readonly oursVsPiscina: number;
   /**
    * CPU time the process got per wall-clock time during each batch (all threads), median:
    * ~1 in-process; up to `threads` (+ the main thread's share) for the pool. When it stays
@@ -102,6 +112,7 @@ export async function benchCpuBatch(
   }));
   const registry = new ToolRegistry(tools);
   const executor = await WorkerToolExecutor.create({ modules: [TOOLS_MODULE], minThreads: threads, maxThreads: threads });
+  const piscina = new Piscina({ filename: PEER_POOL_WORKER.href, minThreads: threads, maxThreads: threads });
   // One fresh histogram per measured round: a re-enabled histogram would record the whole
   // gap since it was disabled (the other executor's round) as one sample.
   const delays = { inProcess: [] as Window[], worker: [] as Window[] };
@@ -137,14 +148,30 @@ export async function benchCpuBatch(
     const inProcessBatch = () => executeToolCalls(registry, batch, signal);
     // The executor queues beyond maxThreads itself; a window of 2 per thread keeps every thread fed.
     const workerBatch = () => executor.executeBatch(batch, signal, { concurrency: 2 * threads });
+    const burnTask: PeerTask = { kind: "burn", iterations };
+    const piscinaBatch = async () => {
+      const results: { content: string; isError: boolean }[] = [];
+      let next = 0;
+      const loop = async (): Promise<void> => {
+        while (next < calls) {
+          const index = next;
+          next += 1;
+          results[index] = { content: JSON.stringify(await piscina.run(burnTask)), isError: false };
+        }
+      };
+      await Promise.all(Array.from({ length: 2 * threads }, loop));
+      return results;
+    };
     for (let index = 0; index < warmupRounds; index += 1) {
       await timed(undefined, undefined, inProcessBatch); // JIT on the main thread
       await timed(undefined, undefined, workerBatch); // JIT in every thread
+      await timed(undefined, undefined, piscinaBatch);
     }
     const ms = await interleave(
       {
         inProcess: () => timed(delays.inProcess, cores.inProcess, inProcessBatch),
         worker: () => timed(delays.worker, cores.worker, workerBatch),
+        piscina: () => timed(undefined, undefined, piscinaBatch),
       },
       rounds,
       0,
@@ -156,6 +183,8 @@ export async function benchCpuBatch(
     function summarize(): { cpuBatch: CpuBatchResult; responsiveness: ResponsivenessResult } {
       const speedups = pairedRatios(inProcessMs, workerMs);
       const speedup = median(speedups);
+      const piscinaSpeedup = median(pairedRatios(inProcessMs, ms.piscina));
+      const oursVsPiscina = median(pairedRatios(workerMs, ms.piscina));
       const targetSpeedup = round2(0.95 * threads); // issue 10: 1.9 on 2 cores
       const inProcessMedian = median(inProcessMs);
       const workerMedian = median(workerMs);
@@ -181,6 +210,9 @@ export async function benchCpuBatch(
           inProcessCallsPerSec: round2((calls * 1000) / inProcessMedian),
           workerCallsPerSec: round2((calls * 1000) / workerMedian),
           speedup: round2(speedup),
+          piscinaMs: round2(median(ms.piscina)),
+          piscinaSpeedup: round2(piscinaSpeedup),
+          oursVsPiscina: round(oursVsPiscina),
           inProcessCoresUsed: round2(inProcessCoresUsed),
           workerCoresUsed: round2(workerCoresUsed),
           targetSpeedup,
@@ -196,8 +228,18 @@ export async function benchCpuBatch(
                 : {
                     note: starved
                       ? `the pool got only ${round2(workerCoresUsed)} cores of CPU time (other load on the machine): rerun on an idle machine`
-                      : `the pool got ${round2(workerCoresUsed)} cores of CPU time, yet the speedup stayed low: per-call overhead`,
+                      : piscinaSpeedup < targetSpeedup
+                        ? `bare Piscina on the same threads reached only ${round2(piscinaSpeedup)}x in the same run (ours/Piscina ${round(oursVsPiscina)}): the machine's cores, not toolgate's overhead`
+                        : `the pool got ${round2(workerCoresUsed)} cores of CPU time and bare Piscina reached ${round2(piscinaSpeedup)}x: per-call overhead`,
                   }),
+            },
+            {
+              id: "cpuBatch.piscinaSpeedup",
+              target: `bare Piscina (${threads} threads, the same batch)/in-process throughput (informational: what the machine gives)`,
+              value: round2(piscinaSpeedup),
+              pass: true,
+              informational: true,
+              note: `toolgate's pool: ${round(oursVsPiscina)}x bare Piscina's batch time`,
             },
           ],
         },
@@ -226,6 +268,7 @@ export async function benchCpuBatch(
     }
   } finally {
     await executor.close();
+    await piscina.close();
   }
 }
 

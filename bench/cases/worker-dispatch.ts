@@ -117,7 +117,7 @@ export async function benchWorkerDispatch(options: CaseOptions = {}): Promise<Wo
         ...(pass
           ? {}
           : {
-              note: "per-call boundary work on both threads (main: snapshot, validation, relinking, freezing; worker: the tool's AbortSignal, runTool, the serializer) costs more than 20% of a bare round trip",
+              note: "per-call boundary work on both threads (main: snapshot, validation, relinking, freezing; worker: deserializing the larger task, the per-task context, runTool, AsyncLocalStorage, the serializer) costs more than 20% of a bare round trip",
             }),
       },
       {

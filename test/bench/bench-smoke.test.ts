@@ -23,6 +23,7 @@ const TARGET_IDS = [
   "workerDispatch.sequential.ratio",
   "workerDispatch.parallel.ratio",
   "cpuBatch.speedup",
+  "cpuBatch.piscinaSpeedup",
   "responsiveness.worker.p99Ms",
   "responsiveness.inProcess.p99Ms",
   "abort.inProcess.cooperativeRejectMs",
@@ -45,6 +46,7 @@ const TARGET_IDS = [
 ];
 
 const INFORMATIONAL = [
+  "cpuBatch.piscinaSpeedup",
   "abort.inProcess.spinningSettledAfterMs",
   "scaling.cpuThreads.perDoubling",
   ...TARGET_IDS.filter((id) => id.startsWith("peers.")),
@@ -121,8 +123,12 @@ describe("docs/benchmarks.md — How to reproduce: benchmarks, smoke mode (one t
       inProcessCallsPerSec: expect.any(Number),
       workerCallsPerSec: expect.any(Number),
       speedup: expect.any(Number),
+      piscinaMs: expect.any(Number),
+      piscinaSpeedup: expect.any(Number),
+      oursVsPiscina: expect.any(Number),
       targetSpeedup: expect.any(Number),
     });
+    expect(results.cpuBatch.piscinaMs).toBeGreaterThan(0);
     for (const delay of [results.responsiveness.inProcess, results.responsiveness.worker]) {
       expect(delay).toEqual({
         samples: expect.any(Number),
