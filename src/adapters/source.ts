@@ -4,7 +4,7 @@
 // docs/adapters.md (every adapter takes a registry or an executor).
 import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
-import { ReflectApply } from "../contract/primordials.js";
+import { AbortControllerPrototypeGetSignal, NativeAbortController, ReflectApply } from "../contract/primordials.js";
 import { registeredTools, type ToolRegistry } from "../contract/registry.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
 import { executeToolCall } from "../executor/in-process.js";
@@ -51,5 +51,5 @@ function isToolRegistry(value: unknown): value is ToolRegistry {
 
 /** A signal that never aborts, for frameworks that pass none. */
 export function neverAbortedSignal(): AbortSignal {
-  return new AbortController().signal;
+  return AbortControllerPrototypeGetSignal(new NativeAbortController());
 }

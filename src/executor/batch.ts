@@ -11,11 +11,13 @@ import { ToolContractError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
 import {
   AbortControllerPrototypeAbort,
+  AbortControllerPrototypeGetSignal,
   ArrayIsArray,
   isProxy,
   JSONStringify,
   MapPrototypeHas,
   MapPrototypeSet,
+  NativeAbortController,
   NativePromise,
   ObjectDefineProperty,
   ObjectGetOwnPropertyDescriptor,
@@ -51,7 +53,8 @@ export async function runBatch(
   if (snapshots.length === 0) return results;
 
   // The batch's own controller: the caller's abort and a sibling's fatal error both stop it.
-  const batch = new AbortController();
+  const batch = new NativeAbortController();
+  const batchSignal = AbortControllerPrototypeGetSignal(batch);
   const unwatch = watchAbort(signal, () => AbortControllerPrototypeAbort(batch, abortReason(signal)));
   try {
     await new NativePromise<void>((resolve, reject) => {
@@ -62,7 +65,7 @@ export async function runBatch(
       const fail = (reason: unknown): void => {
         if (failed) return;
         failed = true;
-        if (!isAborted(batch.signal)) AbortControllerPrototypeAbort(batch, reason);
+        if (!isAborted(batchSignal)) AbortControllerPrototypeAbort(batch, reason);
         reject(reason);
       };
       const launch = (): void => {
@@ -71,7 +74,7 @@ export async function runBatch(
           next += 1;
           running += 1;
           void PromisePrototypeThen(
-            runOne(snapshots[index] as Readonly<CourseToolCall>, batch.signal),
+            runOne(snapshots[index] as Readonly<CourseToolCall>, batchSignal),
             (result) => {
               running -= 1;
               done += 1;
@@ -83,7 +86,7 @@ export async function runBatch(
           );
         }
       };
-      watchAbort(batch.signal, () => fail(abortReason(batch.signal)));
+      watchAbort(batchSignal, () => fail(abortReason(batchSignal)));
       launch();
     });
   } finally {

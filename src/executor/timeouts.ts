@@ -3,7 +3,14 @@
 // pool) enforces `RunRequest.timeoutMs` its own way, and can stop a tool that ignores it.
 // docs/operations.md — Timeouts; docs/contract.md: rule W3 — timeout and termination (the pool's own way).
 import { COURSE_TOOL_EXECUTION_TIMEOUT } from "../contract/constants.js";
-import { AbortControllerPrototypeAbort, isPromise, ObjectFreeze, PromisePrototypeThen } from "../contract/primordials.js";
+import {
+  AbortControllerPrototypeAbort,
+  AbortControllerPrototypeGetSignal,
+  isPromise,
+  NativeAbortController,
+  ObjectFreeze,
+  PromisePrototypeThen,
+} from "../contract/primordials.js";
 import { errorContent } from "../contract/results.js";
 import { watchAbort } from "./abort-watch.js";
 import type { ToolOutcome } from "./run-tool.js";
@@ -45,7 +52,7 @@ export function runWithTimeout(
   signal: AbortSignal,
   run: (signal: AbortSignal) => ToolOutcome | Promise<ToolOutcome>,
 ): ToolOutcome | Promise<ToolOutcome> {
-  const controller = new AbortController();
+  const controller = new NativeAbortController();
   let expiry: DOMException | undefined; // made only when the timer fires: most calls finish in time
   const unwatch = watchAbort(signal, () => AbortControllerPrototypeAbort(controller, abortReason(signal)));
   const timer = setTimer(() => {
@@ -58,7 +65,7 @@ export function runWithTimeout(
   };
   let pending: ToolOutcome | Promise<ToolOutcome>;
   try {
-    pending = run(controller.signal);
+    pending = run(AbortControllerPrototypeGetSignal(controller));
   } catch (error) {
     stop();
     throw error;

@@ -7,7 +7,9 @@ import type { CourseTool } from "../contract/definition.js";
 import { describeFailure } from "../contract/failure.js";
 import {
   AbortControllerPrototypeAbort,
+  AbortControllerPrototypeGetSignal,
   MapPrototypeSet,
+  NativeAbortController,
   NativePromise,
   ObjectFreeze,
   PromisePrototypeThen,
@@ -87,12 +89,12 @@ export function importLoader(url: string, timeoutMs: number): Promise<StepResult
  */
 export function runModuleSetup(setup: ToolModuleSetup, url: string, threadId: number, timeoutMs: number): Promise<StepResult> {
   const name = moduleFileName(url);
-  const controller = new AbortController();
+  const controller = new NativeAbortController();
   const late = new StepResult(false, undefined, `setup() of tool module ${name} did not finish within ${timeoutMs} ms in a worker thread`);
   const stop = (): void =>
     AbortControllerPrototypeAbort(controller, new DOMException(`setup() did not finish within ${timeoutMs} ms`, "TimeoutError"));
   const run = (): Promise<StepResult> => {
-    const returned = setup(ObjectFreeze({ threadId, signal: controller.signal }));
+    const returned = setup(ObjectFreeze({ threadId, signal: AbortControllerPrototypeGetSignal(controller) }));
     const pending = asPromise(returned); // a promise or thenable is awaited; anything else is the app itself
     const done = (app: unknown): StepResult => new StepResult(true, app, "");
     return pending === undefined ? PromiseResolve(done(returned)) : (PromisePrototypeThen(pending, done) as Promise<StepResult>);

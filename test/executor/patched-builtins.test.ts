@@ -92,6 +92,26 @@ describe.each(EXECUTORS)("primordials (rules 8, 9, 10 and 13): %s never consults
     expect(results.map((result) => result.toolCallId)).toEqual(calls.map((each) => each.id));
     for (const [n, result] of results.entries()) expect(JSON.parse(result.content)).toEqual({ n, toolCallId: `batch-${n}` });
   });
+
+  test("with the global AbortController replaced by a look-alike: a batch and a timed-out call as before", async () => {
+    const genuine = globalThis.AbortController;
+    const signal = neverAborted(); // made before the replacement: the caller's signal is genuine
+    class LookAlikeAbortController {
+      readonly signal = { aborted: false, reason: undefined, addEventListener() {}, removeEventListener() {} };
+      abort(): void {}
+    }
+    (globalThis as { AbortController: unknown }).AbortController = LookAlikeAbortController;
+    try {
+      const calls = Array.from({ length: 3 }, (_, n) => call("delayed", { n, ms: 1 }, `replaced-${n}`));
+      const results = await executor.executeBatch(calls, signal, { concurrency: 2 });
+      expect(results.map((result) => JSON.parse(result.content))).toEqual(calls.map((each, n) => ({ n, toolCallId: each.id })));
+      const timedOut = await executor.executeToolCall(call("waitForAbort", {}, "replaced-timeout"), signal, { timeoutMs: 20 });
+      expectLinkedResult(timedOut, "replaced-timeout", "waitForAbort");
+      expect(errorOf(timedOut).code).toBe("TOOL_EXECUTION_TIMEOUT");
+    } finally {
+      globalThis.AbortController = genuine;
+    }
+  });
 });
 
 describe("primordials (rules 8, 9, 10 and 13): the worker pool's threads never consult their own patched built-ins", () => {
