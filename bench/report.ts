@@ -39,7 +39,9 @@ export function renderReport(results: BenchResults): string {
       [
         ["executeToolCall", fmt(inProcess.oursUsPerCall, 3)],
         ["naive (validate, await execute, JSON.stringify)", fmt(inProcess.naiveUsPerCall, 3)],
+        ["the contract's steps alone (no pipeline)", fmt(inProcess.stepsUsPerCall, 3)],
         ["ratio ours/naive", `${fmt(inProcess.ratio)}x`],
+        ["ratio steps/naive (the floor of ours/naive)", `${fmt(inProcess.stepsRatio)}x`],
       ],
     ),
     "",
@@ -225,6 +227,7 @@ export function renderCharts(results: BenchResults): Record<string, string> {
     "in-process": barChart("2. In-process call, trivial tool", "µs", [
       { label: "executeToolCall", value: inProcess.oursUsPerCall },
       { label: "naive path", value: inProcess.naiveUsPerCall },
+      { label: "contract steps alone", value: inProcess.stepsUsPerCall },
     ]),
     "worker-dispatch": barChart("3. Worker round trip, trivial tool", "µs", [
       { label: "toolgate, sequential", value: workerDispatch.sequential.oursUsPerCall },
