@@ -209,9 +209,9 @@ export async function benchCpuBatch(
           workerMs: round2(workerMedian),
           inProcessCallsPerSec: round2((calls * 1000) / inProcessMedian),
           workerCallsPerSec: round2((calls * 1000) / workerMedian),
-          speedup: round2(speedup),
+          speedup: round(speedup),
           piscinaMs: round2(median(ms.piscina)),
-          piscinaSpeedup: round2(piscinaSpeedup),
+          piscinaSpeedup: round(piscinaSpeedup),
           oursVsPiscina: round(oursVsPiscina),
           inProcessCoresUsed: round2(inProcessCoresUsed),
           workerCoresUsed: round2(workerCoresUsed),
@@ -220,8 +220,8 @@ export async function benchCpuBatch(
             {
               id: "cpuBatch.speedup",
               target: `worker/in-process throughput >= 0.95 x ${threads} cores = ${targetSpeedup}`,
-              value: round2(speedup),
-              min: round2(Math.min(...speedups)),
+              value: round(speedup),
+              min: round(Math.min(...speedups)),
               pass: speedupPass,
               ...(speedupPass
                 ? {}
@@ -229,14 +229,14 @@ export async function benchCpuBatch(
                     note: starved
                       ? `the pool got only ${round2(workerCoresUsed)} cores of CPU time (other load on the machine): rerun on an idle machine`
                       : piscinaSpeedup < targetSpeedup
-                        ? `bare Piscina on the same threads reached only ${round2(piscinaSpeedup)}x in the same run (ours/Piscina ${round(oursVsPiscina)}): the machine's cores, not toolgate's overhead`
-                        : `the pool got ${round2(workerCoresUsed)} cores of CPU time and bare Piscina reached ${round2(piscinaSpeedup)}x: per-call overhead`,
+                        ? `bare Piscina on the same threads reached only ${round(piscinaSpeedup)}x in the same run (ours/Piscina ${round(oursVsPiscina)}): the machine's cores, not toolgate's overhead`
+                        : `the pool got ${round2(workerCoresUsed)} cores of CPU time and bare Piscina reached ${round(piscinaSpeedup)}x; ours/Piscina batch time ${round(oursVsPiscina)}`,
                   }),
             },
             {
               id: "cpuBatch.piscinaSpeedup",
               target: `bare Piscina (${threads} threads, the same batch)/in-process throughput (informational: what the machine gives)`,
-              value: round2(piscinaSpeedup),
+              value: round(piscinaSpeedup),
               pass: true,
               informational: true,
               note: `toolgate's pool: ${round(oursVsPiscina)}x bare Piscina's batch time`,
