@@ -65,12 +65,18 @@ export function describeServer(connection: QueueConnection): string {
   return `${connection.host ?? "127.0.0.1"}:${connection.port ?? 6379}`;
 }
 
-/** Closes a client whatever its state, without throwing. */
+/**
+ * How long a close waits for Redis to answer QUIT. A silently partitioned link (no RST, no
+ * FIN) still reads as "ready" and never answers: then the connection is dropped instead.
+ */
+export const QUIT_WAIT_MS = 500;
+
+/** Closes a client whatever its state, without throwing, within QUIT_WAIT_MS. */
 export async function closeRedis(client: Redis): Promise<void> {
   try {
-    if (client.status === "ready") await client.quit();
-    else client.disconnect();
-  } catch {
+    if (client.status === "ready") await settlesWithin(client.quit(), QUIT_WAIT_MS);
+  } finally {
+    // After a QUIT that was answered this is a no-op; after one that was not, it ends the socket.
     client.disconnect();
   }
 }

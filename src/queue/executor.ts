@@ -1,19 +1,21 @@
 // QueueToolExecutor: the agent side of running tools on other machines. The shared pipeline
 // snapshots, looks up and validates each call here (an invalid call never reaches Redis);
 // a validated call becomes one BullMQ job carrying the call's JSON arguments snapshot; a
-// worker host runs it (src/queue/host.ts) and the result comes back through BullMQ's
-// events, to be re-linked and frozen by the pipeline. Every way a call can end without a
+// worker host runs it (src/queue/host.ts); an event on the queue's stream says it finished,
+// and its result is read from the job's own hash (never from the event, which anyone can
+// write), to be re-linked and frozen by the pipeline. Every way a call can end without a
 // result (abort, timeout, a lost host, a lost Redis, close) settles it here, at once or
 // within a bound, and marks its job so that no host ever starts it afterwards.
 // docs/contract.md: rules 1–13 through the shared pipeline, rule W6 — batches; docs/queue.md — Guarantees, and what is not guaranteed.
 import { randomUUID } from "node:crypto";
-import { Queue, QueueEvents } from "bullmq";
+import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import {
   type ArgumentBudgets,
   DEFAULT_ARGUMENT_BUDGETS,
   DEFAULT_ATTACHMENT_BUDGETS,
   DEFAULT_OUTPUT_BUDGETS,
+  outputBudgetsFor,
   readArgumentBudgets,
   resolveBudgets,
 } from "../contract/budgets.js";
@@ -26,6 +28,7 @@ import { registeredTools, ToolRegistry } from "../contract/registry.js";
 import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
 import { watchAbort } from "../executor/abort-watch.js";
 import { resolveHooks, type ToolExecutorHooks } from "../executor/hooks.js";
+import { InFlight } from "../executor/in-flight.js";
 import type { PipelineSettings } from "../executor/options.js";
 import { executeCall, executeCalls, type Pipeline, type RunRequest } from "../executor/pipeline.js";
 import type { ToolOutcome } from "../executor/run-tool.js";
@@ -34,6 +37,7 @@ import type { BatchOptions, CallOptions, ToolExecutor } from "../executor/tool-e
 import { callAppRefusal } from "../worker/app-refusal.js";
 import { loadToolModules, type ToolModuleSpecifier } from "../worker/tool-modules.js";
 import { BULLMQ_CLOSE_MS, closeRedis, connectOrFail, openRedis, settlesWithin } from "./connection.js";
+import { EventReader } from "./event-reader.js";
 import { type JobState, readJobStates } from "./job-states.js";
 import {
   durationOption,
@@ -51,7 +55,6 @@ import {
   type CancelReason,
   cancelChannel,
   cancelMarkKey,
-  type DecodedResult,
   decodeResult,
   encodeCancel,
   FINISHED_JOB_RETENTION,
@@ -102,12 +105,14 @@ interface ResolvedOptions {
 /** One enqueued call waiting for its job to finish. */
 interface PendingJob {
   readonly jobId: string;
+  /** When the call was enqueued: Redis's silence is counted for a call from then at the earliest. */
+  readonly since: number;
   /** The job is in Redis (its add resolved): from then on the heartbeat watches it. */
   enqueued: boolean;
   /** Consecutive heartbeats that found no job: a restarted Redis, or lost data. */
   missingTicks: number;
-  /** The host's answer. */
-  answer(decoded: DecodedResult): void;
+  /** The host's answer, as read from the job's hash (parsed JSON, still untrusted). */
+  answer(value: unknown): void;
   /** This side gives up with `outcome`, and marks the job so that no host starts it. */
   giveUp(outcome: ToolOutcome): void;
 }
@@ -115,6 +120,8 @@ interface PendingJob {
 /** Jobs with a missing hash this many heartbeats in a row are lost (one tick may race the event). */
 const MISSING_TICKS = 2;
 const MAX_CALL_ID_IN_JOB_ID = 64;
+/** Code units kept as they are in a job id: printable ASCII but the escape "%" and BullMQ's ":". */
+const PLAIN_JOB_ID_UNIT = /[\x21-\x24\x26-\x39\x3b-\x7e]/;
 
 /**
  * The tool contract of `executeToolCall`, with `execute` and the serializer running on
@@ -126,7 +133,7 @@ export class QueueToolExecutor implements ToolExecutor {
   readonly #pipeline: Pipeline;
   readonly #options: ResolvedOptions;
   readonly #queue: Queue;
-  readonly #events: QueueEvents;
+  readonly #events: EventReader;
   /** Our own client: job states, cancel marks and messages (no offline queue: fails fast). */
   readonly #control: Redis;
   readonly #clients: readonly Redis[];
@@ -137,24 +144,38 @@ export class QueueToolExecutor implements ToolExecutor {
   /** Cancellations Redis did not take (it was unreachable): sent again once it answers. */
   readonly #unsentCancels = new Map<string, CancelReason>();
   readonly #sendingCancels = new Set<Promise<unknown>>();
+  /** Jobs whose finishing event came, to be confirmed from their hashes in one read. */
+  readonly #toConfirm = new Set<string>();
+  #confirmScheduled = false;
   #heartbeat: NodeJS.Timeout | undefined;
   #ticking = false;
   #lastHealthyAt = 0;
+  /** Calls and batches accepted and not yet settled: close() waits for them (within closeTimeoutMs). */
+  readonly #accepted = new InFlight();
   #closing: Promise<void> | undefined;
-  readonly #idleWaiters: (() => void)[] = [];
+  /** close() has given up waiting: a call reaching the runner now is answered, never enqueued. */
+  #enqueueClosed = false;
 
-  private constructor(registry: ToolRegistry, options: ResolvedOptions, queue: Queue, events: QueueEvents, clients: readonly Redis[]) {
+  private constructor(
+    registry: ToolRegistry,
+    options: ResolvedOptions,
+    queue: Queue,
+    eventsClient: Redis,
+    lastEventId: string,
+    clients: readonly Redis[],
+  ) {
     this.#registry = registry;
     this.#pipeline = { tools: registeredTools(registry), run: (request) => this.#run(request), settings: options.settings };
     this.#options = options;
     this.#queue = queue;
-    this.#events = events;
     this.#control = clients[0] as Redis;
     this.#clients = clients;
-    events.on("completed", ({ jobId, returnvalue }) => this.#pending.get(jobId)?.answer(decodeResult(returnvalue)));
-    events.on("failed", ({ jobId, failedReason }) =>
-      this.#pending.get(jobId)?.giveUp(failedOutcome(`the job failed on its host: ${failedReason}`)),
-    );
+    // An event only says where to look: the result is read from the job's hash (a forged
+    // `completed` event for a job still running finds no result there, and is ignored).
+    this.#events = new EventReader(eventsClient, `${BULL_PREFIX}:${options.queue}:events`, lastEventId, (event, jobId) => {
+      if ((event === "completed" || event === "failed") && this.#pending.has(jobId)) this.#confirm(jobId);
+    });
+    this.#events.start();
   }
 
   /**
@@ -167,20 +188,19 @@ export class QueueToolExecutor implements ToolExecutor {
     const tools = registry?.snapshot() ?? (await loadToolModules(modules as readonly ToolModuleSpecifier[])).registry;
     const control = openRedis(resolved.connection, { enableOfflineQueue: false, commandTimeout: resolved.redisLostMs });
     await connectOrFail(control, resolved.connectTimeoutMs, resolved.connection);
-    const clients = [control, openRedis(resolved.connection), openRedis(resolved.connection)];
+    const eventsClient = openRedis(resolved.connection);
+    const clients = [control, openRedis(resolved.connection), eventsClient];
     let queue: Queue | undefined;
-    let events: QueueEvents | undefined;
+    let lastEventId: string;
     try {
       // Events are read from the newest one now: none of this executor's can be missed.
       const newest = await control.xrevrange(`${BULL_PREFIX}:${resolved.queue}:events`, "+", "-", "COUNT", 1);
-      const lastEventId = newest[0]?.[0] ?? "0-0";
+      lastEventId = newest[0]?.[0] ?? "0-0";
       queue = new Queue(resolved.queue, { connection: clients[1] as Redis });
-      events = new QueueEvents(resolved.queue, { connection: clients[2] as Redis, lastEventId });
       queue.on("error", ignore);
-      events.on("error", ignore);
-      await withTimeout(Promise.all([queue.waitUntilReady(), events.waitUntilReady()]), resolved.connectTimeoutMs);
+      await withTimeout(Promise.all([queue.waitUntilReady(), eventsClient.connect()]), resolved.connectTimeoutMs);
     } catch (error) {
-      await Promise.allSettled([queue?.close(), events?.close()]);
+      if (queue !== undefined) await settlesWithin(queue.close(), BULLMQ_CLOSE_MS);
       await Promise.all(clients.map(closeRedis));
       throw new ToolContractError(
         COURSE_TOOL_INVALID_ARGUMENT,
@@ -190,7 +210,7 @@ export class QueueToolExecutor implements ToolExecutor {
         },
       );
     }
-    return new QueueToolExecutor(tools, resolved, queue, events, clients);
+    return new QueueToolExecutor(tools, resolved, queue, eventsClient, lastEventId, clients);
   }
 
   /** A copy of the registry (registering into it adds nothing here). */
@@ -213,20 +233,22 @@ export class QueueToolExecutor implements ToolExecutor {
   async executeToolCall(call: unknown, signal: AbortSignal, options?: CallOptions): Promise<CourseToolResultMessage> {
     this.#assertOpen();
     refuseCallApp(options);
-    return executeCall(this.#pipeline, call, signal, options);
+    return this.#accepted.track(executeCall(this.#pipeline, call, signal, options));
   }
 
   /** Many calls, results in call order (the batch semantics of `ToolExecutor.executeBatch`). */
   async executeBatch(calls: readonly unknown[], signal: AbortSignal, options?: BatchOptions): Promise<CourseToolResultMessage[]> {
     this.#assertOpen();
     refuseCallApp(options);
-    return executeCalls(this.#pipeline, calls, signal, options);
+    return this.#accepted.track(executeCalls(this.#pipeline, calls, signal, options));
   }
 
   /**
-   * Stops accepting calls; waits up to `closeTimeoutMs` for the accepted ones, fails those
-   * still waiting (TOOL_EXECUTION_FAILED, their jobs marked so no host starts them), then
-   * closes every connection. Idempotent.
+   * Stops accepting calls; waits up to `closeTimeoutMs` for every accepted call and batch
+   * (batch members not yet dispatched and calls awaiting `beforeExecute` included: they are
+   * still enqueued meanwhile), then fails what is still waiting (TOOL_EXECUTION_FAILED, their
+   * jobs marked so no host starts them; a call that reaches the runner later is answered so at
+   * once, never enqueued), then closes every connection, each step bounded. Idempotent.
    */
   close(): Promise<void> {
     this.#closing ??= this.#shutDown();
@@ -234,13 +256,15 @@ export class QueueToolExecutor implements ToolExecutor {
   }
 
   async #shutDown(): Promise<void> {
-    await this.#idleWithin(this.#options.closeTimeoutMs);
+    await settlesWithin(this.#accepted.allSettled(), this.#options.closeTimeoutMs);
+    this.#enqueueClosed = true;
     for (const entry of [...this.#pending.values()]) entry.giveUp(failedOutcome("the executor closed before the host answered"));
     this.#resendCancels();
     await settlesWithin(Promise.allSettled([...this.#sendingCancels]), this.#options.redisLostMs);
     this.#stopHeartbeat();
-    // BullMQ's close waits on a blocked read that a lost Redis never answers: bounded, then the clients go.
-    await settlesWithin(Promise.allSettled([this.#events.close(), this.#queue.close()]), BULLMQ_CLOSE_MS);
+    this.#events.stop();
+    // BullMQ's close waits for Redis, which a lost or partitioned link never answers: bounded, then the clients go.
+    await settlesWithin(this.#queue.close(), BULLMQ_CLOSE_MS);
     await Promise.all(this.#clients.map(closeRedis));
   }
 
@@ -251,6 +275,10 @@ export class QueueToolExecutor implements ToolExecutor {
   /** Enqueues a validated call as one job; settles once, whichever comes first. */
   #run(request: RunRequest): Promise<ToolOutcome> {
     const { call, signal } = request;
+    // close() stopped waiting: this call (a batch member, or one whose approval came late) is never enqueued.
+    if (this.#enqueueClosed) return NativePromise.resolve(failedOutcome("the executor closed before the call could be enqueued"));
+    // The agent holds the definition: the host serializes under the tool's own budgets, so its content is checked against them.
+    const maxContentCodePoints = outputBudgetsFor(request.tool.budgets, DEFAULT_OUTPUT_BUDGETS).maxContentCodePoints;
     this.#jobCount += 1;
     const jobId = `${this.#jobPrefix}.${this.#jobCount}.${jobIdPart(call.id)}`;
     return new NativePromise<ToolOutcome>((resolve, reject) => {
@@ -260,7 +288,6 @@ export class QueueToolExecutor implements ToolExecutor {
         this.#pending.delete(jobId);
         unwatch();
         if (timer !== undefined) clearTimeout(timer);
-        if (this.#pending.size === 0) for (const wake of this.#idleWaiters.splice(0)) wake();
         return true;
       };
       const stop = (reason: CancelReason): boolean => {
@@ -270,10 +297,12 @@ export class QueueToolExecutor implements ToolExecutor {
       };
       const entry: PendingJob = {
         jobId,
+        since: PerformanceNow(),
         enqueued: false,
         missingTicks: 0,
-        answer: (decoded) => {
+        answer: (value) => {
           if (!finish()) return;
+          const decoded = decodeResult(value, maxContentCodePoints);
           if (decoded.fatal) reject(new NonRecoverableToolError(decoded.message));
           else resolve(decoded.outcome);
         },
@@ -353,18 +382,25 @@ export class QueueToolExecutor implements ToolExecutor {
     this.#heartbeat = undefined;
   }
 
-  /** One look at every enqueued job; fails everything in flight once Redis has been gone too long. */
+  /**
+   * One look at every enqueued job; fails a call in flight once Redis has been silent for
+   * `redisLostMs` of that call's own life (silence from before a call existed is not its).
+   */
   async #tick(): Promise<void> {
     if (this.#pending.size === 0 && this.#unsentCancels.size === 0) {
       this.#stopHeartbeat();
       return;
     }
-    const silentMs = PerformanceNow() - this.#lastHealthyAt;
-    if (silentMs > this.#options.redisLostMs) {
-      const outcome = failedOutcome(
-        `Redis did not answer for ${Math.round(silentMs)} ms; the tool may have run, and it will not be started after this`,
-      );
-      for (const entry of [...this.#pending.values()]) entry.giveUp(outcome);
+    const now = PerformanceNow();
+    for (const entry of [...this.#pending.values()]) {
+      const silentMs = now - Math.max(this.#lastHealthyAt, entry.since);
+      if (silentMs > this.#options.redisLostMs) {
+        entry.giveUp(
+          failedOutcome(
+            `Redis did not answer for ${Math.round(silentMs)} ms; the tool may have run, and it will not be started after this`,
+          ),
+        );
+      }
     }
     if (this.#ticking) return;
     this.#ticking = true;
@@ -385,15 +421,26 @@ export class QueueToolExecutor implements ToolExecutor {
     }
   }
 
-  /** Resolves once nothing is pending, or after `ms`. */
-  #idleWithin(ms: number): Promise<void> {
-    if (this.#pending.size === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.#idleWaiters.push(() => {
-        clearTimeout(timer);
-        resolve();
-      });
+  /**
+   * An event said `jobId` finished: its state is read from the job's hash (the jobs of one
+   * turn of the event loop in one script) and only a finished state is acted on; anything
+   * else, or a failed read, is left to the heartbeat.
+   */
+  #confirm(jobId: string): void {
+    this.#toConfirm.add(jobId);
+    if (this.#confirmScheduled) return;
+    this.#confirmScheduled = true;
+    setImmediate(() => {
+      this.#confirmScheduled = false;
+      const jobIds = [...this.#toConfirm];
+      this.#toConfirm.clear();
+      readJobStates(this.#control, this.#options.queue, jobIds).then((states) => {
+        for (let index = 0; index < jobIds.length; index += 1) {
+          const entry = this.#pending.get(jobIds[index] as string);
+          const job = states[index] as JobState;
+          if (entry !== undefined && (job.state === "completed" || job.state === "failed")) applyState(entry, job);
+        }
+      }, ignore);
     });
   }
 }
@@ -402,7 +449,7 @@ export class QueueToolExecutor implements ToolExecutor {
 function applyState(entry: PendingJob, job: JobState): void {
   switch (job.state) {
     case "completed":
-      entry.answer(decodeResult(parseJson(job.returnValue)));
+      entry.answer(parseJson(job.returnValue));
       return;
     case "failed":
       entry.giveUp(failedOutcome(`the job failed on its host: ${job.failedReason}`));
@@ -429,9 +476,20 @@ function applyState(entry: PendingJob, job: JobState): void {
   }
 }
 
-/** A readable piece of the call id in the job id (BullMQ refuses ":" in ids). */
+/**
+ * A readable piece of the call id in the job id, in printable ASCII: BullMQ refuses ":" in
+ * ids, and BullMQ and ioredis encode other strings differently on their way to a key (a
+ * lone surrogate made two keys of one job). Every other UTF-16 code unit, and "%", becomes
+ * "%" and four hex digits, so the escape is reversible and distinct ids stay distinct.
+ */
 function jobIdPart(callId: string): string {
-  return cutToCodePoints(callId, MAX_CALL_ID_IN_JOB_ID).text.replace(/[%:]/g, (char) => (char === "%" ? "%25" : "%3A"));
+  const kept = cutToCodePoints(callId, MAX_CALL_ID_IN_JOB_ID).text;
+  let part = "";
+  for (let index = 0; index < kept.length; index += 1) {
+    const unit = kept[index] as string;
+    part += PLAIN_JOB_ID_UNIT.test(unit) ? unit : `%${kept.charCodeAt(index).toString(16).padStart(4, "0")}`;
+  }
+  return part;
 }
 
 function timedOut(timeoutMs: number): ToolOutcome {

@@ -26,12 +26,38 @@ export function readConnection(value: unknown): QueueConnection {
   if (typeof value === "string") {
     if (!/^rediss?:\/\//.test(value))
       invalidOption(`options.connection must be a redis:// or rediss:// URL (got ${JSON.stringify(value)})`);
+    checkUrlDatabase(value);
     return value;
   }
   if (typeof value !== "object" || value === null || isProxy(value) || Array.isArray(value)) {
     invalidOption("options.connection must be a redis:// URL or an object of ioredis connection options");
   }
+  const db = Object.getOwnPropertyDescriptor(value, "db")?.value;
+  if (db !== undefined && (typeof db !== "number" || !Number.isSafeInteger(db) || db < 0)) {
+    invalidOption(`options.connection.db must be a non-negative integer (got ${describeValue(db)})`);
+  }
   return value as RedisOptions;
+}
+
+/**
+ * The database a URL names (its path, or a `db` query parameter) must be a number: ioredis
+ * sends whatever it finds to SELECT, and a refused SELECT is an unhandled rejection inside
+ * ioredis that would crash the process after the option check.
+ */
+function checkUrlDatabase(value: string): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    invalidOption("options.connection must be a parsable redis:// URL");
+  }
+  const path = url.pathname;
+  const query = url.searchParams.get("db");
+  if (!/^\/?(\d{1,9})?$/.test(path) || (query !== null && !/^\d{1,9}$/.test(query))) {
+    invalidOption(
+      `options.connection must name its database as a number, redis://host:port/<db> (got the path ${JSON.stringify(path)}${query === null ? "" : ` and db=${JSON.stringify(query)}`})`,
+    );
+  }
 }
 
 /** A BullMQ queue name: non-empty, bounded, without ":" (BullMQ's key separator). */

@@ -6,11 +6,7 @@
 // field by field and anything unexpected becomes a TOOL_EXECUTION_FAILED result.
 // docs/contract.md: rule 13 — frozen, linked results (re-linked on the agent), rule W4 — re-link and freeze on the main thread; docs/queue.md — Guarantees, and what is not guaranteed.
 import type { JsonValue } from "../contract/call.js";
-import {
-  COURSE_TOOL_EXECUTION_FAILED,
-  COURSE_TOOL_MAX_CONTENT_CODE_POINTS,
-  COURSE_TOOL_MAX_STRING_CODE_POINTS,
-} from "../contract/constants.js";
+import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_MAX_STRING_CODE_POINTS } from "../contract/constants.js";
 import { cutToCodePoints } from "../contract/content.js";
 import { ObjectFreeze } from "../contract/primordials.js";
 import { errorContent } from "../contract/results.js";
@@ -74,14 +70,16 @@ export function decodeCancel(message: string): { jobId: string; reason: CancelRe
   return { jobId, reason };
 }
 
-/** A job's return value as the agent reads it (from an event or from the job hash). */
-export function decodeResult(value: unknown): DecodedResult {
+/**
+ * A job's return value as the agent reads it from the job's hash; `maxContentCodePoints` is
+ * the budget the host serialized under (the tool's own `budgets`, else the default).
+ */
+export function decodeResult(value: unknown, maxContentCodePoints: number): DecodedResult {
   if (typeof value !== "object" || value === null) return malformed("the host's result is not an object");
   const { kind, content, isError, message } = value as { kind?: unknown; content?: unknown; isError?: unknown; message?: unknown };
   if (kind === "result") {
     if (typeof content !== "string" || typeof isError !== "boolean") return malformed("the host's result has no content string");
-    if (cutToCodePoints(content, COURSE_TOOL_MAX_CONTENT_CODE_POINTS).cut)
-      return malformed("the host's content is over the content budget");
+    if (cutToCodePoints(content, maxContentCodePoints).cut) return malformed("the host's content is over the content budget");
     return { fatal: false, outcome: ObjectFreeze({ content, isError }) };
   }
   if (kind === "fatal") {

@@ -10,6 +10,7 @@ import { isNonRecoverableToolError } from "../contract/errors.js";
 import { describeFailure } from "../contract/failure.js";
 import {
   ArrayIsArray,
+  DOMExceptionPrototypeGetName,
   MapPrototypeGet,
   NativePromise,
   ObjectFreeze,
@@ -202,7 +203,9 @@ export class Dispatcher {
     this.#answer(call).reject(abortReason(call.request.signal));
     if (call.waiting)
       this.#queue.cancel(call); // no thread will ever see it
-    else this.#stop(call, "abort");
+    // A caller's timeout (a TimeoutError reason: AbortSignal.timeout(), a queue host relaying
+    // the agent's timer) reaches the tool as a timeout, as the caller's reason does in-process.
+    else this.#stop(call, isTimeoutReason(abortReason(call.request.signal)) ? "timeout" : "abort");
     this.#pump();
   }
 
@@ -309,5 +312,14 @@ function unsendableArguments(request: RunRequest): ToolOutcome | undefined {
       COURSE_TOOL_VALIDATION_FAILED,
       `the validated arguments cannot be sent to a worker thread (${describeFailure(error).text})`,
     );
+  }
+}
+
+/** A genuine DOMException named "TimeoutError" (brand-checked: a caller's reason may be anything). */
+function isTimeoutReason(reason: unknown): boolean {
+  try {
+    return DOMExceptionPrototypeGetName(reason as DOMException) === "TimeoutError";
+  } catch {
+    return false;
   }
 }
