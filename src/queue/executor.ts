@@ -479,15 +479,19 @@ function applyState(entry: PendingJob, job: JobState): void {
 /**
  * A readable piece of the call id in the job id, in printable ASCII: BullMQ refuses ":" in
  * ids, and BullMQ and ioredis encode other strings differently on their way to a key (a
- * lone surrogate made two keys of one job). Every other UTF-16 code unit, and "%", becomes
- * "%" and four hex digits, so the escape is reversible and distinct ids stay distinct.
+ * lone surrogate made two keys of one job). Every other code unit is escaped as in URLs
+ * ("%3A", "%25"; "%uD800" above ASCII): an escape always starts with "%" and none is a
+ * prefix of another, so the escape is reversible and distinct ids stay distinct.
  */
 function jobIdPart(callId: string): string {
   const kept = cutToCodePoints(callId, MAX_CALL_ID_IN_JOB_ID).text;
   let part = "";
   for (let index = 0; index < kept.length; index += 1) {
-    const unit = kept[index] as string;
-    part += PLAIN_JOB_ID_UNIT.test(unit) ? unit : `%${kept.charCodeAt(index).toString(16).padStart(4, "0")}`;
+    const unit = kept.charCodeAt(index);
+    const char = kept[index] as string;
+    if (PLAIN_JOB_ID_UNIT.test(char)) part += char;
+    else if (unit < 0x80) part += `%${unit.toString(16).toUpperCase().padStart(2, "0")}`;
+    else part += `%u${unit.toString(16).toUpperCase().padStart(4, "0")}`;
   }
   return part;
 }
