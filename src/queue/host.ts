@@ -119,6 +119,10 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
 
   /** The signals of the jobs running here, by job id. */
   const running = new Map<string, AbortController>();
+  /** Woken when the last running job ends (close() waits for that, not for BullMQ's bookkeeping). */
+  const idleWaiters: (() => void)[] = [];
+  const whenIdle = (): Promise<void> =>
+    running.size === 0 ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(() => resolve()));
   subscriber.on("message", (_channel: string, message: string) => {
     const cancel = decodeCancel(message);
     if (cancel !== undefined) running.get(cancel.jobId)?.abort(stopReason(cancel.reason));
@@ -149,6 +153,7 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
       return encodeFailure(error, controller.signal);
     } finally {
       running.delete(jobId);
+      if (running.size === 0) for (const wake of idleWaiters.splice(0)) wake();
       bullSignal?.removeEventListener("abort", onBullAbort);
     }
   };
@@ -181,7 +186,10 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
     close() {
       closing ??= (async () => {
         const graceful = worker.close();
-        if (!(await settlesWithin(graceful, resolved.closeTimeoutMs))) {
+        // Running jobs get closeTimeoutMs; once none runs, BullMQ's close gets STOPPED_JOBS_RECORD_MS
+        // to record their results (it waits for Redis, which a partitioned link never answers).
+        const finished = Promise.race([graceful, whenIdle().then(() => settlesWithin(graceful, STOPPED_JOBS_RECORD_MS))]);
+        if (!(await settlesWithin(finished, resolved.closeTimeoutMs))) {
           for (const controller of running.values()) controller.abort(stopReason("gave-up"));
           // The stopped jobs answer at once; recording that needs Redis, which may be gone.
           await settlesWithin(graceful, resolved.abortGraceMs + STOPPED_JOBS_RECORD_MS);

@@ -428,6 +428,16 @@ describe.skipIf(!("url" in redis))("issue 29: the queue executor's defects (real
       expect(performance.now() - closingAt).toBeLessThan(8000);
     });
 
+    test("toolgate-worker cut off from Redis exits on SIGTERM", async () => {
+      const { proxy } = await privateServer();
+      const cli = await startHostProcess(proxy.url, uniqueQueue("partition-cli"), [TOOLS], ["--threads", "1"]);
+      cleanups.push(() => cli.stop("SIGKILL"));
+      proxy.cut();
+      const stoppingAt = performance.now();
+      await within(cli.stop("SIGTERM"), 12_000, "the host process");
+      expect(performance.now() - stoppingAt).toBeLessThan(8000);
+    });
+
     test("after Redis comes back, a new call is not failed for silence from before it existed", async () => {
       const { server } = await privateServer();
       const queue = uniqueQueue("silence");
