@@ -428,6 +428,8 @@ describe.skipIf(!("url" in redis))("issue 29: the queue executor's defects (real
       expect(performance.now() - closingAt).toBeLessThan(8000);
     });
 
+    // A guard more than a reproduction: before the fix this hung only when the cut caught one of
+    // BullMQ's commands in flight (then 30 s: the CLI's closeTimeoutMs); the in-process host above always hung.
     test("toolgate-worker cut off from Redis exits on SIGTERM", async () => {
       const { proxy } = await privateServer();
       const cli = await startHostProcess(proxy.url, uniqueQueue("partition-cli"), [TOOLS], ["--threads", "1"]);
