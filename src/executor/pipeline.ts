@@ -187,9 +187,7 @@ function traced(
 }
 
 /** What `settle` gives, as a promise (its throw a rejection). */
-function settledLater(
-  settle: () => CourseToolResultMessage | Promise<CourseToolResultMessage>,
-): Promise<CourseToolResultMessage> {
+function settledLater(settle: () => CourseToolResultMessage | Promise<CourseToolResultMessage>): Promise<CourseToolResultMessage> {
   try {
     const completed = settle();
     return isPromise(completed) ? (completed as Promise<CourseToolResultMessage>) : PromiseResolve(completed as CourseToolResultMessage);
