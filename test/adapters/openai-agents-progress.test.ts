@@ -5,7 +5,7 @@
 import { Agent, Runner } from "@openai/agents";
 import { assistantMessage, functionCall, ScriptedModel } from "@openai/agents/testing";
 import type { CourseToolCall, ToolExecutor } from "toolgate";
-import { type ToolCallSource, toOpenAiAgentsTools } from "toolgate/openai-agents";
+import { toOpenAiAgentsTools } from "toolgate/openai-agents";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EXECUTORS, inProcessExecutor } from "../support/executors.js";
 import { fixture } from "../support/helpers.js";
@@ -28,7 +28,7 @@ afterEach(async () => {
 });
 
 /** An executor of someone else's: it calls the listener once itself, ignoring what it returns, then runs the call plainly. */
-function foreign(inner: ToolExecutor): ToolCallSource {
+function foreign(inner: ToolExecutor): Pick<ToolExecutor, "registry" | "executeToolCall"> {
   return {
     registry: inner.registry,
     executeToolCall: (toolCall, signal, options) => {
@@ -39,7 +39,9 @@ function foreign(inner: ToolExecutor): ToolCallSource {
   };
 }
 
-const SOURCES: ReadonlyArray<readonly [string, () => Promise<ToolCallSource>]> = [
+type Source = Parameters<typeof toOpenAiAgentsTools>[0];
+
+const SOURCES: ReadonlyArray<readonly [string, () => Promise<Source>]> = [
   ["a ToolRegistry", async () => (await inProcessExecutor([PROGRESS_TOOLS])).registry],
   ...EXECUTORS.map(([label, make]) => [`the ${label} executor`, () => track(make([PROGRESS_TOOLS]))] as const),
   ["a foreign ToolExecutor", async () => foreign(await track(inProcessExecutor([PROGRESS_TOOLS])))],
