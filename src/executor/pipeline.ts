@@ -158,8 +158,9 @@ function completeCallLater(
   try {
     throwIfAborted(signal); // the batch may have been aborted since this call was snapshotted
     const hooks = pipeline.settings?.hooks;
-    if (hooks === undefined) return settledLater(() => settleCall(pipeline, call, signal, options, undefined));
-    return traced(hooks, call, signal, (trace) => settleCall(pipeline, call, signal, options, trace));
+    if (hooks !== undefined) return traced(hooks, call, signal, (trace) => settleCall(pipeline, call, signal, options, trace));
+    const completed = settleCall(pipeline, call, signal, options, undefined);
+    return isPromise(completed) ? (completed as Promise<CourseToolResultMessage>) : PromiseResolve(completed as CourseToolResultMessage);
   } catch (error) {
     return PromiseReject(error);
   }
