@@ -11,7 +11,7 @@ import { type DescribeToolsOptions, describeTools } from "../contract/describe.j
 import { ToolContractError } from "../contract/errors.js";
 import { JSONStringify, MapPrototypeGet, MapPrototypeSet, ObjectFreeze } from "../contract/primordials.js";
 import { assertOptionsObject, ownOption } from "../executor/options.js";
-import { checkProgressListener, type ProgressListener } from "../executor/progress.js";
+import { checkProgressListener, deliverProgress, type ProgressListener } from "../executor/progress.js";
 import { neverAbortedSignal, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
 
 // Captured at load, like the primordials: a call without an SDK call id gets a fresh one.
@@ -78,7 +78,7 @@ export function toOpenAiAgentsTools<Context = UnknownContext>(
   const descriptions = describeTools(resolved.registry, options);
   assertOptionsObject(options, "toOpenAiAgentsTools: options");
   const onProgressOption = ownOption(options, "onProgress", "options");
-  const onProgress = onProgressOption === undefined ? undefined : checkProgressListener(onProgressOption);
+  const onProgress = onProgressOption === undefined ? undefined : ignoringFailures(checkProgressListener(onProgressOption));
   const bySdkName = new Map<string, string>();
   const tools: ToolgateOpenAiAgentsTool<Context>[] = [];
   for (const { name, description, parameters } of descriptions) {
@@ -102,6 +102,14 @@ export function toOpenAiAgentsTools<Context = UnknownContext>(
     tools[tools.length] = ObjectFreeze(created);
   }
   return tools;
+}
+
+/**
+ * The app's listener as the source gets it: its throw and its async rejection are ignored here,
+ * whatever executor the source is (as CallOptions.onProgress promises).
+ */
+function ignoringFailures(listener: ProgressListener): ProgressListener {
+  return (progress) => deliverProgress(listener, progress);
 }
 
 async function runCall(

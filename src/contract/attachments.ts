@@ -33,8 +33,9 @@ function isImageMimeType(value: unknown): value is ImageMimeType {
 
 /**
  * One piece of non-text output. Frozen; `data` is toolgate's own copy of the bytes, in an
- * ArrayBuffer of exactly its size (so a worker can transfer it). A Uint8Array cannot be
- * frozen: writing into `data` changes only this result's copy.
+ * ArrayBuffer of exactly its size (so a worker can transfer it); a published result's is its
+ * own (adoptAttachments). A Uint8Array cannot be frozen: writing into `data` changes only
+ * this result's copy.
  */
 export interface ToolAttachment {
   readonly type: "image";
@@ -78,9 +79,14 @@ export function imageContent(bytes: unknown, mimeType: unknown): ToolAttachment 
   if (length > COURSE_TOOL_ATTACHMENT_BYTES_LIMIT) {
     invalid(`imageContent: ${length} bytes is over the ${COURSE_TOOL_ATTACHMENT_BYTES_LIMIT}-byte attachment limit`);
   }
-  const copy = new NativeUint8Array(length);
+  return brand(mimeType, copyOf(bytes));
+}
+
+/** The bytes in a buffer of their own, exactly their size (so a worker can transfer it). */
+function copyOf(bytes: Uint8Array): Uint8Array {
+  const copy = new NativeUint8Array(TypedArrayPrototypeGetLength(bytes));
   TypedArrayPrototypeSet(copy, bytes);
-  return brand(mimeType, copy);
+  return copy;
 }
 
 /**
@@ -110,10 +116,12 @@ export function splitOutput(
 }
 
 /**
- * Attachments as they come back from an executor's runner: made here (kept as they are), or
- * plain `{ type, mimeType, data }` records rebuilt after crossing a thread (their bytes were
- * transferred, so they are adopted without a copy). The whole list is checked against
- * `budgets`. Gives the frozen list, or a message saying what is wrong.
+ * Attachments as they come back from an executor's runner, for one result: made here (the
+ * tool still holds them and may return them again, so each result gets its own copy of the
+ * bytes), or plain `{ type, mimeType, data }` records rebuilt after crossing a thread (their
+ * bytes were transferred into a buffer nothing else references, so they are adopted without
+ * a copy). The whole list is checked against `budgets`. Gives the frozen list, or a message
+ * saying what is wrong.
  */
 export function adoptAttachments(
   attachments: unknown,
@@ -137,7 +145,11 @@ export function checkAttachments(attachments: readonly ToolAttachment[], budgets
 }
 
 function adoptOne(record: object): ToolAttachment | undefined {
-  if (WeakSetPrototypeHas(madeAttachments, record)) return record as ToolAttachment;
+  if (WeakSetPrototypeHas(madeAttachments, record)) {
+    const made = record as ToolAttachment;
+    // Emptied since it was checked (the tool detached its buffer): nothing left to publish.
+    return TypedArrayPrototypeGetLength(made.data) === 0 ? undefined : brand(made.mimeType, copyOf(made.data));
+  }
   const type = readOwnDataProperty(record, "type");
   const mimeType = readOwnDataProperty(record, "mimeType");
   const data = readOwnDataProperty(record, "data");

@@ -10,7 +10,8 @@ import type { ValidationDecision } from "./definition.js";
 import { ToolContractError } from "./errors.js";
 import { readDataProperty } from "./failure.js";
 import { type ArgumentIssue, describeIssues, formatPath, readMaxIssues } from "./issues.js";
-import { ArrayIsArray, isPromise, isProxy, PromisePrototypeThen, ReflectApply } from "./primordials.js";
+import { ArrayIsArray, isPromise, isProxy, ReflectApply } from "./primordials.js";
+import { observeRejection } from "./untrusted-promises.js";
 
 /** A Standard Schema v1: what zod 4, valibot 1, ArkType 2 and others expose. */
 export interface StandardSchemaV1<Input = unknown, Output = Input> {
@@ -97,7 +98,7 @@ export function standardSchemaValidator<T>(parts: StandardSchemaParts, maxIssues
     // consulting Function.prototype.call.
     const result: unknown = ReflectApply(validate, props, [args]);
     if (isPromise(result)) {
-      void PromisePrototypeThen(result as Promise<unknown>, undefined, ignore);
+      observeRejection(result, ignore);
       throw new Error(ASYNC_SCHEMA_MESSAGE);
     }
     if (typeof result !== "object" || result === null) throw new Error("the schema's validate returned neither a value nor issues");

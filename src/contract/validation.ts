@@ -6,15 +6,8 @@ import type { CourseTool } from "./definition.js";
 import { isNonRecoverableToolError } from "./errors.js";
 import { describeFailure, type FailureText, ownDataOr, readDataProperty } from "./failure.js";
 import { describeValue } from "./grammar.js";
-import {
-  isPromise,
-  isProxy,
-  ObjectGetPrototypeOf,
-  ObjectHasOwn,
-  ObjectPrototype,
-  PromisePrototypeThen,
-  ReflectApply,
-} from "./primordials.js";
+import { isPromise, isProxy, ObjectGetPrototypeOf, ObjectHasOwn, ObjectPrototype, ReflectApply } from "./primordials.js";
+import { observeRejection } from "./untrusted-promises.js";
 
 /** The validator accepted the arguments (`value` is what execute gets) or refused them. */
 export type Validation =
@@ -42,8 +35,8 @@ export function validateArguments(tool: CourseTool, args: unknown): Validation {
 function readDecision(decision: unknown): Validation {
   if (typeof decision !== "object" || decision === null || isProxy(decision)) return malformed(`it returned ${describeValue(decision)}`);
   if (isPromise(decision)) {
-    // Observed through the intrinsic then, so a rejection is never unhandled.
-    void PromisePrototypeThen(decision as Promise<unknown>, undefined, ignore);
+    // Observed (untrusted-promises.ts), so a rejection is never unhandled and a species that throws stays here.
+    observeRejection(decision, ignore);
     return malformed("it returned a Promise");
   }
   // A plain decision with no `then` on it or on Object.prototype needs no walk up the chain.

@@ -13,7 +13,6 @@ import { ToolContractError } from "../contract/errors.js";
 import { type FailureText, readOwnDataProperty } from "../contract/failure.js";
 import { describeValue } from "../contract/grammar.js";
 import {
-  isPromise,
   isProxy,
   NativePromise,
   ObjectFreeze,
@@ -21,12 +20,11 @@ import {
   ObjectGetPrototypeOf,
   ObjectHasOwn,
   PerformanceNow,
-  PromisePrototypeThen,
   ReflectApply,
 } from "../contract/primordials.js";
 import { type CourseToolResultMessage, errorCodeOf } from "../contract/results.js";
+import { observeRejection, untrustedPromise, whenSettled } from "../contract/untrusted-promises.js";
 import { watchAbort } from "./abort-watch.js";
-import { asPromise } from "./run-tool.js";
 import { abortReason, isAborted } from "./signal.js";
 
 /** What `beforeExecute` receives besides the call and the tool. Frozen. */
@@ -176,16 +174,16 @@ function notify(hooks: ResolvedHooks, name: HookName, hook: Hook | undefined, ar
     hookFailed(hooks, error, name);
     return;
   }
-  // Not awaited (an observer never delays a call), but a rejection is observed and reported.
-  if (isPromise(returned)) void PromisePrototypeThen(returned as Promise<unknown>, undefined, (error) => hookFailed(hooks, error, name));
+  // Not awaited (an observer never delays a call), but a rejection is observed and reported,
+  // and so is a promise whose species cannot be read (untrusted-promises.ts).
+  observeRejection(returned, (error) => hookFailed(hooks, error, name));
 }
 
 function hookFailed(hooks: ResolvedHooks, error: unknown, name: HookName): void {
   const onHookError = hooks.onHookError;
   if (onHookError === undefined) return;
   try {
-    const returned: unknown = ReflectApply(onHookError, hooks.receiver, [error, name]);
-    if (isPromise(returned)) void PromisePrototypeThen(returned as Promise<unknown>, undefined, ignore);
+    observeRejection(ReflectApply(onHookError, hooks.receiver, [error, name]), ignore);
   } catch {
     // the error reporter's own failure has nowhere left to go
   }
@@ -227,10 +225,11 @@ export function approve(
       fail(error);
       return;
     }
-    const pending = asPromise(returned); // a promise or a thenable is awaited; anything else is the decision
+    const pending = untrustedPromise(returned); // a promise or a thenable is awaited; anything else is the decision
     // (A hook that aborts the signal itself has already rejected this promise, through the watch.)
+    // A promise whose species cannot be read fails, like a rejection: closed.
     if (pending === undefined) decide(returned);
-    else void PromisePrototypeThen(pending, decide, fail);
+    else whenSettled(pending, decide, fail);
   });
 }
 

@@ -1,6 +1,7 @@
 // One call, top to bottom, written once for every executor:
 //   signal → options → snapshot → [onCallStart] → lookup → validate → signal → [beforeExecute]
-//   → signal → run (under the effective timeout) → re-link → freeze → [onCallEnd] → signal.
+//   → signal → run (under the effective timeout) → re-link → freeze → signal → [onCallEnd].
+// onCallEnd is read off the promise handed out, after its last abort check, so it tells what the caller got.
 // An executor supplies only `run`: how a validated call's tool is executed and its output
 // serialized (in this thread, in a worker thread, on another machine).
 // docs/contract.md: rules 4–8 and 13, in this order; rule W4 — re-link and freeze on the main thread.
@@ -106,9 +107,9 @@ export function executeCall(
     // docs/contract.md: rule 4 — call snapshot.
     // The tools: a tool's own argument budgets tighten the call's (looked up by the call's name).
     const snapshot = snapshotToolCall(call, callArgumentBudgets(pipeline.settings, callOptions), pipeline.tools);
-    const completed = completeCall(pipeline, snapshot, signal, callOptions);
-    if (!isPromise(completed)) return PromiseResolve(handOut(completed as CourseToolResultMessage, signal));
-    return PromisePrototypeThen(completed, (result) => handOut(result, signal)) as Promise<CourseToolResultMessage>;
+    const hooks = pipeline.settings?.hooks;
+    if (hooks === undefined) return handOut(settleCall(pipeline, snapshot, signal, callOptions, undefined), signal);
+    return traced(hooks, snapshot, signal, (trace) => handOut(settleCall(pipeline, snapshot, signal, callOptions, trace), signal));
   } catch (error) {
     return PromiseReject(error);
   }
@@ -116,7 +117,15 @@ export function executeCall(
 
 // docs/contract.md: rule 8 — abort wins (until the result is published).
 /** The last abort check, on the very promise the caller holds. */
-function handOut(result: CourseToolResultMessage, signal: AbortSignal): CourseToolResultMessage {
+function handOut(
+  completed: CourseToolResultMessage | Promise<CourseToolResultMessage>,
+  signal: AbortSignal,
+): Promise<CourseToolResultMessage> {
+  if (!isPromise(completed)) return PromiseResolve(publishNow(completed as CourseToolResultMessage, signal));
+  return PromisePrototypeThen(completed, (result) => publishNow(result, signal)) as Promise<CourseToolResultMessage>;
+}
+
+function publishNow(result: CourseToolResultMessage, signal: AbortSignal): CourseToolResultMessage {
   throwIfAborted(signal);
   return guardThen(result);
 }
@@ -139,22 +148,7 @@ export async function executeCalls(
   return results;
 }
 
-/**
- * A snapshotted call from there on, with its events when the executor has hooks. Synchronous
- * when the run is (it may then throw: the abort reason, a NonRecoverableToolError); the final
- * abort check is the caller's, on the promise it hands out.
- */
-export function completeCall(
-  pipeline: Pipeline,
-  call: Readonly<CourseToolCall>,
-  signal: AbortSignal,
-  options: CallSettings,
-): CourseToolResultMessage | Promise<CourseToolResultMessage> {
-  const hooks = pipeline.settings?.hooks;
-  return hooks === undefined ? settleCall(pipeline, call, signal, options, undefined) : tracedCall(pipeline, call, signal, options, hooks);
-}
-
-/** `completeCall` as a promise that never throws synchronously: what a batch runs, each call later. */
+/** A batch's call from its snapshot on, as a promise that never throws synchronously; the final abort check is the batch's. */
 function completeCallLater(
   pipeline: Pipeline,
   call: Readonly<CourseToolCall>,
@@ -163,31 +157,44 @@ function completeCallLater(
 ): Promise<CourseToolResultMessage> {
   try {
     throwIfAborted(signal); // the batch may have been aborted since this call was snapshotted
-    const completed = completeCall(pipeline, call, signal, options);
+    const hooks = pipeline.settings?.hooks;
+    if (hooks !== undefined) return traced(hooks, call, signal, (trace) => settleCall(pipeline, call, signal, options, trace));
+    const completed = settleCall(pipeline, call, signal, options, undefined);
     return isPromise(completed) ? (completed as Promise<CourseToolResultMessage>) : PromiseResolve(completed as CourseToolResultMessage);
   } catch (error) {
     return PromiseReject(error);
   }
 }
 
-/** settleCall between onCallStart and onCallEnd. */
-async function tracedCall(
-  pipeline: Pipeline,
+/**
+ * A call between onCallStart and onCallEnd. The end event is read off the very promise that
+ * is handed on (the caller's, or the batch's for its member), once it has settled: it tells
+ * what its holder got, and nothing after it (an abort from onCallEnd itself) can change that.
+ */
+function traced(
+  hooks: ResolvedHooks,
   call: Readonly<CourseToolCall>,
   signal: AbortSignal,
-  options: CallSettings,
-  hooks: ResolvedHooks,
+  settle: (trace: CallTrace) => CourseToolResultMessage | Promise<CourseToolResultMessage>,
 ): Promise<CourseToolResultMessage> {
   const trace = new CallTrace(hooks, call);
-  let result: CourseToolResultMessage;
+  const settled = settledLater(() => settle(trace));
+  void PromisePrototypeThen(
+    settled,
+    (result) => trace.ended(result as CourseToolResultMessage),
+    (error: unknown) => trace.rejected(error, signal),
+  );
+  return settled;
+}
+
+/** What `settle` gives, as a promise (its throw a rejection). */
+function settledLater(settle: () => CourseToolResultMessage | Promise<CourseToolResultMessage>): Promise<CourseToolResultMessage> {
   try {
-    result = await settleCall(pipeline, call, signal, options, trace);
+    const completed = settle();
+    return isPromise(completed) ? (completed as Promise<CourseToolResultMessage>) : PromiseResolve(completed as CourseToolResultMessage);
   } catch (error) {
-    trace.rejected(error, signal);
-    throw error;
+    return PromiseReject(error);
   }
-  trace.ended(result);
-  return guardThen(result); // onCallEnd may have planted a `then` on Object.prototype
 }
 
 /** Lookup, validation, approval, then the run. Synchronous until something it runs is not. */

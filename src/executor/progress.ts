@@ -17,6 +17,7 @@ import {
   ObjectHasOwn,
   ReflectApply,
 } from "../contract/primordials.js";
+import { observeRejection } from "../contract/untrusted-promises.js";
 import { isAborted } from "./signal.js";
 
 /** What the caller's `onProgress` receives. Frozen. */
@@ -166,11 +167,7 @@ export function openProgressChannel(
       total: reading.total,
       message: reading.message,
     });
-    try {
-      listener(delivered);
-    } catch {
-      // the caller's observer failing is not the tool's failure
-    }
+    deliverProgress(listener, delivered);
   });
   let open = true;
   return {
@@ -184,6 +181,22 @@ export function openProgressChannel(
     },
   };
 }
+
+/**
+ * Calls the caller's listener. Whatever it does is ignored: a throw, and the rejection of a
+ * promise it returns (observed through the captured `then`, never unhandled, even when its
+ * species throws); a thenable or anything else it returns is not touched. The caller's
+ * observer failing is not the tool's failure.
+ */
+export function deliverProgress(listener: ProgressListener, progress: ToolProgress): void {
+  try {
+    observeRejection(ReflectApply(listener, undefined, [progress]), ignore);
+  } catch {
+    // ignored, as documented
+  }
+}
+
+function ignore(): void {}
 
 /** `options.onProgress` checked: a function that is not a Proxy (INVALID_ARGUMENT otherwise). */
 export function checkProgressListener(listener: unknown): ProgressListener {

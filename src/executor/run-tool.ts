@@ -14,23 +14,11 @@ import {
 import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED } from "../contract/constants.js";
 import type { CourseTool, ToolContext } from "../contract/definition.js";
 import { isNonRecoverableToolError } from "../contract/errors.js";
-import { describeFailure, readDataProperty } from "../contract/failure.js";
-import {
-  ArrayPrototype,
-  FunctionPrototype,
-  isPromise,
-  isProxy,
-  NativePromise,
-  ObjectFreeze,
-  ObjectGetOwnPropertyDescriptor,
-  ObjectGetPrototypeOf,
-  ObjectHasOwn,
-  ObjectPrototype,
-  PromisePrototypeThen,
-  ReflectApply,
-} from "../contract/primordials.js";
+import { describeFailure } from "../contract/failure.js";
+import { isPromise, NativePromise, ObjectFreeze, PromisePrototypeThen } from "../contract/primordials.js";
 import { errorContent } from "../contract/results.js";
 import { serializeWithin } from "../contract/serialize.js";
+import { untrustedPromise, whenSettled } from "../contract/untrusted-promises.js";
 import { watchAbort } from "./abort-watch.js";
 import { discardProgress } from "./progress.js";
 import { abortReason, isAborted, throwIfAborted } from "./signal.js";
@@ -170,40 +158,8 @@ function settleExecution(tool: CourseTool, args: unknown, context: ToolContext):
   } catch (error) {
     return new Settlement(false, error);
   }
-  const pending = asPromise(returned);
+  const pending = untrustedPromise(returned);
   return pending === undefined ? new Settlement(true, returned) : raceAbort(pending, context.signal);
-}
-
-/**
- * A native promise as it is; a thenable (a callable `then` data property) adopted; anything
- * else, including an object whose `then` is a getter, is the output itself (not awaited).
- * A `then` found only on Object.prototype, Array.prototype or Function.prototype is pollution,
- * not a thenable: a plain output is never handed to it.
- */
-export function asPromise(value: unknown): Promise<unknown> | undefined {
-  if ((typeof value !== "object" && typeof value !== "function") || value === null || isProxy(value)) return undefined;
-  if (isPromise(value)) return value as Promise<unknown>;
-  // The common case, a plain object with no `then` on it or on Object.prototype, is settled
-  // without a descriptor (hasOwn allocates nothing); anything else walks the chain.
-  if (ObjectGetPrototypeOf(value) === ObjectPrototype && !ObjectHasOwn(value, "then") && !ObjectHasOwn(ObjectPrototype, "then")) {
-    return undefined;
-  }
-  const then = readDataProperty(value, "then");
-  if (then !== undefined && isPlantedOnIntrinsic(value)) return undefined;
-  if (typeof then !== "function") return undefined;
-  return new NativePromise((resolve, reject) => ReflectApply(then, value, [resolve, reject]));
-}
-
-/** True when the `then` that `value` inherits comes from an intrinsic prototype (own or class ones are real). */
-function isPlantedOnIntrinsic(value: object): boolean {
-  let current: object | null = value;
-  for (let hops = 0; current !== null && hops < 32; hops += 1) {
-    if (ObjectGetOwnPropertyDescriptor(current, "then") !== undefined) {
-      return current === ObjectPrototype || current === ArrayPrototype || current === FunctionPrototype;
-    }
-    current = ObjectGetPrototypeOf(current) as object | null;
-  }
-  return false;
 }
 
 // docs/contract.md: rule 8 — abort wins (while awaiting execute).
@@ -212,11 +168,12 @@ function raceAbort(pending: Promise<unknown>, signal: AbortSignal): Promise<Sett
   return new NativePromise((resolve, reject) => {
     if (isAborted(signal)) {
       reject(abortReason(signal)); // aborted while execute was running synchronously
-      void PromisePrototypeThen(pending, undefined, ignore); // its rejection is still observed
+      whenSettled(pending, ignore, ignore); // its rejection is still observed
       return;
     }
     const unwatch = watchAbort(signal, () => reject(abortReason(signal)));
-    void PromisePrototypeThen(
+    // A promise whose species cannot be read settles as a failure of the tool (rule 9).
+    whenSettled(
       pending,
       (value) => {
         unwatch();
@@ -231,3 +188,6 @@ function raceAbort(pending: Promise<unknown>, signal: AbortSignal): Promise<Sett
 }
 
 function ignore(): void {}
+
+// The worker's setup() step awaits through this name (src/worker/thread-setup.ts).
+export { asPromise } from "../contract/untrusted-promises.js";

@@ -22,7 +22,8 @@ export interface CallOptions {
    * Receives the tool's `context.reportProgress` reports as `{ toolCallId, toolName,
    * progress, total, message }`: throttled (at most one per 50 ms per call, the latest
    * report of a burst), never after the call settled or its signal aborted. A throw from it
-   * is ignored. From a worker, reports are throttled in the thread and cross its port.
+   * is ignored, and so is the rejection of a promise it returns (observed, never unhandled).
+   * From a worker, reports are throttled in the thread and cross its port.
    */
   readonly onProgress?: ProgressListener;
 }

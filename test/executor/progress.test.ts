@@ -9,6 +9,7 @@ import { defineTool, executeToolCall, executeToolCalls, InProcessToolExecutor, t
 import { WorkerToolExecutor } from "toolgate/worker";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { labelled, throwingConstructor } from "../fixtures/hostile-promise-tools.js";
 import { EXECUTORS } from "../support/executors.js";
 import { call, errorOf, fixture, neverAborted, settle } from "../support/helpers.js";
 
@@ -259,6 +260,59 @@ describe.each(EXECUTORS)("rule 7 — execution context: the onProgress option (%
       const batch = await executor.executeBatch([call("count", { to: 3 }, "p3")], neverAborted(), { onProgress: () => {} });
       expect([withListener.content, without.content, batch[0]?.content]).toEqual(['{"counted":1000}', '{"counted":10}', '{"counted":3}']);
     } finally {
+      await executor.close();
+    }
+  });
+});
+
+describe.each(EXECUTORS)("issue 28, defect 3 — an async onProgress that fails is ignored (%s)", (_label, makeExecutor) => {
+  it("a rejecting promise, a hostile promise or a thenable from onProgress: the call succeeds, nothing is unhandled or touched", async () => {
+    const executor = await makeExecutor([fixture("progress-tools")]);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      let touched = 0;
+      const touch = (what: string): never => {
+        touched += 1;
+        throw new Error(what);
+      };
+      const returns: ReadonlyArray<readonly [string, () => unknown]> = [
+        ["a rejected promise (an async listener that throws)", () => Promise.reject(new Error("the progress bar is down"))],
+        [
+          "a rejected promise behind an own throwing `then` getter",
+          () => {
+            const rejected = Promise.reject(new Error("behind a then getter"));
+            // biome-ignore lint/suspicious/noThenProperty: a `then` getter on the listener's promise is the input under test.
+            return Object.defineProperty(rejected, "then", { get: () => touch("then getter") });
+          },
+        ],
+        ["a promise whose constructor getter throws", () => throwingConstructor(undefined)],
+        ["a promise of a subclass whose constructor needs a label", () => labelled(undefined)],
+        // biome-ignore lint/suspicious/noThenProperty: a thenable returned by the listener is the input under test.
+        ["a thenable whose then throws", () => ({ then: () => touch("then") })],
+        // biome-ignore lint/suspicious/noThenProperty: as above, behind a getter.
+        ["an object whose then getter throws", () => Object.defineProperty({}, "then", { get: () => touch("then getter") })],
+      ];
+      const deliveries = returns.map(() => 0);
+      // The first report goes out at once, the burst's latest after the 50 ms throttle (usually two deliveries each).
+      const results = await Promise.all(
+        returns.map(([, make], index) =>
+          executor.executeToolCall(call("count", { to: 3, waitMs: 300 }, `p-async-${index}`), neverAborted(), {
+            onProgress: () => {
+              deliveries[index] = (deliveries[index] ?? 0) + 1;
+              return make();
+            },
+          }),
+        ),
+      );
+      await sleep(20); // an unhandled rejection surfaces within a few turns
+      expect(results.map((result) => result.content)).toEqual(returns.map(() => '{"counted":3}'));
+      expect(deliveries.every((count) => count >= 1)).toBe(true);
+      expect(unhandled).toEqual([]);
+      expect(touched).toBe(0); // a thenable, or a `then` getter, returned by an observer is never touched
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
       await executor.close();
     }
   });
