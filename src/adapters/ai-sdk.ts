@@ -5,7 +5,7 @@
 // docs/adapters.md — Use it with the Vercel AI SDK.
 import { jsonSchema, type Tool, type ToolExecutionOptions } from "ai";
 import { type DescribeToolsOptions, describeTools } from "../contract/describe.js";
-import { ObjectFreeze } from "../contract/primordials.js";
+import { ObjectCreate, ObjectFreeze } from "../contract/primordials.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
 import type { ToolProgress } from "../executor/progress.js";
 import { imageBlocks, type ToolgateImageBlock } from "./image-blocks.js";
@@ -61,7 +61,7 @@ export class ToolgateToolError extends Error {
 
 /**
  * Every registered tool of `source` (a ToolRegistry, or any ToolExecutor) as an AI SDK tool,
- * keyed by name:
+ * keyed by name (an object without a prototype, so any name, `__proto__` included, is an own key):
  *
  * - `inputSchema`: `jsonSchema(parameters)` from describeTools, with no SDK-side validation:
  *   toolgate's validator decides, so the model reads toolgate's argument errors.
@@ -76,7 +76,9 @@ export class ToolgateToolError extends Error {
  */
 export function toAiSdkTools(source: ToolCallSource, options: ToAiSdkToolsOptions = {}): Record<string, ToolgateAiSdkTool> {
   const resolved = resolveSource(source, "toAiSdkTools");
-  const tools: Record<string, ToolgateAiSdkTool> = {};
+  // No prototype: a tool named `__proto__` (or `constructor`, `toString`) is an own key like any other,
+  // and a model's call to a name we do not have finds nothing inherited. The SDK looks tools up as own keys.
+  const tools = ObjectCreate(null) as Record<string, ToolgateAiSdkTool>;
   for (const { name, description, parameters } of describeTools(resolved.registry, options)) {
     tools[name] = ObjectFreeze({
       description,

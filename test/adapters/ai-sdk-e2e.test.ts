@@ -185,6 +185,29 @@ describe("docs/adapters.md — Use it with the Vercel AI SDK: toAiSdkTools with 
   });
 });
 
+describe("docs/adapters.md — Use it with the Vercel AI SDK: tool names", () => {
+  it("a tool named __proto__ is an own key of the tool set and the model's call runs it (issue 28, defect 8)", async () => {
+    const proto = defineTool({ name: "__proto__", description: "Answers.", parameters: z.object({}), execute: () => "from __proto__" });
+    const ctor = defineTool({ name: "constructor", description: "Answers.", parameters: z.object({}), execute: () => "from constructor" });
+    const tools = toAiSdkTools(new ToolRegistry([proto, ctor, add]));
+    expect(Object.keys(tools)).toEqual(["__proto__", "constructor", "add"]);
+    expect(Object.getPrototypeOf(tools)).toBe(null);
+    const model = new MockLanguageModelV4({
+      doGenerate: [toolCall("p-1", "__proto__", {}), toolCall("c-1", "constructor", {}), toolCall("t-1", "toString", {}), answer("done")],
+    });
+    const result = await generateText({ model, tools, prompt: "go", stopWhen: isStepCount(5) });
+    expect(result.text).toBe("done");
+    // The model was offered all three tools, and each call ran the toolgate tool of that name.
+    expect(model.doGenerateCalls[0]?.tools?.map((tool) => tool.name)).toEqual(["__proto__", "constructor", "add"]);
+    expect(toolResultsSeen(model.doGenerateCalls[1] as CallOptions)).toEqual([["p-1", { type: "text", value: "from __proto__" }]]);
+    expect(toolResultsSeen(model.doGenerateCalls[2] as CallOptions).at(-1)).toEqual(["c-1", { type: "text", value: "from constructor" }]);
+    // A name we do not have finds nothing inherited: the SDK reports it as an unknown tool.
+    const unknown = result.steps[2]?.content.find((part) => part.type === "tool-error");
+    expect(unknown).toMatchObject({ toolCallId: "t-1", toolName: "toString" });
+    expect(String((unknown as { error?: unknown } | undefined)?.error)).toMatch(/toString/);
+  });
+});
+
 describe("docs/adapters.md — Use it with the Vercel AI SDK: toAiSdkTools with streamText, progress as preliminary results", () => {
   it("the tool's progress reports arrive as preliminary tool results before the final one", async () => {
     const steps = defineTool({
