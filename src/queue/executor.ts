@@ -25,6 +25,7 @@ import { NativePromise, ObjectFreeze, PerformanceNow } from "../contract/primord
 import { registeredTools, ToolRegistry } from "../contract/registry.js";
 import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
 import { watchAbort } from "../executor/abort-watch.js";
+import { recordArgumentBudgets } from "../executor/executor-budgets.js";
 import { resolveHooks, type ToolExecutorHooks } from "../executor/hooks.js";
 import type { PipelineSettings } from "../executor/options.js";
 import { executeCall, executeCalls, type Pipeline, type RunRequest } from "../executor/pipeline.js";
@@ -146,6 +147,7 @@ export class QueueToolExecutor implements ToolExecutor {
   private constructor(registry: ToolRegistry, options: ResolvedOptions, queue: Queue, events: QueueEvents, clients: readonly Redis[]) {
     this.#registry = registry;
     this.#pipeline = { tools: registeredTools(registry), run: (request) => this.#run(request), settings: options.settings };
+    recordArgumentBudgets(this, options.settings.argumentBudgets);
     this.#options = options;
     this.#queue = queue;
     this.#events = events;
