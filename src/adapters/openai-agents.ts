@@ -6,10 +6,11 @@
 // docs/adapters.md — Use it with the OpenAI Agents SDK.
 import { randomUUID } from "node:crypto";
 import { type FunctionTool, tool, type UnknownContext } from "@openai/agents";
-import { COURSE_TOOL_DUPLICATE_TOOL_NAME } from "../contract/constants.js";
+import { COURSE_TOOL_ARGUMENTS_INVALID, COURSE_TOOL_DUPLICATE_TOOL_NAME, COURSE_TOOL_INVALID_TOOL_CALL } from "../contract/constants.js";
 import { type DescribeToolsOptions, describeTools } from "../contract/describe.js";
-import { ToolContractError } from "../contract/errors.js";
+import { isToolContractError, ToolContractError } from "../contract/errors.js";
 import { JSONStringify, MapPrototypeGet, MapPrototypeSet, ObjectFreeze } from "../contract/primordials.js";
+import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
 import { assertOptionsObject, ownOption } from "../executor/options.js";
 import { checkProgressListener, type ProgressListener } from "../executor/progress.js";
 import { neverAbortedSignal, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
@@ -114,6 +115,17 @@ async function runCall(
   const sdkCallId = details?.toolCall?.callId;
   const id = typeof sdkCallId === "string" && sdkCallId.length > 0 ? sdkCallId : newCallId();
   const call = { type: "toolCall", id, name, arguments: input };
-  const result = await source.run(call, details?.signal ?? neverAbortedSignal(), onProgress === undefined ? {} : { onProgress });
+  let result: CourseToolResultMessage;
+  try {
+    result = await source.run(call, details?.signal ?? neverAbortedSignal(), onProgress === undefined ? {} : { onProgress });
+  } catch (error) {
+    // The id and name are ours, so a malformed call here is the model's arguments (valid JSON
+    // but not an object, or over the argument budgets): model data, which must not end the
+    // run (`errorFunction: null` would). The model reads it as an argument error instead.
+    if (isToolContractError(error) && error.code === COURSE_TOOL_INVALID_TOOL_CALL) {
+      return errorContent(COURSE_TOOL_ARGUMENTS_INVALID, { text: error.message, cut: false });
+    }
+    throw error;
+  }
   return result.content;
 }

@@ -180,6 +180,65 @@ describe("docs/adapters.md — Use it with the OpenAI Agents SDK: toOpenAiAgents
     expect(toolOutputsSeen(model, 1)).toEqual([["call-j", expect.stringContaining("valid JSON")]]);
   });
 
+  it("arguments that are valid JSON but not an object, or over the argument budgets, are errors the model reads; the run goes on (issue 28, defect 6)", async () => {
+    const executed: unknown[] = [];
+    const echo = defineTool({
+      name: "echo",
+      description: "Echoes a short text.",
+      parameters: z.object({ text: z.string() }),
+      argumentBudgets: { maxStringLength: 16 },
+      execute: (args) => {
+        executed.push(args);
+        return args.text;
+      },
+    });
+    const raw = ["null", "[2,3]", "5", '"2+3"', JSON.stringify({ text: "a".repeat(27) })];
+    const model = new ScriptedModel([
+      raw.map((args, index) => functionCall("echo", args, { callId: `call-${index}` })),
+      [functionCall("echo", { text: "short" }, { callId: "call-ok" })],
+      [assistantMessage("done")],
+    ]);
+    const executor = new InProcessToolExecutor(new ToolRegistry([echo]));
+    try {
+      const result = await runner.run(new Agent({ name: "a", model, tools: toOpenAiAgentsTools(executor) }), "echo");
+      expect(result.finalOutput).toBe("done");
+      const notAnObject = JSON.stringify({
+        error: { code: "TOOL_ARGUMENTS_INVALID", message: "call.arguments must be a plain JSON object" },
+      });
+      expect(toolOutputsSeen(model, 1)).toEqual([
+        ["call-0", notAnObject],
+        ["call-1", notAnObject],
+        ["call-2", notAnObject],
+        ["call-3", notAnObject],
+        [
+          "call-4",
+          JSON.stringify({
+            error: {
+              code: "TOOL_ARGUMENTS_INVALID",
+              message:
+                "arguments.text exceeds the argument budget: has a string of 27 code units (more than 16) (argument budget maxStringLength)",
+            },
+          }),
+        ],
+      ]);
+      expect(toolOutputsSeen(model, 2).at(-1)).toEqual(["call-ok", "short"]);
+      expect(executed).toEqual([{ text: "short" }]);
+    } finally {
+      await executor.close();
+    }
+  });
+
+  it("a malformed call from the caller's side (a closed executor) still ends the run", async () => {
+    const executor = new InProcessToolExecutor(new ToolRegistry([add]));
+    const tools = toOpenAiAgentsTools(executor);
+    await executor.close();
+    const model = new ScriptedModel([[functionCall("add", { left: 1, right: 2 }, { callId: "call-x" })], [assistantMessage("never")]]);
+    const error: unknown = await runner.run(new Agent({ name: "a", model, tools }), "add").catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ToolCallError);
+    expect(isToolContractError((error as ToolCallError).error)).toBe(true);
+    expect(model.calls).toHaveLength(1);
+  });
+
   it("an agent with a typed run context takes the tools and runs them with that context", async () => {
     const model = new ScriptedModel([[functionCall("add", { left: 1, right: 1 }, { callId: "call-c" })], [assistantMessage("2")]]);
     const agent = new Agent<{ userId: string }>({ name: "scoped", model, tools: toOpenAiAgentsTools(new ToolRegistry([add])) });

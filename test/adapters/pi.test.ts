@@ -284,7 +284,9 @@ describe("docs/adapters.md — Use it with Pi: toPiAgentTool", () => {
   it("prepareArguments refuses arguments the executor's snapshot would refuse, as TOOL_ARGUMENTS_INVALID the model reads", () => {
     const { registry } = makeRegistry();
     const tool = toPiAgentTool(registry, "add");
-    expect(() => tool.prepareArguments({ left: Number.NaN })).toThrow(/^\{"error":\{"code":"TOOL_ARGUMENTS_INVALID","message":"arguments\.left /);
+    expect(() => tool.prepareArguments({ left: Number.NaN })).toThrow(
+      /^\{"error":\{"code":"TOOL_ARGUMENTS_INVALID","message":"arguments\.left /,
+    );
   });
 
   describe.each(PI_MAJORS)("against $name's own argument check", (major) => {
