@@ -249,6 +249,14 @@ describe("docs/adapters.md — Use it with the OpenAI Agents SDK: toOpenAiAgents
     expect(toolOutputsSeen(model, 1)).toEqual([["call-c", "2"]]);
   });
 
+  it("a tool named __proto__ is offered and run like any other (issue 28, defect 8: the tools are an array)", async () => {
+    const proto = defineTool({ name: "__proto__", description: "Answers.", parameters: z.object({}), execute: () => "from __proto__" });
+    const model = new ScriptedModel([[functionCall("__proto__", {}, { callId: "call-p" })], [assistantMessage("ok")]]);
+    await runner.run(new Agent({ name: "a", model, tools: toOpenAiAgentsTools(new ToolRegistry([proto, add])) }), "go");
+    expect(model.calls[0]?.request.tools.map((tool) => tool.type === "function" && tool.name)).toEqual(["__proto__", "add"]);
+    expect(toolOutputsSeen(model, 1)).toEqual([["call-p", "from __proto__"]]);
+  });
+
   it("a tool name the SDK rewrites still runs the toolgate tool of that name", async () => {
     const weather = defineTool({ name: "get-weather", description: "Weather.", parameters: z.object({}), execute: () => "sunny" });
     const model = new ScriptedModel([[functionCall("get_weather", {}, { callId: "call-w" })], [assistantMessage("sunny")]]);

@@ -346,3 +346,14 @@ describe.each(PI_MAJORS)("docs/adapters.md — Use it with Pi: prepareArguments 
     expect(validated).toEqual([]);
   });
 });
+
+describe.each(PI_MAJORS)("docs/adapters.md — Use it with Pi: a tool named __proto__ ($name)", (major) => {
+  it("is offered and run like any other (issue 28, defect 8: the tools are an array)", async () => {
+    const proto = defineTool({ name: "__proto__", description: "Answers.", parameters: z.object({}), execute: () => "from __proto__" });
+    const run = await runPiAgentLoop(major, new ToolRegistry([proto]), [
+      major.assistant([major.toolCall("__proto__", {}, "p1")], "toolUse"),
+      major.assistant("done"),
+    ]);
+    expect(toolResults(run.messages).map((result) => [result.isError, resultText(result)])).toEqual([[false, "from __proto__"]]);
+  });
+});
