@@ -425,16 +425,30 @@ describe("docs/adapters.md — Use it with the Vercel AI SDK: approval through t
     const tools = toAiSdkTools(new ToolRegistry([echo]), {
       needsApproval: ({ arguments: args }) => {
         if ((args as { text?: unknown }).text === "boom") throw new Error("policy store down");
+        if ((args as { text?: unknown }).text === "maybe") return "no" as never; // not a boolean: asks
         return false;
       },
     });
     const model = new MockLanguageModelV4({
-      doGenerate: [toolCall("e-1", "echo", { text: "hi" }), toolCall("e-2", "echo", { text: "boom" }), answer("never")],
+      doGenerate: [
+        {
+          ...toolCall("e-1", "echo", { text: "hi" }),
+          content: [
+            { type: "tool-call", toolCallId: "e-1", toolName: "echo", input: JSON.stringify({ text: "hi" }) },
+            { type: "tool-call", toolCallId: "e-2", toolName: "echo", input: JSON.stringify({ text: "boom" }) },
+            { type: "tool-call", toolCallId: "e-3", toolName: "echo", input: JSON.stringify({ text: "maybe" }) },
+          ],
+        },
+        answer("never"),
+      ],
     });
     const result = await generateText({ model, tools, prompt: "echo", stopWhen: isStepCount(5) });
-    // "hi" ran without approval; "boom" failed closed: it waits for a person.
+    // "hi" ran without approval; "boom" (a throw) and "maybe" (not a boolean) failed closed: they wait for a person.
     expect(executed).toEqual(["hi"]);
-    expect(result.content.filter((part) => part.type === "tool-approval-request").map((part) => part.toolCall.toolCallId)).toEqual(["e-2"]);
+    expect(result.content.filter((part) => part.type === "tool-approval-request").map((part) => part.toolCall.toolCallId)).toEqual([
+      "e-2",
+      "e-3",
+    ]);
   });
 
   it("needsApproval must be a function", () => {
