@@ -3,10 +3,11 @@
 // (the SDK's approval request / the run's interruption), so the app's approval UI works
 // unchanged. toolgate's executor hook `beforeExecute` still runs for every approved call.
 // docs/adapters.md — Approval.
-import { COURSE_TOOL_CALL_DENIED, COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
+import { COURSE_TOOL_CALL_DENIED, COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_MAX_STRING_CODE_POINTS } from "../contract/constants.js";
+import { cutToCodePoints } from "../contract/content.js";
 import { ToolContractError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
-import { isProxy } from "../contract/primordials.js";
+import { isProxy, ObjectFreeze } from "../contract/primordials.js";
 import { errorContent } from "../contract/results.js";
 import { ownOption } from "../executor/options.js";
 
@@ -52,5 +53,10 @@ export async function askNeedsApproval(needsApproval: ToolgateNeedsApproval, req
  * `beforeExecute` denial reads the same). Give it as the framework's rejection message/reason.
  */
 export function toolCallDenied(reason: string): string {
-  return errorContent(COURSE_TOOL_CALL_DENIED, { text: typeof reason === "string" ? reason : describeValue(reason), cut: false });
+  // As a `beforeExecute` denial's: a non-empty string cut to the string budget, else the generic text.
+  const failure =
+    typeof reason === "string" && reason.length > 0 ? cutToCodePoints(reason, COURSE_TOOL_MAX_STRING_CODE_POINTS) : DENIED_WITHOUT_REASON;
+  return errorContent(COURSE_TOOL_CALL_DENIED, failure);
 }
+
+const DENIED_WITHOUT_REASON = ObjectFreeze({ text: "the call was denied", cut: false });

@@ -6,7 +6,6 @@
 //
 // Nothing here imports Pi, not even its types: the tools are plain objects of the shape both
 // majors' `AgentTool` accept, so one build serves either major, whichever the user installed.
-
 import type { ResolvedArgumentBudgets } from "../contract/budgets.js";
 import { snapshotToolCall } from "../contract/call.js";
 import { COURSE_TOOL_ARGUMENTS_INVALID, COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_INVALID_TOOL_CALL } from "../contract/constants.js";
