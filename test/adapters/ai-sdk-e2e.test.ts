@@ -451,6 +451,14 @@ describe("docs/adapters.md — Use it with the Vercel AI SDK: approval through t
     ]);
   });
 
+  it("toolCallDenied reads as a beforeExecute denial: an empty reason is the generic text, a long one is cut", () => {
+    expect(JSON.parse(toolCallDenied(""))).toEqual({ error: { code: "TOOL_CALL_DENIED", message: "the call was denied" } });
+    // Cut as the executor cuts a denial's reason: at most 4096 code points of it, then the truncation marker.
+    const long = toolCallDenied("n".repeat(10_000));
+    expect(long.startsWith('{"error":{"code":"TOOL_CALL_DENIED","message":"nnnn')).toBe(true);
+    expect(long.length).toBeLessThan(4096 + 100);
+  });
+
   it("needsApproval must be a function", () => {
     expect(() => toAiSdkTools(new ToolRegistry([add]), { needsApproval: true as never })).toThrow(
       /options\.needsApproval must be a function/,
