@@ -3,11 +3,13 @@
 // describeTools) and calls `execute`, which runs the call through toolgate with the SDK's
 // toolCallId and abortSignal. `ai` is imported for types and `jsonSchema` only.
 // docs/adapters.md — Use it with the Vercel AI SDK.
-import { jsonSchema, type Tool, type ToolExecutionOptions } from "ai";
+import { jsonSchema, type StopCondition, type Tool, type ToolExecutionOptions } from "ai";
 import { type DescribeToolsOptions, describeTools } from "../contract/describe.js";
-import { ObjectFreeze } from "../contract/primordials.js";
+import { isNonRecoverableToolError, type NonRecoverableToolError } from "../contract/errors.js";
+import { ArrayIsArray, ObjectCreate, ObjectFreeze } from "../contract/primordials.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
 import type { ToolProgress } from "../executor/progress.js";
+import { askNeedsApproval, readNeedsApproval, type ToolgateNeedsApproval } from "./approval.js";
 import { imageBlocks, type ToolgateImageBlock } from "./image-blocks.js";
 import { progressStream } from "./progress-stream.js";
 import { neverAbortedSignal, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
@@ -39,8 +41,26 @@ export interface ToolgateAiSdkProgress {
 /** A toolgate tool as an AI SDK tool. */
 export type ToolgateAiSdkTool = Tool<unknown, ToolgateAiSdkOutput>;
 
-/** Options of `toAiSdkTools`: how tools without a JSON Schema are shown (see `describeTools`). */
-export type ToAiSdkToolsOptions = DescribeToolsOptions;
+export {
+  type ToolgateApprovalRequest,
+  type ToolgateNeedsApproval,
+  toolCallDenied,
+} from "./approval.js";
+
+/** Options of `toAiSdkTools`: how tools without a JSON Schema are shown (see `describeTools`), and which calls need approval. */
+export interface ToAiSdkToolsOptions extends DescribeToolsOptions {
+  /**
+   * Which calls wait for a person's approval in the SDK's own flow: for a call it answers
+   * `true` (or fails on, or answers anything but a boolean), the tool's `needsApproval` makes
+   * generateText/streamText emit a `tool-approval-request` part and stop, as for any SDK
+   * tool; the app answers with a `tool-approval-response` (useChat's
+   * `addToolApprovalResponse`). An approved call then runs through toolgate (the executor's
+   * `beforeExecute` included); a denied one never runs, and the model reads the SDK's
+   * `execution-denied` output with the response's `reason` (give `toolCallDenied(text)` as
+   * the reason for toolgate's TOOL_CALL_DENIED content).
+   */
+  readonly needsApproval?: ToolgateNeedsApproval;
+}
 
 /**
  * The error a toolgate tool's AI SDK `execute` throws for a recoverable `isError` result.
@@ -61,7 +81,7 @@ export class ToolgateToolError extends Error {
 
 /**
  * Every registered tool of `source` (a ToolRegistry, or any ToolExecutor) as an AI SDK tool,
- * keyed by name:
+ * keyed by name (an object without a prototype, so any name, `__proto__` included, is an own key):
  *
  * - `inputSchema`: `jsonSchema(parameters)` from describeTools, with no SDK-side validation:
  *   toolgate's validator decides, so the model reads toolgate's argument errors.
@@ -76,10 +96,20 @@ export class ToolgateToolError extends Error {
  */
 export function toAiSdkTools(source: ToolCallSource, options: ToAiSdkToolsOptions = {}): Record<string, ToolgateAiSdkTool> {
   const resolved = resolveSource(source, "toAiSdkTools");
-  const tools: Record<string, ToolgateAiSdkTool> = {};
-  for (const { name, description, parameters } of describeTools(resolved.registry, options)) {
+  const descriptions = describeTools(resolved.registry, options);
+  const needsApproval = readNeedsApproval(options, "toAiSdkTools");
+  // No prototype: a tool named `__proto__` (or `constructor`, `toString`) is an own key like any other,
+  // and a model's call to a name we do not have finds nothing inherited. The SDK looks tools up as own keys.
+  const tools = ObjectCreate(null) as Record<string, ToolgateAiSdkTool>;
+  for (const { name, description, parameters } of descriptions) {
     tools[name] = ObjectFreeze({
       description,
+      ...(needsApproval === undefined
+        ? {}
+        : {
+            needsApproval: (input: unknown, { toolCallId }: { readonly toolCallId: string }) =>
+              askNeedsApproval(needsApproval, { toolCallId, toolName: name, arguments: input }),
+          }),
       inputSchema: jsonSchema<unknown>(parameters as Parameters<typeof jsonSchema>[0]),
       execute: (input: unknown, { toolCallId, abortSignal }: ToolExecutionOptions<unknown>) =>
         runCall(resolved, name, toolCallId, input, abortSignal ?? neverAbortedSignal()),
@@ -126,4 +156,47 @@ function modelOutput(output: ToolgateAiSdkOutput): ModelOutput {
     parts[index + 1] = { type: "file", mediaType: mimeType, data: { type: "data", data } };
   }
   return { type: "content", value: parts };
+}
+
+/**
+ * A `stopWhen` condition: true once a step holds a `tool-error` whose error is a
+ * NonRecoverableToolError, so the SDK stops the loop at the fatal call instead of showing
+ * the model the error and asking it for the next step (the SDK makes every throw from
+ * `execute` a `tool-error`). Combine it with your own: `stopWhen: [isStepCount(10), hasNonRecoverableToolError]`.
+ * Calls of the same step that were already running finish (the SDK runs them together).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: as the SDK's own isStepCount, so it fits any tool set and context.
+export const hasNonRecoverableToolError: StopCondition<any, any> = ({ steps }) => findNonRecoverable(steps) !== undefined;
+
+/**
+ * Rethrows the NonRecoverableToolError a run ended on (the genuine error the tool or the
+ * boundary threw, the same object), or returns the result as it is. With
+ * `hasNonRecoverableToolError` in `stopWhen`, this makes a fatal error end the run as
+ * toolgate's rule says, in one expression:
+ * `throwIfNonRecoverable(await generateText({ …, stopWhen: [isStepCount(10), hasNonRecoverableToolError] }))`
+ * (for streamText: `throwIfNonRecoverable({ steps: await result.steps })`).
+ */
+export function throwIfNonRecoverable<Result extends { readonly steps: readonly StepLike[] }>(result: Result): Result {
+  const fatal = findNonRecoverable(result.steps);
+  if (fatal !== undefined) throw fatal;
+  return result;
+}
+
+/** The part of an SDK step these helpers read. */
+interface StepLike {
+  readonly content: readonly unknown[];
+}
+
+/** The first NonRecoverableToolError among the steps' `tool-error` parts, last step first. */
+function findNonRecoverable(steps: readonly StepLike[]): NonRecoverableToolError | undefined {
+  for (let step = steps.length - 1; step >= 0; step -= 1) {
+    const content = (steps[step] as StepLike).content;
+    if (!ArrayIsArray(content)) continue;
+    for (let index = 0; index < content.length; index += 1) {
+      const part = content[index] as { readonly type?: unknown; readonly error?: unknown } | null;
+      if (typeof part === "object" && part !== null && part.type === "tool-error" && isNonRecoverableToolError(part.error))
+        return part.error;
+    }
+  }
+  return undefined;
 }

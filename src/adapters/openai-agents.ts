@@ -5,14 +5,23 @@
 // through toolgate with the SDK's call id and abort signal.
 // docs/adapters.md — Use it with the OpenAI Agents SDK.
 import { randomUUID } from "node:crypto";
-import { type FunctionTool, tool, type UnknownContext } from "@openai/agents";
-import { COURSE_TOOL_DUPLICATE_TOOL_NAME } from "../contract/constants.js";
+import { type FunctionTool, type ToolErrorFormatter, tool, type UnknownContext } from "@openai/agents";
+import { COURSE_TOOL_ARGUMENTS_INVALID, COURSE_TOOL_DUPLICATE_TOOL_NAME, COURSE_TOOL_INVALID_TOOL_CALL } from "../contract/constants.js";
 import { type DescribeToolsOptions, describeTools } from "../contract/describe.js";
-import { ToolContractError } from "../contract/errors.js";
+import { isToolContractError, ToolContractError } from "../contract/errors.js";
 import { JSONStringify, MapPrototypeGet, MapPrototypeSet, ObjectFreeze } from "../contract/primordials.js";
+import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
 import { assertOptionsObject, ownOption } from "../executor/options.js";
 import { checkProgressListener, deliverProgress, type ProgressListener } from "../executor/progress.js";
+import { askNeedsApproval, readNeedsApproval, type ToolgateNeedsApproval, toolCallDenied } from "./approval.js";
+import { imageBlocks } from "./image-blocks.js";
 import { neverAbortedSignal, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
+
+export {
+  type ToolgateApprovalRequest,
+  type ToolgateNeedsApproval,
+  toolCallDenied,
+} from "./approval.js";
 
 // Captured at load, like the primordials: a call without an SDK call id gets a fresh one.
 const newCallId = randomUUID;
@@ -30,10 +39,27 @@ export interface ToolgateOpenAiAgentsParameters {
 }
 
 /**
- * A toolgate tool as an OpenAI Agents SDK function tool; `execute` resolves with the
- * result's content. `Context` is the agent's run context type, which toolgate tools ignore.
+ * What a toolgate tool's `execute` resolves with: the result's content (text), or, for a
+ * result with attachments, the SDK's structured output: the text, then one image per
+ * attachment (base64 data with its media type), which the SDK sends the model as
+ * `input_text` and `input_image` parts.
  */
-export type ToolgateOpenAiAgentsTool<Context = UnknownContext> = FunctionTool<Context, ToolgateOpenAiAgentsParameters, string>;
+export type ToolgateOpenAiAgentsOutput = string | ToolgateOpenAiAgentsContent[];
+
+/** One part of a result with attachments, in the SDK's tool output shapes (`ToolOutputText`, `ToolOutputImage`). */
+export type ToolgateOpenAiAgentsContent =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "image"; readonly image: { readonly data: string; readonly mediaType: string } };
+
+/**
+ * A toolgate tool as an OpenAI Agents SDK function tool; `execute` resolves with a
+ * ToolgateOpenAiAgentsOutput. `Context` is the agent's run context type, which toolgate tools ignore.
+ */
+export type ToolgateOpenAiAgentsTool<Context = UnknownContext> = FunctionTool<
+  Context,
+  ToolgateOpenAiAgentsParameters,
+  ToolgateOpenAiAgentsOutput
+>;
 
 /** Options of `toOpenAiAgentsTools`. */
 export interface ToOpenAiAgentsToolsOptions extends DescribeToolsOptions {
@@ -42,6 +68,17 @@ export interface ToOpenAiAgentsToolsOptions extends DescribeToolsOptions {
    * channel for a function tool's partial results, so they go to the app, not the model.
    */
   readonly onProgress?: ProgressListener;
+  /**
+   * Which calls wait for a person's approval in the SDK's own flow: for a call it answers
+   * `true` (or fails on, or answers anything but a boolean), the tool's `needsApproval`
+   * makes the run stop with an interruption (`result.interruptions`), as for any SDK tool;
+   * the app answers with `result.state.approve(item)` / `reject(item)` and resumes with
+   * `run(agent, result.state)`. An approved call then runs through toolgate (the executor's
+   * `beforeExecute` included); a rejected one never runs: the model reads the rejection
+   * message (`reject(item, { message: toolCallDenied(reason) })`, or
+   * `toolgateToolErrorFormatter` in the Runner's config for the default, for toolgate's TOOL_CALL_DENIED).
+   */
+  readonly needsApproval?: ToolgateNeedsApproval;
 }
 
 /** What the SDK hands `execute` as its third argument (its `ToolCallDetails`). */
@@ -58,7 +95,14 @@ type ToolCallDetails = Parameters<ToolgateOpenAiAgentsTool["invoke"]>[2];
  *   none) and `details.signal` as its signal. It resolves with the result's content for a
  *   success and for a recoverable `isError` result alike: the SDK's convention is that what
  *   `execute` returns is the model-visible output, so the model reads toolgate's
- *   `{"error":{"code":…,"message":…}}` and can correct its call.
+ *   `{"error":{"code":…,"message":…}}` and can correct its call. A success with
+ *   attachments resolves with the SDK's structured output instead: the text, then one
+ *   image (base64 data and media type) per attachment, which the model reads as
+ *   `input_text` and `input_image` parts. Arguments the boundary refuses as a malformed
+ *   call (valid JSON but not an object, or over the argument budgets) are model data too:
+ *   the model reads TOOL_ARGUMENTS_INVALID with the reason.
+ * - With `options.needsApproval`, a call it picks interrupts the run for a person's
+ *   approval (the SDK's `needsApproval`); see ToOpenAiAgentsToolsOptions.
  * - A rejection (the abort reason, a ToolContractError, a NonRecoverableToolError) is
  *   thrown, and `errorFunction: null` makes the SDK propagate it: `run()` rejects (with the
  *   abort reason itself, or a `ToolCallError` whose `error` is toolgate's rejection)
@@ -79,15 +123,22 @@ export function toOpenAiAgentsTools<Context = UnknownContext>(
   assertOptionsObject(options, "toOpenAiAgentsTools: options");
   const onProgressOption = ownOption(options, "onProgress", "options");
   const onProgress = onProgressOption === undefined ? undefined : ignoringFailures(checkProgressListener(onProgressOption));
+  const needsApproval = readNeedsApproval(options, "toOpenAiAgentsTools");
   const bySdkName = new Map<string, string>();
   const tools: ToolgateOpenAiAgentsTool<Context>[] = [];
   for (const { name, description, parameters } of descriptions) {
-    const created = tool<ToolgateOpenAiAgentsParameters, Context, string>({
+    const created = tool<ToolgateOpenAiAgentsParameters, Context, ToolgateOpenAiAgentsOutput>({
       name,
       description,
       parameters: parameters as unknown as ToolgateOpenAiAgentsParameters,
       strict: false,
       errorFunction: null,
+      ...(needsApproval === undefined
+        ? {}
+        : {
+            needsApproval: (_runContext: unknown, input: unknown, callId?: string) =>
+              askNeedsApproval(needsApproval, { toolCallId: callId ?? "", toolName: name, arguments: input }),
+          }),
       execute: (input: unknown, _runContext: unknown, details: ToolCallDetails) => runCall(resolved, name, input, details, onProgress),
     });
     const clash = MapPrototypeGet(bySdkName, created.name);
@@ -118,10 +169,37 @@ async function runCall(
   input: unknown,
   details: ToolCallDetails,
   onProgress: ProgressListener | undefined,
-): Promise<string> {
+): Promise<ToolgateOpenAiAgentsOutput> {
   const sdkCallId = details?.toolCall?.callId;
   const id = typeof sdkCallId === "string" && sdkCallId.length > 0 ? sdkCallId : newCallId();
   const call = { type: "toolCall", id, name, arguments: input };
-  const result = await source.run(call, details?.signal ?? neverAbortedSignal(), onProgress === undefined ? {} : { onProgress });
-  return result.content;
+  let result: CourseToolResultMessage;
+  try {
+    result = await source.run(call, details?.signal ?? neverAbortedSignal(), onProgress === undefined ? {} : { onProgress });
+  } catch (error) {
+    // The id and name are ours, so a malformed call here is the model's arguments (valid JSON
+    // but not an object, or over the argument budgets): model data, which must not end the
+    // run (`errorFunction: null` would). The model reads it as an argument error instead.
+    if (isToolContractError(error) && error.code === COURSE_TOOL_INVALID_TOOL_CALL) {
+      return errorContent(COURSE_TOOL_ARGUMENTS_INVALID, { text: error.message, cut: false });
+    }
+    throw error;
+  }
+  const images = imageBlocks(result, "toOpenAiAgentsTools");
+  if (images.length === 0) return result.content;
+  const parts: ToolgateOpenAiAgentsContent[] = [ObjectFreeze({ type: "text" as const, text: result.content })];
+  for (let index = 0; index < images.length; index += 1) {
+    const { data, mimeType } = images[index] as (typeof images)[number];
+    parts[index + 1] = ObjectFreeze({ type: "image" as const, image: ObjectFreeze({ data, mediaType: mimeType }) });
+  }
+  return parts;
 }
+
+/**
+ * A `toolErrorFormatter` for the Runner's config (`new Runner({ toolErrorFormatter: toolgateToolErrorFormatter })`):
+ * a call a person rejected without a message of their own reaches the model as toolgate's
+ * TOOL_CALL_DENIED content (with the SDK's default text as the reason); every other kind
+ * keeps the SDK's default.
+ */
+export const toolgateToolErrorFormatter: ToolErrorFormatter = ({ kind, defaultMessage }) =>
+  kind === "approval_rejected" ? toolCallDenied(defaultMessage) : undefined;

@@ -6,11 +6,12 @@
 //
 // Nothing here imports Pi, not even its types: the tools are plain objects of the shape both
 // majors' `AgentTool` accept, so one build serves either major, whichever the user installed.
+import type { ResolvedArgumentBudgets } from "../contract/budgets.js";
 import { snapshotToolCall } from "../contract/call.js";
-import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
+import { COURSE_TOOL_ARGUMENTS_INVALID, COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_INVALID_TOOL_CALL } from "../contract/constants.js";
 import type { CourseTool } from "../contract/definition.js";
 import { type DescribeToolsOptions, describeTools, type ToolDescription } from "../contract/describe.js";
-import { isNonRecoverableToolError, type NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
+import { isNonRecoverableToolError, isToolContractError, type NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
 import type { JsonSchema } from "../contract/parameters.js";
 import { isProxy, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectHasOwn } from "../contract/primordials.js";
@@ -148,13 +149,16 @@ function makeAgentTool(
   hook: NonRecoverableHook | undefined,
 ): ToolgatePiAgentTool {
   const name = tool.name;
+  // The budgets the executor applies to this tool's calls: its own, tightened by the tool's.
+  const budgets = source.argumentBudgets;
+  const tools = new Map([[name, tool]]);
   return ObjectFreeze({
     name,
     label: name,
     description: tool.description,
     parameters,
     prepareArguments: ObjectFreeze((args: unknown): unknown => {
-      precheck(tool, args);
+      precheck({ tool, tools, budgets }, args);
       return args;
     }),
     execute: ObjectFreeze(
@@ -197,18 +201,31 @@ function relayProgress(onUpdate: (partialResult: ToolgatePiResult<ToolProgress>)
   };
 }
 
+/** What `precheck` checks a call against: the tool, and the argument budgets its executor applies. */
+interface PrecheckTarget {
+  readonly tool: CourseTool;
+  /** Just this tool, by name: `snapshotToolCall` tightens the budgets with the tool's own `argumentBudgets`. */
+  readonly tools: Map<string, CourseTool>;
+  readonly budgets: ResolvedArgumentBudgets;
+}
+
 /**
- * Runs our validator on Pi's raw arguments before Pi's own check, so the model reads our
- * argument errors. Anything else (a malformed call, a NonRecoverableToolError) is left for
- * the executor, which reports it with the call's id.
+ * Runs the executor's first steps on Pi's raw arguments before Pi's own check, so the model
+ * reads our argument errors: the snapshot within the executor's and the tool's argument
+ * budgets (arguments over them, or not an object, never reach a validator, ours or Pi's:
+ * TOOL_ARGUMENTS_INVALID naming the budget), then our validator. Anything else (a
+ * NonRecoverableToolError from a validator) is left for the executor, which reports it with the call's id.
  */
-function precheck(tool: CourseTool, args: unknown): void {
+function precheck({ tool, tools, budgets }: PrecheckTarget, args: unknown): void {
   let verdict: ReturnType<typeof validateArguments>;
   try {
     // docs/contract.md: rule 4 — call snapshot, rule 6 — validation first (the same steps as the pipeline's).
-    const snapshot = snapshotToolCall({ type: "toolCall", id: "toolgate-precheck", name: tool.name, arguments: args });
+    const snapshot = snapshotToolCall({ type: "toolCall", id: "toolgate-precheck", name: tool.name, arguments: args }, budgets, tools);
     verdict = validateArguments(tool, snapshot.arguments);
-  } catch {
+  } catch (error) {
+    if (isToolContractError(error) && error.code === COURSE_TOOL_INVALID_TOOL_CALL) {
+      throw new Error(errorContent(COURSE_TOOL_ARGUMENTS_INVALID, { text: error.message, cut: false }));
+    }
     return;
   }
   if (!verdict.ok) throw new Error(errorContent(verdict.code, verdict.failure));

@@ -2,11 +2,13 @@
 // `executeToolCall`) or any ToolExecutor (in-process, worker pool, queue). One resolver,
 // so every adapter reads a source the same way.
 // docs/adapters.md (every adapter takes a registry or an executor).
+import { DEFAULT_ARGUMENT_BUDGETS, type ResolvedArgumentBudgets } from "../contract/budgets.js";
 import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import { AbortControllerPrototypeGetSignal, NativeAbortController, ReflectApply } from "../contract/primordials.js";
 import { registeredTools, type ToolRegistry } from "../contract/registry.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
+import { argumentBudgetsOf } from "../executor/executor-budgets.js";
 import { executeToolCall } from "../executor/in-process.js";
 import type { CallOptions, ToolExecutor } from "../executor/tool-executor.js";
 
@@ -17,12 +19,18 @@ export type ToolCallSource = ToolRegistry | Pick<ToolExecutor, "registry" | "exe
 export interface ResolvedSource {
   readonly registry: ToolRegistry;
   readonly run: (call: unknown, signal: AbortSignal, options?: CallOptions) => Promise<CourseToolResultMessage>;
+  /** The argument budgets `run` applies (before a tool's own): an executor's, or the defaults for a registry or a wrapper. */
+  readonly argumentBudgets: ResolvedArgumentBudgets;
 }
 
 /** Reads `source` once (its `registry` and `executeToolCall`); a ToolContractError(INVALID_ARGUMENT) for anything else. */
 export function resolveSource(source: unknown, api: string): ResolvedSource {
   if (isToolRegistry(source)) {
-    return { registry: source, run: (call, signal, options) => executeToolCall(source, call, signal, options) };
+    return {
+      registry: source,
+      run: (call, signal, options) => executeToolCall(source, call, signal, options),
+      argumentBudgets: DEFAULT_ARGUMENT_BUDGETS,
+    };
   }
   if (typeof source === "object" && source !== null) {
     const registry: unknown = (source as { readonly registry?: unknown }).registry;
@@ -31,6 +39,7 @@ export function resolveSource(source: unknown, api: string): ResolvedSource {
       return {
         registry,
         run: (call, signal, options) => ReflectApply(run, source, [call, signal, options]) as Promise<CourseToolResultMessage>,
+        argumentBudgets: argumentBudgetsOf(source),
       };
     }
   }

@@ -8,6 +8,7 @@ import { ToolContractError } from "../contract/errors.js";
 import { isPromise, ObjectFreeze, PromisePrototypeThen, PromiseReject } from "../contract/primordials.js";
 import { registeredTools, type ToolRegistry } from "../contract/registry.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
+import { recordArgumentBudgets } from "./executor-budgets.js";
 import type { RunFacts } from "./hooks.js";
 import { InFlight } from "./in-flight.js";
 import { type PipelineSettings, readExecutorOptions } from "./options.js";
@@ -150,6 +151,7 @@ export class InProcessToolExecutor implements ToolExecutor {
     const settings = readExecutorOptions(options);
     this.#registry = registry.snapshot();
     this.#pipeline = pipelineOf(this.#registry, settings);
+    recordArgumentBudgets(this, settings.argumentBudgets);
   }
 
   get registry(): ToolRegistry {

@@ -27,6 +27,7 @@ import { NativePromise, ObjectFreeze, PerformanceNow } from "../contract/primord
 import { registeredTools, ToolRegistry } from "../contract/registry.js";
 import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
 import { watchAbort } from "../executor/abort-watch.js";
+import { recordArgumentBudgets } from "../executor/executor-budgets.js";
 import { resolveHooks, type ToolExecutorHooks } from "../executor/hooks.js";
 import { InFlight } from "../executor/in-flight.js";
 import type { PipelineSettings } from "../executor/options.js";
@@ -166,6 +167,7 @@ export class QueueToolExecutor implements ToolExecutor {
   ) {
     this.#registry = registry;
     this.#pipeline = { tools: registeredTools(registry), run: (request) => this.#run(request), settings: options.settings };
+    recordArgumentBudgets(this, options.settings.argumentBudgets);
     this.#options = options;
     this.#queue = queue;
     this.#control = clients[0] as Redis;

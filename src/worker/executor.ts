@@ -7,6 +7,7 @@ import { ToolContractError } from "../contract/errors.js";
 import { PromisePrototypeThen, PromiseReject } from "../contract/primordials.js";
 import { registeredTools, type ToolRegistry } from "../contract/registry.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
+import { recordArgumentBudgets } from "../executor/executor-budgets.js";
 import { InFlight } from "../executor/in-flight.js";
 import { type PipelineSettings, readExecutorOptions } from "../executor/options.js";
 import { executeCall, executeCalls, type Pipeline } from "../executor/pipeline.js";
@@ -41,6 +42,7 @@ export class WorkerToolExecutor implements ToolExecutor {
     this.#dispatcher = dispatcher;
     // The tools are never exposed: `registry` hands out copies.
     this.#pipeline = { tools: registeredTools(modules.registry), run: (request) => dispatcher.run(request), settings };
+    recordArgumentBudgets(this, settings.argumentBudgets);
   }
 
   /**

@@ -1,9 +1,9 @@
 // toolgate/ai-sdk end to end: the AI SDK's own generateText / streamText loop over
 // toolgate tools, with the SDK's mock language model (ai/test) playing the model.
-import { generateText, isStepCount, streamText } from "ai";
+import { generateText, isStepCount, type ModelMessage, streamText } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
-import { defineTool, InProcessToolExecutor, imageContent, ToolRegistry, withAttachments } from "toolgate";
-import { ToolgateToolError, toAiSdkTools } from "toolgate/ai-sdk";
+import { defineTool, InProcessToolExecutor, imageContent, NonRecoverableToolError, ToolRegistry, withAttachments } from "toolgate";
+import { hasNonRecoverableToolError, ToolgateToolError, throwIfNonRecoverable, toAiSdkTools, toolCallDenied } from "toolgate/ai-sdk";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 
@@ -185,6 +185,29 @@ describe("docs/adapters.md — Use it with the Vercel AI SDK: toAiSdkTools with 
   });
 });
 
+describe("docs/adapters.md — Use it with the Vercel AI SDK: tool names", () => {
+  it("a tool named __proto__ is an own key of the tool set and the model's call runs it (issue 28, defect 8)", async () => {
+    const proto = defineTool({ name: "__proto__", description: "Answers.", parameters: z.object({}), execute: () => "from __proto__" });
+    const ctor = defineTool({ name: "constructor", description: "Answers.", parameters: z.object({}), execute: () => "from constructor" });
+    const tools = toAiSdkTools(new ToolRegistry([proto, ctor, add]));
+    expect(Object.keys(tools)).toEqual(["__proto__", "constructor", "add"]);
+    expect(Object.getPrototypeOf(tools)).toBe(null);
+    const model = new MockLanguageModelV4({
+      doGenerate: [toolCall("p-1", "__proto__", {}), toolCall("c-1", "constructor", {}), toolCall("t-1", "toString", {}), answer("done")],
+    });
+    const result = await generateText({ model, tools, prompt: "go", stopWhen: isStepCount(5) });
+    expect(result.text).toBe("done");
+    // The model was offered all three tools, and each call ran the toolgate tool of that name.
+    expect(model.doGenerateCalls[0]?.tools?.map((tool) => tool.name)).toEqual(["__proto__", "constructor", "add"]);
+    expect(toolResultsSeen(model.doGenerateCalls[1] as CallOptions)).toEqual([["p-1", { type: "text", value: "from __proto__" }]]);
+    expect(toolResultsSeen(model.doGenerateCalls[2] as CallOptions).at(-1)).toEqual(["c-1", { type: "text", value: "from constructor" }]);
+    // A name we do not have finds nothing inherited: the SDK reports it as an unknown tool.
+    const unknown = result.steps[2]?.content.find((part) => part.type === "tool-error");
+    expect(unknown).toMatchObject({ toolCallId: "t-1", toolName: "toString" });
+    expect(String((unknown as { error?: unknown } | undefined)?.error)).toMatch(/toString/);
+  });
+});
+
 describe("docs/adapters.md — Use it with the Vercel AI SDK: toAiSdkTools with streamText, progress as preliminary results", () => {
   it("the tool's progress reports arrive as preliminary tool results before the final one", async () => {
     const steps = defineTool({
@@ -230,5 +253,215 @@ describe("docs/adapters.md — Use it with the Vercel AI SDK: toAiSdkTools with 
       progress: { toolCallId: "call-s", toolName: "steps", progress: 1, total: 3, message: undefined },
     });
     expect(await result.text).toBe("ok");
+  });
+});
+
+describe("docs/adapters.md — Use it with the Vercel AI SDK: a NonRecoverableToolError ends the run", () => {
+  const fatal = new NonRecoverableToolError("ledger is corrupt");
+  const burn = defineTool({
+    name: "burn",
+    description: "Finds a broken invariant.",
+    parameters: z.object({}),
+    execute: () => {
+      throw fatal;
+    },
+  });
+
+  it("generateText: hasNonRecoverableToolError stops at the fatal call, throwIfNonRecoverable rethrows the genuine error", async () => {
+    const model = new MockLanguageModelV4({ doGenerate: [toolCall("call-b", "burn", {}), answer("I will just keep going")] });
+    const run = generateText({
+      model,
+      tools: toAiSdkTools(new ToolRegistry([burn])),
+      prompt: "burn",
+      stopWhen: [isStepCount(5), hasNonRecoverableToolError],
+    });
+    const error = await run.then(throwIfNonRecoverable).catch((caught: unknown) => caught);
+    expect(error).toBe(fatal);
+    // The model was never asked for a next step.
+    expect(model.doGenerateCalls).toHaveLength(1);
+  });
+
+  it("without the stop condition the SDK shows the model the error and goes on (what the helpers are for)", async () => {
+    const model = new MockLanguageModelV4({ doGenerate: [toolCall("call-b", "burn", {}), answer("I will just keep going")] });
+    const result = await generateText({ model, tools: toAiSdkTools(new ToolRegistry([burn])), prompt: "burn", stopWhen: isStepCount(5) });
+    expect(result.text).toBe("I will just keep going");
+    expect(model.doGenerateCalls).toHaveLength(2);
+    // The helper still finds the fatal error in the finished run.
+    expect(() => throwIfNonRecoverable(result)).toThrow(fatal);
+  });
+
+  it("streamText: the stream stops at the fatal call and the app rethrows the genuine error from the steps", async () => {
+    const model = new MockLanguageModelV4({
+      doStream: [
+        {
+          stream: convertArrayToReadableStream([
+            { type: "tool-call", toolCallId: "call-b", toolName: "burn", input: "{}" },
+            { type: "finish", finishReason: { unified: "tool-calls", raw: undefined }, usage },
+          ]),
+        },
+      ],
+    });
+    const result = streamText({
+      model,
+      tools: toAiSdkTools(new ToolRegistry([burn])),
+      prompt: "burn",
+      stopWhen: [isStepCount(5), hasNonRecoverableToolError],
+    });
+    const errors: unknown[] = [];
+    for await (const part of result.fullStream) if (part.type === "tool-error") errors.push(part.error);
+    expect(errors).toEqual([fatal]);
+    expect(() => throwIfNonRecoverable({ steps: [] })).not.toThrow();
+    const steps = await result.steps;
+    expect(() => throwIfNonRecoverable({ steps })).toThrow(fatal);
+    expect(model.doStreamCalls).toHaveLength(1);
+  });
+
+  it("an ordinary error result does not stop the run", async () => {
+    const model = new MockLanguageModelV4({ doGenerate: [toolCall("call-1", "add", { left: "x", right: 1 }), answer("sorry")] });
+    const result = throwIfNonRecoverable(
+      await generateText({
+        model,
+        tools: toAiSdkTools(new ToolRegistry([add])),
+        prompt: "add",
+        stopWhen: [isStepCount(5), hasNonRecoverableToolError],
+      }),
+    );
+    expect(result.text).toBe("sorry");
+  });
+});
+
+describe("docs/adapters.md — Use it with the Vercel AI SDK: approval through the SDK's own flow", () => {
+  function transfer() {
+    const executed: unknown[] = [];
+    const asked: unknown[] = [];
+    const tool = defineTool({
+      name: "transfer",
+      description: "Moves money.",
+      parameters: z.object({ amount: z.number() }),
+      execute: ({ amount }) => {
+        executed.push(amount);
+        return `moved ${amount}`;
+      },
+    });
+    const tools = toAiSdkTools(new ToolRegistry([tool, add]), {
+      needsApproval: (request) => {
+        asked.push(request);
+        return request.toolName === "transfer";
+      },
+    });
+    return { tools, executed, asked };
+  }
+
+  /** First turn: the model calls transfer; the SDK stops with an approval request. */
+  async function firstTurn(tools: ReturnType<typeof toAiSdkTools>, model: MockLanguageModelV4) {
+    const result = await generateText({ model, tools, prompt: "pay", stopWhen: isStepCount(5) });
+    const requests = result.content.filter((part) => part.type === "tool-approval-request");
+    return { result, requests };
+  }
+
+  it("a call that needs approval emits a tool-approval-request; approved, it runs through toolgate", async () => {
+    const { tools, executed, asked } = transfer();
+    const model = new MockLanguageModelV4({ doGenerate: [toolCall("call-t", "transfer", { amount: 5 }), answer("paid")] });
+    const { result, requests } = await firstTurn(tools, model);
+    expect(requests).toHaveLength(1);
+    expect(requests[0]?.toolCall).toMatchObject({ toolCallId: "call-t", toolName: "transfer", input: { amount: 5 } });
+    expect(asked).toEqual([{ toolCallId: "call-t", toolName: "transfer", arguments: { amount: 5 } }]);
+    expect(executed).toEqual([]);
+    const messages: ModelMessage[] = [
+      { role: "user", content: "pay" },
+      ...result.response.messages,
+      { role: "tool", content: [{ type: "tool-approval-response", approvalId: requests[0]?.approvalId as string, approved: true }] },
+    ];
+    const second = await generateText({ model, tools, messages, stopWhen: isStepCount(5) });
+    expect(second.text).toBe("paid");
+    expect(executed).toEqual([5]);
+    expect(toolResultsSeen(model.doGenerateCalls[1] as CallOptions)).toEqual([["call-t", { type: "text", value: "moved 5" }]]);
+  });
+
+  it("denied, the call never runs and the model reads TOOL_CALL_DENIED", async () => {
+    const { tools, executed } = transfer();
+    const model = new MockLanguageModelV4({ doGenerate: [toolCall("call-t", "transfer", { amount: 5 }), answer("not paid")] });
+    const { result, requests } = await firstTurn(tools, model);
+    const messages: ModelMessage[] = [
+      { role: "user", content: "pay" },
+      ...result.response.messages,
+      {
+        role: "tool",
+        content: [
+          {
+            type: "tool-approval-response",
+            approvalId: requests[0]?.approvalId as string,
+            approved: false,
+            reason: toolCallDenied("the account owner said no"),
+          },
+        ],
+      },
+    ];
+    const second = await generateText({ model, tools, messages, stopWhen: isStepCount(5) });
+    expect(second.text).toBe("not paid");
+    expect(executed).toEqual([]);
+    expect(toolResultsSeen(model.doGenerateCalls[1] as CallOptions)).toEqual([
+      [
+        "call-t",
+        {
+          type: "execution-denied",
+          reason: JSON.stringify({ error: { code: "TOOL_CALL_DENIED", message: "the account owner said no" } }),
+        },
+      ],
+    ]);
+  });
+
+  it("a call the predicate lets through, or a predicate that throws", async () => {
+    const executed: string[] = [];
+    const echo = defineTool({
+      name: "echo",
+      description: "Echoes.",
+      parameters: z.object({ text: z.string() }),
+      execute: ({ text }) => {
+        executed.push(text);
+        return text;
+      },
+    });
+    const tools = toAiSdkTools(new ToolRegistry([echo]), {
+      needsApproval: ({ arguments: args }) => {
+        if ((args as { text?: unknown }).text === "boom") throw new Error("policy store down");
+        if ((args as { text?: unknown }).text === "maybe") return "no" as never; // not a boolean: asks
+        return false;
+      },
+    });
+    const model = new MockLanguageModelV4({
+      doGenerate: [
+        {
+          ...toolCall("e-1", "echo", { text: "hi" }),
+          content: [
+            { type: "tool-call", toolCallId: "e-1", toolName: "echo", input: JSON.stringify({ text: "hi" }) },
+            { type: "tool-call", toolCallId: "e-2", toolName: "echo", input: JSON.stringify({ text: "boom" }) },
+            { type: "tool-call", toolCallId: "e-3", toolName: "echo", input: JSON.stringify({ text: "maybe" }) },
+          ],
+        },
+        answer("never"),
+      ],
+    });
+    const result = await generateText({ model, tools, prompt: "echo", stopWhen: isStepCount(5) });
+    // "hi" ran without approval; "boom" (a throw) and "maybe" (not a boolean) failed closed: they wait for a person.
+    expect(executed).toEqual(["hi"]);
+    expect(result.content.filter((part) => part.type === "tool-approval-request").map((part) => part.toolCall.toolCallId)).toEqual([
+      "e-2",
+      "e-3",
+    ]);
+  });
+
+  it("toolCallDenied reads as a beforeExecute denial: an empty reason is the generic text, a long one is cut", () => {
+    expect(JSON.parse(toolCallDenied(""))).toEqual({ error: { code: "TOOL_CALL_DENIED", message: "the call was denied" } });
+    // Cut as the executor cuts a denial's reason: at most 4096 code points of it, then the truncation marker.
+    const long = toolCallDenied("n".repeat(10_000));
+    expect(long.startsWith('{"error":{"code":"TOOL_CALL_DENIED","message":"nnnn')).toBe(true);
+    expect(long.length).toBeLessThan(4096 + 100);
+  });
+
+  it("needsApproval must be a function", () => {
+    expect(() => toAiSdkTools(new ToolRegistry([add]), { needsApproval: true as never })).toThrow(
+      /options\.needsApproval must be a function/,
+    );
   });
 });

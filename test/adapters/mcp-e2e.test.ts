@@ -108,6 +108,19 @@ describe("docs/adapters.md — MCP: tools/list", () => {
     expect(tools[1]?.inputSchema).toEqual({ type: "object", properties: { tag: { type: "string" } }, required: ["tag"] });
   });
 
+  it("a tool named __proto__ is listed and called like any other (issue 28, defect 8: no name-keyed object here)", async () => {
+    const proto = defineTool({ name: "__proto__", description: "Answers.", parameters: z.object({}), execute: () => "from __proto__" });
+    const { client } = await connect(new ToolRegistry([proto, add]));
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(["__proto__", "add"]);
+    expect(await client.callTool({ name: "__proto__", arguments: {} })).toEqual({
+      content: [{ type: "text", text: "from __proto__" }],
+      isError: false,
+    });
+    const unknown = await client.callTool({ name: "toString", arguments: {} });
+    expect(unknown.isError).toBe(true);
+    expect(JSON.stringify(unknown.content)).toContain("TOOL_NOT_FOUND");
+  });
+
   it("a tool without a JSON Schema is refused at creation, or listed as any object with withoutSchema: any-object", async () => {
     const plain = defineTool({
       name: "plain",

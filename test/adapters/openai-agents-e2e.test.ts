@@ -8,12 +8,14 @@ import {
   defineTool,
   describeTools,
   InProcessToolExecutor,
+  imageContent,
   isToolContractError,
   NonRecoverableToolError,
   type ToolProgress,
   ToolRegistry,
+  withAttachments,
 } from "toolgate";
-import { toOpenAiAgentsTools } from "toolgate/openai-agents";
+import { toOpenAiAgentsTools, toolCallDenied, toolgateToolErrorFormatter } from "toolgate/openai-agents";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 
@@ -180,12 +182,79 @@ describe("docs/adapters.md — Use it with the OpenAI Agents SDK: toOpenAiAgents
     expect(toolOutputsSeen(model, 1)).toEqual([["call-j", expect.stringContaining("valid JSON")]]);
   });
 
+  it("arguments that are valid JSON but not an object, or over the argument budgets, are errors the model reads; the run goes on (issue 28, defect 6)", async () => {
+    const executed: unknown[] = [];
+    const echo = defineTool({
+      name: "echo",
+      description: "Echoes a short text.",
+      parameters: z.object({ text: z.string() }),
+      argumentBudgets: { maxStringLength: 16 },
+      execute: (args) => {
+        executed.push(args);
+        return args.text;
+      },
+    });
+    const raw = ["null", "[2,3]", "5", '"2+3"', JSON.stringify({ text: "a".repeat(27) })];
+    const model = new ScriptedModel([
+      raw.map((args, index) => functionCall("echo", args, { callId: `call-${index}` })),
+      [functionCall("echo", { text: "short" }, { callId: "call-ok" })],
+      [assistantMessage("done")],
+    ]);
+    const executor = new InProcessToolExecutor(new ToolRegistry([echo]));
+    try {
+      const result = await runner.run(new Agent({ name: "a", model, tools: toOpenAiAgentsTools(executor) }), "echo");
+      expect(result.finalOutput).toBe("done");
+      const notAnObject = JSON.stringify({
+        error: { code: "TOOL_ARGUMENTS_INVALID", message: "call.arguments must be a plain JSON object" },
+      });
+      expect(toolOutputsSeen(model, 1)).toEqual([
+        ["call-0", notAnObject],
+        ["call-1", notAnObject],
+        ["call-2", notAnObject],
+        ["call-3", notAnObject],
+        [
+          "call-4",
+          JSON.stringify({
+            error: {
+              code: "TOOL_ARGUMENTS_INVALID",
+              message:
+                "arguments.text exceeds the argument budget: has a string of 27 code units (more than 16) (argument budget maxStringLength)",
+            },
+          }),
+        ],
+      ]);
+      expect(toolOutputsSeen(model, 2).at(-1)).toEqual(["call-ok", "short"]);
+      expect(executed).toEqual([{ text: "short" }]);
+    } finally {
+      await executor.close();
+    }
+  });
+
+  it("a malformed call from the caller's side (a closed executor) still ends the run", async () => {
+    const executor = new InProcessToolExecutor(new ToolRegistry([add]));
+    const tools = toOpenAiAgentsTools(executor);
+    await executor.close();
+    const model = new ScriptedModel([[functionCall("add", { left: 1, right: 2 }, { callId: "call-x" })], [assistantMessage("never")]]);
+    const error: unknown = await runner.run(new Agent({ name: "a", model, tools }), "add").catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ToolCallError);
+    expect(isToolContractError((error as ToolCallError).error)).toBe(true);
+    expect(model.calls).toHaveLength(1);
+  });
+
   it("an agent with a typed run context takes the tools and runs them with that context", async () => {
     const model = new ScriptedModel([[functionCall("add", { left: 1, right: 1 }, { callId: "call-c" })], [assistantMessage("2")]]);
     const agent = new Agent<{ userId: string }>({ name: "scoped", model, tools: toOpenAiAgentsTools(new ToolRegistry([add])) });
     const result = await runner.run(agent, "1 + 1?", { context: { userId: "u-1" } });
     expect(result.finalOutput).toBe("2");
     expect(toolOutputsSeen(model, 1)).toEqual([["call-c", "2"]]);
+  });
+
+  it("a tool named __proto__ is offered and run like any other (issue 28, defect 8: the tools are an array)", async () => {
+    const proto = defineTool({ name: "__proto__", description: "Answers.", parameters: z.object({}), execute: () => "from __proto__" });
+    const model = new ScriptedModel([[functionCall("__proto__", {}, { callId: "call-p" })], [assistantMessage("ok")]]);
+    await runner.run(new Agent({ name: "a", model, tools: toOpenAiAgentsTools(new ToolRegistry([proto, add])) }), "go");
+    expect(model.calls[0]?.request.tools.map((tool) => tool.type === "function" && tool.name)).toEqual(["__proto__", "add"]);
+    expect(toolOutputsSeen(model, 1)).toEqual([["call-p", "from __proto__"]]);
   });
 
   it("a tool name the SDK rewrites still runs the toolgate tool of that name", async () => {
@@ -294,5 +363,134 @@ describe("docs/adapters.md — Use it with the OpenAI Agents SDK: toOpenAiAgents
   it("the tools are frozen, so nothing swaps their execute after the fact", () => {
     const [tool] = toOpenAiAgentsTools(new ToolRegistry([add]));
     expect(Object.isFrozen(tool)).toBe(true);
+  });
+});
+
+describe("docs/adapters.md — Use it with the OpenAI Agents SDK: attachments as the SDK's image output", () => {
+  it("a result with images reaches the model as input_text then one input_image per attachment", async () => {
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 13, 10, 26, 10, 0, 255]);
+    const jpeg = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
+    const camera = defineTool({
+      name: "camera",
+      description: "Takes two pictures.",
+      parameters: z.object({}),
+      execute: () => withAttachments({ shots: 2 }, [imageContent(png, "image/png"), imageContent(jpeg, "image/jpeg")]),
+    });
+    const model = new ScriptedModel([
+      [functionCall("camera", {}, { callId: "cam-1" }), functionCall("add", { left: 1, right: 2 }, { callId: "add-1" })],
+      [assistantMessage("two pictures")],
+    ]);
+    const result = await runner.run(new Agent({ name: "a", model, tools: toOpenAiAgentsTools(new ToolRegistry([camera, add])) }), "look");
+    expect(result.finalOutput).toBe("two pictures");
+    const input = model.calls[1]?.request.input;
+    const outputs = Array.isArray(input)
+      ? input.filter((item) => item.type === "function_call_result").map((item) => [item.callId, item.output])
+      : [];
+    expect(outputs).toEqual([
+      [
+        "cam-1",
+        [
+          { type: "input_text", text: '{"shots":2}' },
+          { type: "input_image", image: `data:image/png;base64,${Buffer.from(png).toString("base64")}` },
+          { type: "input_image", image: `data:image/jpeg;base64,${Buffer.from(jpeg).toString("base64")}` },
+        ],
+      ],
+      // A text-only result stays text.
+      ["add-1", { type: "text", text: "3" }],
+    ]);
+  });
+});
+
+describe("docs/adapters.md — Use it with the OpenAI Agents SDK: approval through run interruptions", () => {
+  function transferTools() {
+    const executed: number[] = [];
+    const asked: unknown[] = [];
+    const transfer = defineTool({
+      name: "transfer",
+      description: "Moves money.",
+      parameters: z.object({ amount: z.number() }),
+      execute: ({ amount }) => {
+        executed.push(amount);
+        return `moved ${amount}`;
+      },
+    });
+    const tools = toOpenAiAgentsTools(new ToolRegistry([transfer, add]), {
+      needsApproval: (request) => {
+        asked.push(request);
+        return request.toolName === "transfer";
+      },
+    });
+    return { tools, executed, asked };
+  }
+
+  async function interrupted(scriptRunner: Runner, steps: ConstructorParameters<typeof ScriptedModel>[0]) {
+    const { tools, executed, asked } = transferTools();
+    const model = new ScriptedModel(steps);
+    const agent = new Agent({ name: "banker", model, tools });
+    const first = await scriptRunner.run(agent, "pay");
+    return { agent, model, first, executed, asked };
+  }
+
+  const script = () => [
+    [functionCall("transfer", { amount: 5 }, { callId: "call-t" }), functionCall("add", { left: 1, right: 1 }, { callId: "call-a" })],
+    [assistantMessage("finished")],
+  ];
+
+  it("a call that needs approval interrupts the run; approved, it runs through toolgate and the run resumes", async () => {
+    const { agent, model, first, executed, asked } = await interrupted(runner, script());
+    expect(first.interruptions.map((item) => item.type === "tool_approval_item" && item.name)).toEqual(["transfer"]);
+    expect(asked).toEqual([
+      { toolCallId: "call-t", toolName: "transfer", arguments: { amount: 5 } },
+      { toolCallId: "call-a", toolName: "add", arguments: { left: 1, right: 1 } },
+    ]);
+    expect(executed).toEqual([]);
+    first.state.approve(first.interruptions[0] as (typeof first.interruptions)[number]);
+    const second = await runner.run(agent, first.state);
+    expect(second.finalOutput).toBe("finished");
+    expect(executed).toEqual([5]);
+    // The call that needed no approval ran in the first turn; the approved one after resuming.
+    expect(toolOutputsSeen(model, 1)).toEqual([
+      ["call-a", "2"],
+      ["call-t", "moved 5"],
+    ]);
+  });
+
+  it("rejected, the call never runs; with toolgateToolErrorFormatter the model reads TOOL_CALL_DENIED", async () => {
+    const formatting = new Runner({ tracingDisabled: true, toolErrorFormatter: toolgateToolErrorFormatter });
+    const { agent, model, first, executed } = await interrupted(formatting, script());
+    first.state.reject(first.interruptions[0] as (typeof first.interruptions)[number]);
+    const second = await formatting.run(agent, first.state);
+    expect(second.finalOutput).toBe("finished");
+    expect(executed).toEqual([]);
+    expect(toolOutputsSeen(model, 1)).toEqual([
+      ["call-a", "2"],
+      ["call-t", JSON.stringify({ error: { code: "TOOL_CALL_DENIED", message: "Tool execution was not approved." } })],
+    ]);
+  });
+
+  it("rejected with a message of the person's own: toolCallDenied(reason) is what the model reads", async () => {
+    const { agent, model, first, executed } = await interrupted(runner, script());
+    first.state.reject(first.interruptions[0] as (typeof first.interruptions)[number], { message: toolCallDenied("the owner said no") });
+    await runner.run(agent, first.state);
+    expect(executed).toEqual([]);
+    expect(toolOutputsSeen(model, 1).at(-1)).toEqual([
+      "call-t",
+      JSON.stringify({ error: { code: "TOOL_CALL_DENIED", message: "the owner said no" } }),
+    ]);
+  });
+
+  it("a predicate that throws asks a person (fails closed); needsApproval must be a function", async () => {
+    const echo = defineTool({ name: "echo", description: "Echoes.", parameters: z.object({}), execute: () => "echoed" });
+    const tools = toOpenAiAgentsTools(new ToolRegistry([echo]), {
+      needsApproval: () => {
+        throw new Error("policy store down");
+      },
+    });
+    const model = new ScriptedModel([[functionCall("echo", {}, { callId: "call-e" })], [assistantMessage("never")]]);
+    const result = await runner.run(new Agent({ name: "a", model, tools }), "echo");
+    expect(result.interruptions).toHaveLength(1);
+    expect(() => toOpenAiAgentsTools(new ToolRegistry([echo]), { needsApproval: "yes" as never })).toThrow(
+      /options\.needsApproval must be a function/,
+    );
   });
 });

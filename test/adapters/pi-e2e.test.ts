@@ -3,8 +3,8 @@
 // executor too; here also what only the in-process executor does (progress) and what needs
 // tools of its own (schema libraries, NonRecoverableToolError).
 import { num, obj } from "pi-schema-1";
-import { defineTool, imageContent, NonRecoverableToolError, ToolRegistry, withAttachments } from "toolgate";
-import { fromPiAgentTool } from "toolgate/pi";
+import { defineTool, InProcessToolExecutor, imageContent, NonRecoverableToolError, ToolRegistry, withAttachments } from "toolgate";
+import { fromPiAgentTool, toPiAgentTools } from "toolgate/pi";
 import Type from "typebox";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
@@ -269,5 +269,91 @@ describe.each(PI_MAJORS)("docs/adapters.md — Use it with Pi: Pi agentLoop and 
     expect(hookCalls).toEqual([]);
     expect(toolResults(messages).map((result) => [result.isError, resultText(result)])).toEqual([[true, "ledger is corrupt"]]);
     expect(assistantMessages(messages).at(-1)?.stopReason).toBe("stop");
+  });
+});
+
+describe.each(PI_MAJORS)("docs/adapters.md — Use it with Pi: prepareArguments keeps the operator's argument budgets ($name)", (major) => {
+  /** A tool whose validator records every value it is given (the slow regex of issue 28, defect 7, stands behind it). */
+  function echoTool(argumentBudgets?: { maxStringLength: number }) {
+    const validated: unknown[] = [];
+    const executed: unknown[] = [];
+    const tool = defineTool({
+      name: "echo",
+      description: "Echoes a short text.",
+      validate: (args: unknown) => {
+        validated.push(args);
+        return { ok: true as const, value: args as { text: string } };
+      },
+      jsonSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+      ...(argumentBudgets === undefined ? {} : { argumentBudgets }),
+      execute: (args: { text: string }) => {
+        executed.push(args);
+        return args.text;
+      },
+    });
+    return { tool, validated, executed };
+  }
+
+  async function callWith(source: ToolRegistry | InProcessToolExecutor, text: string) {
+    const run = await runPiAgentLoop(major, source, [
+      major.assistant([major.toolCall("echo", { text }, "e1")], "toolUse"),
+      major.assistant("done"),
+    ]);
+    return toolResults(run.messages).map((result) => [result.isError, resultText(result)]);
+  }
+
+  const long = "a".repeat(27);
+  const refused = [
+    true,
+    JSON.stringify({
+      error: {
+        code: "TOOL_ARGUMENTS_INVALID",
+        message:
+          "arguments.text exceeds the argument budget: has a string of 27 code units (more than 16) (argument budget maxStringLength)",
+      },
+    }),
+  ];
+
+  it("the tool's own argumentBudgets: an over-long string never reaches a validator; the model reads the budget", async () => {
+    const { tool, validated, executed } = echoTool({ maxStringLength: 16 });
+    expect(await callWith(new ToolRegistry([tool]), long)).toEqual([refused]);
+    expect(validated).toEqual([]);
+    expect(executed).toEqual([]);
+    // Within the budget the call runs as before.
+    expect(await callWith(new ToolRegistry([tool]), "short")).toEqual([[false, "short"]]);
+  });
+
+  it("the executor's argumentBudgets: the same refusal, for a tool without budgets of its own", async () => {
+    const { tool, validated, executed } = echoTool();
+    const executor = new InProcessToolExecutor(new ToolRegistry([tool]), { argumentBudgets: { maxStringLength: 16 } });
+    try {
+      expect(await callWith(executor, long)).toEqual([refused]);
+      expect(validated).toEqual([]);
+      expect(executed).toEqual([]);
+    } finally {
+      await executor.close();
+    }
+  });
+
+  it("arguments that are not an object are refused the same way, before any validator", async () => {
+    const { tool, validated } = echoTool();
+    const [agentTool] = toPiAgentTools(new ToolRegistry([tool]));
+    for (const args of [null, [2, 3], 5, "2+3"]) {
+      expect(() => agentTool?.prepareArguments(args)).toThrow(
+        /^\{"error":\{"code":"TOOL_ARGUMENTS_INVALID","message":"call\.arguments must be/,
+      );
+    }
+    expect(validated).toEqual([]);
+  });
+});
+
+describe.each(PI_MAJORS)("docs/adapters.md — Use it with Pi: a tool named __proto__ ($name)", (major) => {
+  it("is offered and run like any other (issue 28, defect 8: the tools are an array)", async () => {
+    const proto = defineTool({ name: "__proto__", description: "Answers.", parameters: z.object({}), execute: () => "from __proto__" });
+    const run = await runPiAgentLoop(major, new ToolRegistry([proto]), [
+      major.assistant([major.toolCall("__proto__", {}, "p1")], "toolUse"),
+      major.assistant("done"),
+    ]);
+    expect(toolResults(run.messages).map((result) => [result.isError, resultText(result)])).toEqual([[false, "from __proto__"]]);
   });
 });

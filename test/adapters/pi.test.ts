@@ -281,11 +281,12 @@ describe("docs/adapters.md — Use it with Pi: toPiAgentTool", () => {
     expect(tool.prepareArguments(good)).toBe(good);
   });
 
-  it("prepareArguments leaves a malformed call to the executor (which reports it with the call id)", () => {
+  it("prepareArguments refuses arguments the executor's snapshot would refuse, as TOOL_ARGUMENTS_INVALID the model reads", () => {
     const { registry } = makeRegistry();
     const tool = toPiAgentTool(registry, "add");
-    const weird = { left: Number.NaN };
-    expect(tool.prepareArguments(weird)).toBe(weird);
+    expect(() => tool.prepareArguments({ left: Number.NaN })).toThrow(
+      /^\{"error":\{"code":"TOOL_ARGUMENTS_INVALID","message":"arguments\.left /,
+    );
   });
 
   describe.each(PI_MAJORS)("against $name's own argument check", (major) => {
