@@ -9,12 +9,17 @@
 import { randomUUID } from "node:crypto";
 import { Queue, QueueEvents } from "bullmq";
 import type { Redis } from "ioredis";
+import { adoptAttachments } from "../contract/attachments.js";
 import {
   type ArgumentBudgets,
+  type AttachmentBudgets,
+  attachmentBudgetsFor,
   DEFAULT_ARGUMENT_BUDGETS,
   DEFAULT_ATTACHMENT_BUDGETS,
   DEFAULT_OUTPUT_BUDGETS,
+  type ResolvedAttachmentBudgets,
   readArgumentBudgets,
+  readAttachmentBudgets,
   resolveBudgets,
 } from "../contract/budgets.js";
 import { COURSE_TOOL_EXECUTION_TIMEOUT, COURSE_TOOL_EXECUTOR_CLOSED, COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
@@ -25,7 +30,7 @@ import { NativePromise, ObjectFreeze, PerformanceNow } from "../contract/primord
 import { registeredTools, ToolRegistry } from "../contract/registry.js";
 import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
 import { watchAbort } from "../executor/abort-watch.js";
-import { resolveHooks, type ToolExecutorHooks } from "../executor/hooks.js";
+import { type RunFacts, resolveHooks, type ToolExecutorHooks } from "../executor/hooks.js";
 import type { PipelineSettings } from "../executor/options.js";
 import { executeCall, executeCalls, type Pipeline, type RunRequest } from "../executor/pipeline.js";
 import type { ToolOutcome } from "../executor/run-tool.js";
@@ -45,6 +50,7 @@ import {
   readObject,
   readQueueName,
 } from "./options.js";
+import { openRemoteProgress } from "./progress.js";
 import {
   BULL_PREFIX,
   CANCEL_MARK_TTL_MS,
@@ -58,6 +64,8 @@ import {
   failedOutcome,
   type QueueJobData,
 } from "./protocol.js";
+import type { HostFacts } from "./result-codec.js";
+import { StoppedJobs, THREAD_KILLED_EVENT } from "./thread-facts.js";
 
 /** Options of `QueueToolExecutor.create`. Give exactly one of `modules` and `registry`. */
 export interface QueueToolExecutorOptions {
@@ -79,6 +87,11 @@ export interface QueueToolExecutorOptions {
   readonly hooks?: ToolExecutorHooks;
   /** Argument budgets of every call, checked here before anything is enqueued (a call's override them; a tool's own only tighten them). */
   readonly argumentBudgets?: ArgumentBudgets;
+  /**
+   * Attachment budgets of every result (a tool's own override them): they travel with the job,
+   * the host bounds the result by them, and this side checks them again before publishing.
+   */
+  readonly attachmentBudgets?: AttachmentBudgets;
   /** How often in-flight jobs are checked in Redis for a lost host or lost data (default 500, 20..60 000). */
   readonly heartbeatMs?: number;
   /** How long `create()` tries to reach Redis (default 5000, at most 60 000). */
@@ -97,6 +110,8 @@ interface ResolvedOptions {
   readonly connectTimeoutMs: number;
   readonly redisLostMs: number;
   readonly closeTimeoutMs: number;
+  /** The executor's attachment budgets as jobs carry them: absent when they are the defaults. */
+  readonly sentAttachmentBudgets: ResolvedAttachmentBudgets | undefined;
 }
 
 /** One enqueued call waiting for its job to finish. */
@@ -108,6 +123,8 @@ interface PendingJob {
   missingTicks: number;
   /** The host's answer. */
   answer(decoded: DecodedResult): void;
+  /** A progress event's data (untrusted), for a call whose caller listens. */
+  progress(data: unknown): void;
   /** This side gives up with `outcome`, and marks the job so that no host starts it. */
   giveUp(outcome: ToolOutcome): void;
 }
@@ -142,6 +159,8 @@ export class QueueToolExecutor implements ToolExecutor {
   #lastHealthyAt = 0;
   #closing: Promise<void> | undefined;
   readonly #idleWaiters: (() => void)[] = [];
+  /** Jobs this side stopped, whose host may still terminate the thread: their `record`, for a late kill. */
+  readonly #stopped = new StoppedJobs();
 
   private constructor(registry: ToolRegistry, options: ResolvedOptions, queue: Queue, events: QueueEvents, clients: readonly Redis[]) {
     this.#registry = registry;
@@ -152,6 +171,9 @@ export class QueueToolExecutor implements ToolExecutor {
     this.#control = clients[0] as Redis;
     this.#clients = clients;
     events.on("completed", ({ jobId, returnvalue }) => this.#pending.get(jobId)?.answer(decodeResult(returnvalue)));
+    events.on("progress", ({ jobId, data }) => this.#pending.get(jobId)?.progress(data));
+    // Our own event on the queue's stream: BullMQ's QueueEvents emits it under its name.
+    (events as unknown as NodeJS.EventEmitter).on(THREAD_KILLED_EVENT, (args: { jobId?: unknown }) => this.#stopped.killed(args?.jobId));
     events.on("failed", ({ jobId, failedReason }) =>
       this.#pending.get(jobId)?.giveUp(failedOutcome(`the job failed on its host: ${failedReason}`)),
     );
@@ -253,11 +275,14 @@ export class QueueToolExecutor implements ToolExecutor {
     const { call, signal } = request;
     this.#jobCount += 1;
     const jobId = `${this.#jobPrefix}.${this.#jobCount}.${jobIdPart(call.id)}`;
+    const startedAt = PerformanceNow();
+    const remote = request.onProgress === undefined ? undefined : openRemoteProgress(request.onProgress, call.id, call.name, signal);
     return new NativePromise<ToolOutcome>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const finish = (): boolean => {
         if (this.#pending.get(jobId) !== entry) return false;
         this.#pending.delete(jobId);
+        remote?.close();
         unwatch();
         if (timer !== undefined) clearTimeout(timer);
         if (this.#pending.size === 0) for (const wake of this.#idleWaiters.splice(0)) wake();
@@ -266,6 +291,7 @@ export class QueueToolExecutor implements ToolExecutor {
       const stop = (reason: CancelReason): boolean => {
         if (!finish()) return false;
         this.#cancel(jobId, reason);
+        this.#stopped.remember(jobId, request.record);
         return true;
       };
       const entry: PendingJob = {
@@ -274,9 +300,11 @@ export class QueueToolExecutor implements ToolExecutor {
         missingTicks: 0,
         answer: (decoded) => {
           if (!finish()) return;
+          if (decoded.facts !== undefined) request.record(agentFacts(decoded.facts, PerformanceNow() - startedAt));
           if (decoded.fatal) reject(new NonRecoverableToolError(decoded.message));
-          else resolve(decoded.outcome);
+          else resolve(withinAttachmentBudgets(decoded.outcome, request));
         },
+        progress: (data) => remote?.deliver(data),
         giveUp: (outcome) => {
           if (stop("gave-up")) resolve(outcome);
         },
@@ -301,6 +329,8 @@ export class QueueToolExecutor implements ToolExecutor {
         arguments: call.arguments,
         // The host stops the tool at the same limit, should this side's cancel never reach it.
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        ...(remote === undefined ? {} : { progress: true }),
+        ...(this.#options.sentAttachmentBudgets === undefined ? {} : { attachmentBudgets: this.#options.sentAttachmentBudgets }),
       };
       this.#queue
         .add(call.name, data, { jobId, attempts: 1, removeOnComplete: FINISHED_JOB_RETENTION, removeOnFail: FINISHED_JOB_RETENTION })
@@ -434,6 +464,31 @@ function jobIdPart(callId: string): string {
   return cutToCodePoints(callId, MAX_CALL_ID_IN_JOB_ID).text.replace(/[%:]/g, (char) => (char === "%" ? "%25" : "%3A"));
 }
 
+/**
+ * A host's outcome against the call's attachment budgets (the tool's own over this
+ * executor's): attachments over them are not a result this side accepts.
+ */
+function withinAttachmentBudgets(outcome: ToolOutcome, request: RunRequest): ToolOutcome {
+  const attachments = outcome.attachments;
+  if (attachments === undefined) return outcome;
+  const adopted = adoptAttachments(attachments, attachmentBudgetsFor(request.tool.attachmentBudgets, request.attachmentBudgets));
+  if (typeof adopted === "string") return failedOutcome(`the host's attachments are refused: ${adopted}`);
+  return ObjectFreeze({ content: outcome.content, isError: outcome.isError, attachments: adopted });
+}
+
+/**
+ * The host's facts as this side's: the run is the host's, the wait everything else (the
+ * time in Redis, waiting for a host and for its thread, and the way back), so that
+ * `onCallEnd`'s `runMs` is the tool's time on its host.
+ */
+function agentFacts(facts: HostFacts, elapsedMs: number): RunFacts {
+  return {
+    queueWaitMs: elapsedMs > facts.runMs ? elapsedMs - facts.runMs : 0,
+    ...(facts.threadId === undefined ? {} : { threadId: facts.threadId }),
+    ...(facts.killed ? { threadKilled: true } : {}),
+  };
+}
+
 function timedOut(timeoutMs: number): ToolOutcome {
   return ObjectFreeze({
     content: errorContent(COURSE_TOOL_EXECUTION_TIMEOUT, { text: `the tool did not finish within ${timeoutMs} ms`, cut: false }),
@@ -469,10 +524,6 @@ const REFUSED_OPTIONS: readonly (readonly [string, string])[] = [
     "outputBudgets",
     "options.outputBudgets are applied where the tool runs: the QueueToolExecutor does not take them (the hosts serialize with the default output budgets)",
   ],
-  [
-    "attachmentBudgets",
-    "options.attachmentBudgets do not apply: a QueueToolExecutor's results carry no attachments (only the text content crosses Redis)",
-  ],
 ];
 
 /** INVALID_ARGUMENT for a call's (or batch's) `app`: it cannot cross machines. */
@@ -503,7 +554,10 @@ function resolveOptions(options: QueueToolExecutorOptions): {
       raw.argumentBudgets === undefined ? undefined : readArgumentBudgets(raw.argumentBudgets, "options.argumentBudgets"),
     ),
     outputBudgets: DEFAULT_OUTPUT_BUDGETS,
-    attachmentBudgets: DEFAULT_ATTACHMENT_BUDGETS,
+    attachmentBudgets: resolveBudgets(
+      DEFAULT_ATTACHMENT_BUDGETS,
+      raw.attachmentBudgets === undefined ? undefined : readAttachmentBudgets(raw.attachmentBudgets, "options.attachmentBudgets"),
+    ),
   });
   return {
     resolved: {
@@ -514,6 +568,7 @@ function resolveOptions(options: QueueToolExecutorOptions): {
       connectTimeoutMs: integerOption("connectTimeoutMs", raw.connectTimeoutMs, 1, 60_000, 5000),
       redisLostMs,
       closeTimeoutMs: durationOption("closeTimeoutMs", raw.closeTimeoutMs, 0, 30_000),
+      sentAttachmentBudgets: settings.attachmentBudgets === DEFAULT_ATTACHMENT_BUDGETS ? undefined : settings.attachmentBudgets,
     },
     registry: registry as ToolRegistry | undefined,
     modules: modules as readonly ToolModuleSpecifier[] | undefined,

@@ -8,11 +8,24 @@
 import { availableParallelism } from "node:os";
 import { type Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
-import { COURSE_TOOL_EXECUTION_FAILED } from "../contract/constants.js";
+import {
+  type AttachmentBudgets,
+  attachmentBudgetsFor,
+  DEFAULT_ATTACHMENT_BUDGETS,
+  type ResolvedAttachmentBudgets,
+  readAttachmentBudgets,
+  resolveBudgets,
+} from "../contract/budgets.js";
+import {
+  COURSE_TOOL_ATTACHMENT_BYTES_LIMIT,
+  COURSE_TOOL_ATTACHMENTS_LIMIT,
+  COURSE_TOOL_EXECUTION_FAILED,
+  COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED,
+} from "../contract/constants.js";
 import { isNonRecoverableToolError } from "../contract/errors.js";
 import { describeFailure, readDataProperty } from "../contract/failure.js";
 import type { ToolRegistry } from "../contract/registry.js";
-import { errorContent } from "../contract/results.js";
+import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
 import { WorkerToolExecutor } from "../worker/executor.js";
 import type { ToolModuleSpecifier } from "../worker/tool-modules.js";
 import { closeRedis, connectOrFail, openRedis, settlesWithin } from "./connection.js";
@@ -26,7 +39,10 @@ import {
   readObject,
   readQueueName,
 } from "./options.js";
+import { relayToJob } from "./progress.js";
 import { type CancelReason, cancelChannel, cancelMarkKey, decodeCancel, type QueueJobData, type QueueJobResult } from "./protocol.js";
+import { attachmentsOverBudget, encodeAttachments } from "./result-codec.js";
+import { announceThreadKilled, HostFactsBook } from "./thread-facts.js";
 
 /** Options of `runToolWorkerHost`. */
 export interface ToolWorkerHostOptions {
@@ -86,6 +102,7 @@ interface ResolvedHostOptions {
 }
 
 const CANCELLED: QueueJobResult = { kind: "cancelled" };
+const ATTACHMENT_LIMITS = { maxAttachments: COURSE_TOOL_ATTACHMENTS_LIMIT, maxAttachmentBytes: COURSE_TOOL_ATTACHMENT_BYTES_LIMIT };
 /** How often the cancel marks of running jobs are read (a fallback for lost cancel messages). */
 const CANCEL_POLL_MS = 1000;
 /** How long a closing host waits for Redis to record the jobs it stopped. */
@@ -104,9 +121,13 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
   const workerClient = openRedis(resolved.connection);
   const clients: Redis[] = [control, subscriber, workerClient];
   let executor: WorkerToolExecutor;
+  const facts = new HostFactsBook((jobId) => announceThreadKilled(control, resolved.queue, jobId));
   try {
     executor = await WorkerToolExecutor.create({
       modules: resolved.modules,
+      hooks: facts.hooks,
+      // The job's budgets bound each result (encodeResult): the pool's own admit anything a budget may.
+      attachmentBudgets: ATTACHMENT_LIMITS,
       minThreads: 1,
       maxThreads: resolved.threads,
       abortGraceMs: resolved.abortGraceMs,
@@ -117,6 +138,8 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
     throw error;
   }
 
+  /** The host's tools, for their own attachment budgets. */
+  const tools = executor.registry;
   /** The signals of the jobs running here, by job id. */
   const running = new Map<string, AbortController>();
   subscriber.on("message", (_channel: string, message: string) => {
@@ -136,21 +159,36 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
     bullSignal?.addEventListener("abort", onBullAbort, { once: true });
     // Registered before the mark is read: a cancel published after the read finds it here.
     running.set(jobId, controller);
+    let book: ReturnType<HostFactsBook["begin"]> | undefined;
+    const data = job.data as Partial<QueueJobData> | null;
+    const callId = data?.callId;
     try {
       if ((await control.get(cancelMarkKey(resolved.queue, jobId))) !== null) return CANCELLED;
-      const data = job.data as Partial<QueueJobData> | null;
-      const call = { type: "toolCall", id: data?.callId, name: data?.toolName, arguments: data?.arguments };
+      const call = { type: "toolCall", id: callId, name: data?.toolName, arguments: data?.arguments };
+      const budgets = jobAttachmentBudgets(data?.attachmentBudgets, tools.get(String(data?.toolName))?.attachmentBudgets);
       // The agent's limit for the call: the host's pipeline applies it as the call's own (a
       // malformed one is refused with the job, as a malformed call is).
       const timeoutMs = data?.timeoutMs;
-      const message = await executor.executeToolCall(call, controller.signal, timeoutMs === undefined ? undefined : { timeoutMs });
-      return { kind: "result", content: message.content, isError: message.isError };
+      const options = {
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        ...(data?.progress === true ? { onProgress: relayToJob(job) } : {}),
+      };
+      if (typeof callId === "string") book = facts.begin(jobId, callId);
+      const message = await executor.executeToolCall(call, controller.signal, options);
+      return withFacts(encodeMessage(message, budgets), book, callId);
     } catch (error) {
-      return encodeFailure(error, controller.signal);
+      return withFacts(encodeFailure(error, controller.signal), book, callId);
     } finally {
       running.delete(jobId);
       bullSignal?.removeEventListener("abort", onBullAbort);
     }
+  };
+
+  /** The result with the host's facts of its call, when its hooks told them. */
+  const withFacts = (result: QueueJobResult, book: ReturnType<HostFactsBook["begin"]> | undefined, callId: unknown): QueueJobResult => {
+    if (book === undefined) return result;
+    const known = facts.end(book, callId as string);
+    return known === undefined ? result : { ...result, facts: known };
   };
 
   const worker = new Worker(resolved.queue, runJob, {
@@ -209,6 +247,33 @@ async function abortMarked(control: Redis, queue: string, running: Map<string, A
     const reason = marks[index];
     if (reason === "abort" || reason === "timeout" || reason === "gave-up") running.get(jobIds[index] as string)?.abort(stopReason(reason));
   }
+}
+
+/** A result message as a job's return value: its attachments within the call's budgets, in base64. */
+function encodeMessage(message: CourseToolResultMessage, budgets: ResolvedAttachmentBudgets): QueueJobResult {
+  const attachments = message.attachments;
+  if (attachments === undefined || attachments.length === 0) return { kind: "result", content: message.content, isError: message.isError };
+  const over = attachmentsOverBudget(attachments, budgets);
+  if (over !== undefined) {
+    return {
+      kind: "result",
+      content: errorContent(COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED, {
+        text: `the tool's attachments are over the call's budgets: ${over}`,
+        cut: false,
+      }),
+      isError: true,
+    };
+  }
+  return { kind: "result", content: message.content, isError: message.isError, attachments: encodeAttachments(attachments) };
+}
+
+/** The call's attachment budgets: the tool's own over the agent's (from the job), over the defaults. */
+function jobAttachmentBudgets(fromJob: unknown, toolBudgets: AttachmentBudgets | undefined): ResolvedAttachmentBudgets {
+  const agents =
+    fromJob === undefined
+      ? DEFAULT_ATTACHMENT_BUDGETS
+      : resolveBudgets(DEFAULT_ATTACHMENT_BUDGETS, readAttachmentBudgets(fromJob, "the job's attachmentBudgets"));
+  return attachmentBudgetsFor(toolBudgets, agents);
 }
 
 /** What the tool's signal carries when the agent stops a job. */
