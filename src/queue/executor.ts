@@ -38,6 +38,7 @@ import { abortReason } from "../executor/signal.js";
 import type { BatchOptions, CallOptions, ToolExecutor } from "../executor/tool-executor.js";
 import { callAppRefusal } from "../worker/app-refusal.js";
 import { loadToolModules, type ToolModuleSpecifier } from "../worker/tool-modules.js";
+import { cancelJob } from "./cancel.js";
 import { BULLMQ_CLOSE_MS, closeRedis, connectOrFail, openRedis, settlesWithin } from "./connection.js";
 import { type JobState, readJobStates } from "./job-states.js";
 import {
@@ -53,13 +54,9 @@ import {
 import { openRemoteProgress } from "./progress.js";
 import {
   BULL_PREFIX,
-  CANCEL_MARK_TTL_MS,
   type CancelReason,
-  cancelChannel,
-  cancelMarkKey,
   type DecodedResult,
   decodeResult,
-  encodeCancel,
   FINISHED_JOB_RETENTION,
   failedOutcome,
   type QueueJobData,
@@ -154,6 +151,8 @@ export class QueueToolExecutor implements ToolExecutor {
   /** Cancellations Redis did not take (it was unreachable): sent again once it answers. */
   readonly #unsentCancels = new Map<string, CancelReason>();
   readonly #sendingCancels = new Set<Promise<unknown>>();
+  /** Adds not yet answered, by job id: a cancel waits for its job's add. */
+  readonly #adding = new Map<string, Promise<unknown>>();
   #heartbeat: NodeJS.Timeout | undefined;
   #ticking = false;
   #lastHealthyAt = 0;
@@ -332,8 +331,15 @@ export class QueueToolExecutor implements ToolExecutor {
         ...(remote === undefined ? {} : { progress: true }),
         ...(this.#options.sentAttachmentBudgets === undefined ? {} : { attachmentBudgets: this.#options.sentAttachmentBudgets }),
       };
-      this.#queue
-        .add(call.name, data, { jobId, attempts: 1, removeOnComplete: FINISHED_JOB_RETENTION, removeOnFail: FINISHED_JOB_RETENTION })
+      const adding = this.#queue.add(call.name, data, {
+        jobId,
+        attempts: 1,
+        removeOnComplete: FINISHED_JOB_RETENTION,
+        removeOnFail: FINISHED_JOB_RETENTION,
+      });
+      this.#adding.set(jobId, adding);
+      adding
+        .finally(() => this.#adding.delete(jobId))
         .then(
           () => {
             entry.enqueued = true;
@@ -348,12 +354,10 @@ export class QueueToolExecutor implements ToolExecutor {
    * it (the one running it aborts the tool's signal). Kept for later if Redis is unreachable.
    */
   #cancel(jobId: string, reason: CancelReason): void {
-    const queue = this.#options.queue;
-    const sending = this.#control
-      .multi()
-      .set(cancelMarkKey(queue, jobId), reason, "PX", CANCEL_MARK_TTL_MS)
-      .publish(cancelChannel(queue), encodeCancel(jobId, reason))
-      .exec()
+    const send = () => cancelJob(this.#control, this.#options.queue, jobId, reason);
+    // After the job's add settles: a cancel that overtook it would find nothing to remove.
+    const adding = this.#adding.get(jobId);
+    const sending = (adding === undefined ? send() : adding.then(send, send))
       .then(
         () => undefined,
         () => {

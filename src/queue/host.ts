@@ -105,6 +105,9 @@ const CANCELLED: QueueJobResult = { kind: "cancelled" };
 const ATTACHMENT_LIMITS = { maxAttachments: COURSE_TOOL_ATTACHMENTS_LIMIT, maxAttachmentBytes: COURSE_TOOL_ATTACHMENT_BYTES_LIMIT };
 /** How often the cancel marks of running jobs are read (a fallback for lost cancel messages). */
 const CANCEL_POLL_MS = 1000;
+/** How long, and how many, cancel messages of jobs not running here are kept. */
+const EARLY_CANCEL_MS = 60_000;
+const EARLY_CANCELS_KEPT = 10_000;
 /** How long a closing host waits for Redis to record the jobs it stopped. */
 const STOPPED_JOBS_RECORD_MS = 2000;
 
@@ -142,9 +145,14 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
   const tools = executor.registry;
   /** The signals of the jobs running here, by job id. */
   const running = new Map<string, AbortController>();
+  /** Cancels of jobs not (yet) running here: one this host has taken may not have reached runJob. */
+  const early = new EarlyCancels();
   subscriber.on("message", (_channel: string, message: string) => {
     const cancel = decodeCancel(message);
-    if (cancel !== undefined) running.get(cancel.jobId)?.abort(stopReason(cancel.reason));
+    if (cancel === undefined) return;
+    const controller = running.get(cancel.jobId);
+    if (controller !== undefined) controller.abort(stopReason(cancel.reason));
+    else early.add(cancel.jobId, cancel.reason);
   });
   await subscriber.connect();
   await subscriber.subscribe(cancelChannel(resolved.queue));
@@ -163,7 +171,10 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
     const data = job.data as Partial<QueueJobData> | null;
     const callId = data?.callId;
     try {
-      if ((await control.get(cancelMarkKey(resolved.queue, jobId))) !== null) return CANCELLED;
+      // No read of the mark here: the agent's cancel removes a waiting job atomically (cancel.ts),
+      // so a job taken here was taken before its cancel, whose message aborts it (or came early).
+      const reason = early.take(jobId);
+      if (reason !== undefined) controller.abort(stopReason(reason));
       const call = { type: "toolCall", id: callId, name: data?.toolName, arguments: data?.arguments };
       const budgets = jobAttachmentBudgets(data?.attachmentBudgets, tools.get(String(data?.toolName))?.attachmentBudgets);
       // The agent's limit for the call: the host's pipeline applies it as the call's own (a
@@ -231,6 +242,27 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
       return closing;
     },
   };
+}
+
+/** Cancel messages for jobs not running here, kept a while (bounded) for a job taken but not yet started. */
+class EarlyCancels {
+  readonly #reasons = new Map<string, { readonly reason: CancelReason; readonly at: number }>();
+
+  add(jobId: string, reason: CancelReason): void {
+    const now = performance.now();
+    this.#reasons.set(jobId, { reason, at: now });
+    for (const [oldest, entry] of this.#reasons) {
+      if (this.#reasons.size <= EARLY_CANCELS_KEPT && now - entry.at <= EARLY_CANCEL_MS) break;
+      this.#reasons.delete(oldest);
+    }
+  }
+
+  take(jobId: string): CancelReason | undefined {
+    const entry = this.#reasons.get(jobId);
+    if (entry === undefined) return undefined;
+    this.#reasons.delete(jobId);
+    return entry.reason;
+  }
 }
 
 /** Aborts every running job whose cancel mark is set; Redis errors wait for the next poll. */

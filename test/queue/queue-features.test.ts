@@ -245,3 +245,28 @@ describe.skipIf(!("url" in redis))("docs/queue.md — thread facts across machin
     expect(killed).toEqual([]);
   });
 });
+
+describe.skipIf(!("url" in redis))("docs/queue.md — Guarantees: a cancel that reaches a host before the job's run", () => {
+  test("a cancel message for a job the host has not yet run is kept: the job, taken later, answers cancelled without running", async () => {
+    const queue = uniqueQueue("early-cancel");
+    await host(queue);
+    const writer = client();
+    const jobId = "tg-early.1.call";
+    // The message the agent's cancel publishes, arriving before the host has the job (as when
+    // the host's moveToActive and the cancel race): forced here by sending it first.
+    await writer.publish(`toolgate:${queue}:cancel`, JSON.stringify({ jobId, reason: "timeout" }));
+    const { Queue, QueueEvents } = await import("bullmq");
+    const producer = new Queue(queue, { connection: client() });
+    const events = new QueueEvents(queue, { connection: client() });
+    cleanups.push(async () => {
+      await events.close();
+      await producer.close();
+    });
+    await events.waitUntilReady();
+    const job = await producer.add("nap", { v: 1, callId: "call", toolName: "nap", arguments: { ms: 0 } }, { jobId });
+    expect(await job.waitUntilFinished(events, 10_000)).toEqual({ kind: "cancelled" });
+    // The same host runs a job nobody cancelled: the check above could fail.
+    const other = await producer.add("nap", { v: 1, callId: "call", toolName: "nap", arguments: { ms: 0 } }, { jobId: "tg-early.2.call" });
+    expect(await other.waitUntilFinished(events, 10_000)).toMatchObject({ kind: "result", content: "rested", isError: false });
+  });
+});
