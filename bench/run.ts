@@ -29,7 +29,7 @@ if (process.env.BENCH_CASE === "budgets") {
   }
   process.exit(0);
 } else if (process.env.BENCH_CASE === "queue") {
-  // Case 7 alone: its section and its target rows go into the results file (the rest stays).
+  // The queue case alone: its section and its target rows go into the results file (the rest stays).
   const queue = await benchQueue({ smoke, log });
   process.stdout.write(`${renderQueueSection(queue)}\n`);
   const file = process.env.BENCH_OUT ?? (smoke ? undefined : fileURLToPath(RESULTS_FILE));

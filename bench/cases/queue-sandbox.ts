@@ -1,4 +1,4 @@
-// Case 7, side by side with the fair peer: BullMQ with a sandboxed processor
+// The queue case, side by side with the fair peer: BullMQ with a sandboxed processor
 // (`useWorkerThreads: true`: the job runs in a worker thread, BullMQ's own isolation), doing
 // the same no-op as toolgate's `ping`, against one `toolgate-worker` host with one thread.
 // Both run through a private `redis-server` on a free loopback port (no other client shares
