@@ -52,7 +52,11 @@ export interface ToolWorkerHostOptions {
   readonly queue: string;
   /** Tool modules this host runs (ES modules default-exporting tool definitions). */
   readonly modules: readonly ToolModuleSpecifier[];
-  /** Worker threads, and jobs taken at once (default `os.availableParallelism()`, at most 256). */
+  /**
+   * Worker threads (default `os.availableParallelism()`, at most 256). The host takes up to
+   * twice as many jobs at once: the next job is fetched from Redis while a thread still runs
+   * the last (a taken job waits here for a thread, its time counted by the agent's limit).
+   */
   readonly threads?: number;
   /**
    * This host's default limit of a call in ms (TOOL_EXECUTION_TIMEOUT; default: none). A
@@ -105,6 +109,8 @@ const CANCELLED: QueueJobResult = { kind: "cancelled" };
 const ATTACHMENT_LIMITS = { maxAttachments: COURSE_TOOL_ATTACHMENTS_LIMIT, maxAttachmentBytes: COURSE_TOOL_ATTACHMENT_BYTES_LIMIT };
 /** How often the cancel marks of running jobs are read (a fallback for lost cancel messages). */
 const CANCEL_POLL_MS = 1000;
+/** Jobs a host takes at once, per thread. */
+const JOBS_PER_THREAD = 2;
 /** How long, and how many, cancel messages of jobs not running here are kept. */
 const EARLY_CANCEL_MS = 60_000;
 const EARLY_CANCELS_KEPT = 10_000;
@@ -204,7 +210,9 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
 
   const worker = new Worker(resolved.queue, runJob, {
     connection: workerClient,
-    concurrency: resolved.threads,
+    // Twice the threads: fetching a job overlaps a thread's run. A crashed host's taken jobs,
+    // started or not, stall and fail (maxStalledCount 0): none runs twice (docs/queue.md).
+    concurrency: resolved.threads * JOBS_PER_THREAD,
     lockDuration: resolved.lockDurationMs,
     stalledInterval: resolved.lockDurationMs,
     // A stalled job (its host died) fails instead of running again: tools have side effects.

@@ -2,13 +2,16 @@
 // agent's onProgress (throttled, nothing after the call settled, forged events dropped), its
 // attachments come back within the call's budgets (forged or oversized ones refused), and the
 // host's thread facts reach the agent's onCallEnd and onThreadKilled.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { CallEndEvent, ThreadKilledEvent, ToolProgress } from "toolgate";
 import { QueueToolExecutor, runToolWorkerHost, type ToolWorkerHost } from "toolgate/queue";
 import { afterEach, describe, expect, test } from "vitest";
-import { call, errorOf, fixture, neverAborted } from "../support/helpers.js";
+import { call, errorOf, fixture, neverAborted, scratchDir, waitForFile } from "../support/helpers.js";
 import { findRedis, uniqueQueue } from "../support/redis.js";
+import { startHostProcess } from "./host-process.js";
 
 const TOOLS = fixture("queue-feature-tools");
 const redis = await findRedis();
@@ -268,5 +271,38 @@ describe.skipIf(!("url" in redis))("docs/queue.md — Guarantees: a cancel that 
     // The same host runs a job nobody cancelled: the check above could fail.
     const other = await producer.add("nap", { v: 1, callId: "call", toolName: "nap", arguments: { ms: 0 } }, { jobId: "tg-early.2.call" });
     expect(await other.waitUntilFinished(events, 10_000)).toMatchObject({ kind: "result", content: "rested", isError: false });
+  });
+});
+
+describe.skipIf(!("url" in redis))("docs/queue.md — Guarantees: a host takes twice as many jobs as it has threads", () => {
+  test("a host killed while one job runs and one waits for its thread: both fail within the lock bound, neither runs again", async () => {
+    const queue = uniqueQueue("taken-waiting");
+    const tools = fixture("queue-tools");
+    const flags = ["--threads", "1", "--lock-duration", "1000"];
+    const victim = await startHostProcess(url, queue, [tools], flags);
+    cleanups.push(() => victim.stop("SIGKILL"));
+    const executor = await agent(queue, { modules: [tools] });
+    const log = join(scratchDir(), "starts");
+    const running = executor.executeToolCall(call("waitForStop", { log }, "running"), neverAborted());
+    expect(await waitForFile(log)).toBe(`running ${victim.pid}\n`);
+    const waiting = executor.executeToolCall(call("whoAmI", { log }, "waiting"), neverAborted());
+    // The second job is taken by the host (active in Redis) while its one thread is busy.
+    const reader = client();
+    const deadline = Date.now() + 10_000;
+    while ((await reader.llen(`bull:${queue}:active`)) < 2) {
+      if (Date.now() > deadline) throw new Error("the host did not take the second job");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await victim.stop("SIGKILL");
+    const survivor = await startHostProcess(url, queue, [tools], flags);
+    cleanups.push(() => survivor.stop("SIGTERM"));
+    for (const result of await Promise.all([running, waiting])) {
+      expect(errorOf(result).code).toBe("TOOL_EXECUTION_FAILED");
+      expect(errorOf(result).message).toMatch(/stopped renewing its job lock|stalled/);
+    }
+    const after = await executor.executeToolCall(call("whoAmI", { log }, "after"), neverAborted());
+    expect(JSON.parse(after.content)).toEqual({ pid: survivor.pid, toolCallId: "after" });
+    // The waiting job never started, on the dead host or on the survivor; the running one ran once.
+    expect(readFileSync(log, "utf8")).toBe(`running ${victim.pid}\nafter ${survivor.pid}\n`);
   });
 });
