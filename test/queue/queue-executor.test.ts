@@ -145,8 +145,11 @@ describe.skipIf(!("url" in redis))("docs/queue.md — Guarantees, and what is no
     controller.abort("not needed any more");
     await expect(pending).rejects.toBe("not needed any more");
 
-    // The cancel removed the waiting job atomically: nothing is left for a host to take.
-    expect(await reader.getJobCounts("waiting", "active", "completed")).toEqual({ waiting: 0, active: 0, completed: 0 });
+    // The cancel (sent as the abort rejects) removes the waiting job atomically: nothing is left for a host to take.
+    await vi.waitFor(
+      async () => expect(await reader.getJobCounts("waiting", "active", "completed")).toEqual({ waiting: 0, active: 0, completed: 0 }),
+      { timeout: 5000, interval: 20 },
+    );
     await host(queue);
     // A host takes jobs in order: a call made now runs after the aborted one would have, and alone.
     const ran = await executor.executeToolCall(call("whoAmI", { log }, "ran"), neverAborted());
