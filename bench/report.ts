@@ -1,5 +1,6 @@
 // The results as Markdown tables (readable in a terminal, pasteable into docs) and, for
 // bench/report.md, the same tables with an SVG chart per section (bench/svg.ts).
+import type { QueueResult } from "./cases/queue.js";
 import type { BenchResults } from "./index.js";
 import { type Bar, barChart, logLogChart } from "./svg.js";
 
@@ -144,20 +145,7 @@ export function renderReport(results: BenchResults): string {
     "",
     ...peersSection(results),
     "",
-    queue.ran
-      ? `9. Through Redis (BullMQ): toolgate-worker hosts (1 thread each) vs raw BullMQ workers (concurrency 1), ${queue.rounds} rounds\n${table(
-          ["hosts", "in flight", "toolgate µs/call", "BullMQ µs/call", "toolgate calls/s", "BullMQ calls/s", "ours/BullMQ"],
-          queue.variants.map((variant) => [
-            String(variant.hosts),
-            String(variant.inFlight),
-            fmt(variant.oursUsPerCall, 1),
-            fmt(variant.bullmqUsPerCall, 1),
-            fmt(variant.oursCallsPerSec, 0),
-            fmt(variant.bullmqCallsPerSec, 0),
-            `${fmt(variant.ratio)}x`,
-          ]),
-        )}`
-      : `9. Through Redis (BullMQ): not run (${queue.reason})`,
+    renderQueueSection(queue),
     "",
     `Targets: ${results.summary.passed} pass, ${results.summary.missed} miss (info rows are context, not counted)`,
     table(
@@ -172,6 +160,34 @@ export function renderReport(results: BenchResults): string {
     ),
   );
   return out.join("\n");
+}
+
+/** Case 7's tables: vs raw BullMQ, and side by side with BullMQ's sandboxed processor. */
+export function renderQueueSection(queue: QueueResult): string {
+  if (!queue.ran) return `9. Through Redis (BullMQ): not run (${queue.reason})`;
+  const raw = `9. Through Redis (BullMQ): toolgate-worker hosts (1 thread each) vs raw BullMQ workers (concurrency 1), ${queue.rounds} rounds\n${table(
+    ["hosts", "in flight", "toolgate µs/call", "BullMQ µs/call", "toolgate calls/s", "BullMQ calls/s", "ours/BullMQ"],
+    queue.variants.map((variant) => [
+      String(variant.hosts),
+      String(variant.inFlight),
+      fmt(variant.oursUsPerCall, 1),
+      fmt(variant.bullmqUsPerCall, 1),
+      fmt(variant.oursCallsPerSec, 0),
+      fmt(variant.bullmqCallsPerSec, 0),
+      `${fmt(variant.ratio)}x`,
+    ]),
+  )}`;
+  const sandbox = queue.sandbox;
+  if (!sandbox.ran) return `${raw}\n\n9b. vs BullMQ sandboxed: not run (${sandbox.reason})`;
+  return `${raw}\n\n9b. vs BullMQ sandboxed (useWorkerThreads, concurrency 1) on a private redis-server, 1 host thread, ${sandbox.rounds} rounds\n${table(
+    ["in flight", "toolgate µs/call", "sandboxed µs/call", "ours/sandboxed"],
+    sandbox.variants.map((variant) => [
+      String(variant.inFlight),
+      fmt(variant.oursUsPerCall, 1),
+      fmt(variant.peerUsPerCall, 1),
+      `${fmt(variant.ratio)}x`,
+    ]),
+  )}\nRedis commands per call (INFO commandstats, Lua included): toolgate ${fmt(sandbox.commandsPerCall.ours, 1)}, sandboxed BullMQ ${fmt(sandbox.commandsPerCall.peer, 1)}`;
 }
 
 function scalingSection({ scaling }: BenchResults): string[] {

@@ -15,6 +15,7 @@ import type { CourseToolCall } from "toolgate";
 import { QueueToolExecutor } from "toolgate/queue";
 import { type CaseOptions, interleave, median, neverAborted, now, pairedRatios, round, type TargetCheck } from "../harness.js";
 import { TOOLS_MODULE } from "../paths.js";
+import { benchQueueSandbox, type SandboxResult, sandboxTargets } from "./queue-sandbox.js";
 
 export interface QueueVariant {
   readonly hosts: number;
@@ -33,6 +34,8 @@ export type QueueResult =
       readonly ran: true;
       readonly rounds: number;
       readonly variants: QueueVariant[];
+      /** Side by side with BullMQ's sandboxed processor, on a private redis-server (queue-sandbox.ts). */
+      readonly sandbox: SandboxResult;
       readonly targets: TargetCheck[];
     }
   | { readonly ran: false; readonly reason: string; readonly targets: TargetCheck[] };
@@ -176,17 +179,22 @@ export async function benchQueue(options: CaseOptions = {}): Promise<QueueResult
     options.log?.(`queue: ${hosts} host process${hosts === 1 ? "" : "es"}`);
     variants.push(...(await measureHosts(url, hosts, calls, rounds, warmupRounds)));
   }
+  const sandbox = await benchQueueSandbox(options);
   return {
     ran: true,
     rounds,
     variants,
-    targets: variants.map((variant) => ({
-      id: `queue.hosts${variant.hosts}.inFlight${variant.inFlight}.ratio`,
-      target: `ours/BullMQ (time per call, ${variant.hosts} host${variant.hosts === 1 ? "" : "s"}, ${variant.inFlight} in flight) (informational)`,
-      value: variant.ratio,
-      pass: true,
-      note: "informational: no target is set; the peer is raw BullMQ without the boundary (no snapshot, validation, budgets or result linking)",
-      informational: true,
-    })),
+    sandbox,
+    targets: [
+      ...sandboxTargets(sandbox),
+      ...variants.map((variant) => ({
+        id: `queue.hosts${variant.hosts}.inFlight${variant.inFlight}.ratio`,
+        target: `ours/BullMQ (time per call, ${variant.hosts} host${variant.hosts === 1 ? "" : "s"}, ${variant.inFlight} in flight) (informational)`,
+        value: variant.ratio,
+        pass: true,
+        note: "informational: no target is set; the peer is raw BullMQ without the boundary (no snapshot, validation, budgets or result linking)",
+        informational: true,
+      })),
+    ],
   };
 }

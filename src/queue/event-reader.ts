@@ -2,9 +2,9 @@
 // a client of its own instead of BullMQ's QueueEvents: every entry is untrusted (any client of
 // the server can XADD to the stream), and QueueEvents JSON-parses return values inside its
 // loop, so one malformed entry threw out of the loop and stopped every later event. Here an
-// entry is only ever two strings, its event name and job id, and nothing in it can throw or
-// stop the loop: one bad entry costs that entry. The payload of an event is never believed
-// (the agent reads the job's own hash; see executor.ts), so nothing else is parsed.
+// entry is only ever strings (its event name, job id and, for progress, its raw `data`), and
+// nothing in it can throw or stop the loop: one bad entry costs that entry. A result in an
+// event is never believed (the agent reads the job's own hash; see executor.ts).
 // docs/queue.md — Topology (results), Failure scenarios (a malformed or forged event).
 import type { Redis } from "ioredis";
 import { NativePromise } from "../contract/primordials.js";
@@ -16,8 +16,11 @@ const BATCH = 1000;
 /** After a failed read (Redis unreachable), the next one waits this long. */
 const RETRY_MS = 100;
 
-/** What the reader hands on: an event's name and its job id, nothing else. */
-export type EventListener = (event: string, jobId: string) => void;
+/**
+ * What the reader hands on: an event's name, its job id and, when the entry has one, its
+ * `data` field as the raw string (a progress report: the listener parses and checks it).
+ */
+export type EventListener = (event: string, jobId: string, data: string | undefined) => void;
 
 export class EventReader {
   readonly #client: Redis;
@@ -75,7 +78,7 @@ export class EventReader {
       const fields = readFields(entry[1]);
       if (fields === undefined) continue;
       try {
-        this.#listener(fields.event, fields.jobId);
+        this.#listener(fields.event, fields.jobId, fields.data);
       } catch {
         // The listener's own failure must not stop the stream either.
       }
@@ -83,14 +86,17 @@ export class EventReader {
   }
 }
 
-/** The `event` and `jobId` fields of one entry's field list, or undefined. */
-function readFields(fields: unknown): { event: string; jobId: string } | undefined {
+/** The `event`, `jobId` and (if a string) `data` fields of one entry's field list, or undefined. */
+function readFields(fields: unknown): { event: string; jobId: string; data: string | undefined } | undefined {
   if (!Array.isArray(fields)) return undefined;
   let event: unknown;
   let jobId: unknown;
+  let data: unknown;
   for (let index = 0; index + 1 < fields.length; index += 2) {
     if (fields[index] === "event") event = fields[index + 1];
     else if (fields[index] === "jobId") jobId = fields[index + 1];
+    else if (fields[index] === "data") data = fields[index + 1];
   }
-  return typeof event === "string" && typeof jobId === "string" ? { event, jobId } : undefined;
+  if (typeof event !== "string" || typeof jobId !== "string") return undefined;
+  return { event, jobId, data: typeof data === "string" ? data : undefined };
 }

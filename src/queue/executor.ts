@@ -10,13 +10,18 @@
 import { randomUUID } from "node:crypto";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
+import { adoptAttachments } from "../contract/attachments.js";
 import {
   type ArgumentBudgets,
+  type AttachmentBudgets,
+  attachmentBudgetsFor,
   DEFAULT_ARGUMENT_BUDGETS,
   DEFAULT_ATTACHMENT_BUDGETS,
   DEFAULT_OUTPUT_BUDGETS,
   outputBudgetsFor,
+  type ResolvedAttachmentBudgets,
   readArgumentBudgets,
+  readAttachmentBudgets,
   resolveBudgets,
 } from "../contract/budgets.js";
 import { COURSE_TOOL_EXECUTION_TIMEOUT, COURSE_TOOL_EXECUTOR_CLOSED, COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
@@ -28,7 +33,7 @@ import { registeredTools, ToolRegistry } from "../contract/registry.js";
 import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
 import { watchAbort } from "../executor/abort-watch.js";
 import { recordArgumentBudgets } from "../executor/executor-budgets.js";
-import { resolveHooks, type ToolExecutorHooks } from "../executor/hooks.js";
+import { type RunFacts, resolveHooks, type ToolExecutorHooks } from "../executor/hooks.js";
 import { InFlight } from "../executor/in-flight.js";
 import type { PipelineSettings } from "../executor/options.js";
 import { executeCall, executeCalls, type Pipeline, type RunRequest } from "../executor/pipeline.js";
@@ -37,6 +42,7 @@ import { abortReason } from "../executor/signal.js";
 import type { BatchOptions, CallOptions, ToolExecutor } from "../executor/tool-executor.js";
 import { callAppRefusal } from "../worker/app-refusal.js";
 import { loadToolModules, type ToolModuleSpecifier } from "../worker/tool-modules.js";
+import { cancelJob } from "./cancel.js";
 import { BULLMQ_CLOSE_MS, closeRedis, connectOrFail, openRedis, settlesWithin } from "./connection.js";
 import { EventReader } from "./event-reader.js";
 import { type JobState, readJobStates } from "./job-states.js";
@@ -50,18 +56,10 @@ import {
   readObject,
   readQueueName,
 } from "./options.js";
-import {
-  BULL_PREFIX,
-  CANCEL_MARK_TTL_MS,
-  type CancelReason,
-  cancelChannel,
-  cancelMarkKey,
-  decodeResult,
-  encodeCancel,
-  FINISHED_JOB_RETENTION,
-  failedOutcome,
-  type QueueJobData,
-} from "./protocol.js";
+import { openRemoteProgress } from "./progress.js";
+import { BULL_PREFIX, type CancelReason, decodeResult, FINISHED_JOB_RETENTION, failedOutcome, type QueueJobData } from "./protocol.js";
+import type { HostFacts } from "./result-codec.js";
+import { StoppedJobs, THREAD_KILLED_EVENT } from "./thread-facts.js";
 
 /** Options of `QueueToolExecutor.create`. Give exactly one of `modules` and `registry`. */
 export interface QueueToolExecutorOptions {
@@ -83,6 +81,11 @@ export interface QueueToolExecutorOptions {
   readonly hooks?: ToolExecutorHooks;
   /** Argument budgets of every call, checked here before anything is enqueued (a call's override them; a tool's own only tighten them). */
   readonly argumentBudgets?: ArgumentBudgets;
+  /**
+   * Attachment budgets of every result (a tool's own override them): they travel with the job,
+   * the host bounds the result by them, and this side checks them again before publishing.
+   */
+  readonly attachmentBudgets?: AttachmentBudgets;
   /** How often in-flight jobs are checked in Redis for a lost host or lost data (default 500, 20..60 000). */
   readonly heartbeatMs?: number;
   /** How long `create()` tries to reach Redis (default 5000, at most 60 000). */
@@ -101,6 +104,8 @@ interface ResolvedOptions {
   readonly connectTimeoutMs: number;
   readonly redisLostMs: number;
   readonly closeTimeoutMs: number;
+  /** The executor's attachment budgets as jobs carry them: absent when they are the defaults. */
+  readonly sentAttachmentBudgets: ResolvedAttachmentBudgets | undefined;
 }
 
 /** One enqueued call waiting for its job to finish. */
@@ -114,6 +119,8 @@ interface PendingJob {
   missingTicks: number;
   /** The host's answer, as read from the job's hash (parsed JSON, still untrusted). */
   answer(value: unknown): void;
+  /** A progress event's data (untrusted), for a call whose caller listens. */
+  progress(data: unknown): void;
   /** This side gives up with `outcome`, and marks the job so that no host starts it. */
   giveUp(outcome: ToolOutcome): void;
 }
@@ -148,6 +155,8 @@ export class QueueToolExecutor implements ToolExecutor {
   /** Jobs whose finishing event came, to be confirmed from their hashes in one read. */
   readonly #toConfirm = new Set<string>();
   #confirmScheduled = false;
+  /** Adds not yet answered, by job id: a cancel waits for its job's add. */
+  readonly #adding = new Map<string, Promise<unknown>>();
   #heartbeat: NodeJS.Timeout | undefined;
   #ticking = false;
   #lastHealthyAt = 0;
@@ -156,6 +165,8 @@ export class QueueToolExecutor implements ToolExecutor {
   #closing: Promise<void> | undefined;
   /** close() has given up waiting: a call reaching the runner now is answered, never enqueued. */
   #enqueueClosed = false;
+  /** Jobs this side stopped, whose host may still terminate the thread: their `record`, for a late kill. */
+  readonly #stopped = new StoppedJobs();
 
   private constructor(
     registry: ToolRegistry,
@@ -174,8 +185,15 @@ export class QueueToolExecutor implements ToolExecutor {
     this.#clients = clients;
     // An event only says where to look: the result is read from the job's hash (a forged
     // `completed` event for a job still running finds no result there, and is ignored).
-    this.#events = new EventReader(eventsClient, `${BULL_PREFIX}:${options.queue}:events`, lastEventId, (event, jobId) => {
-      if ((event === "completed" || event === "failed") && this.#pending.has(jobId)) this.#confirm(jobId);
+    // Progress and a host's late thread kill are hints too: each is checked before it is used.
+    this.#events = new EventReader(eventsClient, `${BULL_PREFIX}:${options.queue}:events`, lastEventId, (event, jobId, data) => {
+      if (event === "completed" || event === "failed") {
+        if (this.#pending.has(jobId)) this.#confirm(jobId);
+      } else if (event === "progress") {
+        if (data !== undefined) this.#pending.get(jobId)?.progress(parseJson(data));
+      } else if (event === THREAD_KILLED_EVENT) {
+        this.#stopped.killed(jobId);
+      }
     });
     this.#events.start();
   }
@@ -283,11 +301,14 @@ export class QueueToolExecutor implements ToolExecutor {
     const maxContentCodePoints = outputBudgetsFor(request.tool.budgets, DEFAULT_OUTPUT_BUDGETS).maxContentCodePoints;
     this.#jobCount += 1;
     const jobId = `${this.#jobPrefix}.${this.#jobCount}.${jobIdPart(call.id)}`;
+    const startedAt = PerformanceNow();
+    const remote = request.onProgress === undefined ? undefined : openRemoteProgress(request.onProgress, call.id, call.name, signal);
     return new NativePromise<ToolOutcome>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const finish = (): boolean => {
         if (this.#pending.get(jobId) !== entry) return false;
         this.#pending.delete(jobId);
+        remote?.close();
         unwatch();
         if (timer !== undefined) clearTimeout(timer);
         return true;
@@ -295,6 +316,7 @@ export class QueueToolExecutor implements ToolExecutor {
       const stop = (reason: CancelReason): boolean => {
         if (!finish()) return false;
         this.#cancel(jobId, reason);
+        this.#stopped.remember(jobId, request.record);
         return true;
       };
       const entry: PendingJob = {
@@ -305,9 +327,11 @@ export class QueueToolExecutor implements ToolExecutor {
         answer: (value) => {
           if (!finish()) return;
           const decoded = decodeResult(value, maxContentCodePoints);
+          if (decoded.facts !== undefined) request.record(agentFacts(decoded.facts, PerformanceNow() - startedAt));
           if (decoded.fatal) reject(new NonRecoverableToolError(decoded.message));
-          else resolve(decoded.outcome);
+          else resolve(withinAttachmentBudgets(decoded.outcome, request));
         },
+        progress: (data) => remote?.deliver(data),
         giveUp: (outcome) => {
           if (stop("gave-up")) resolve(outcome);
         },
@@ -332,9 +356,18 @@ export class QueueToolExecutor implements ToolExecutor {
         arguments: call.arguments,
         // The host stops the tool at the same limit, should this side's cancel never reach it.
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        ...(remote === undefined ? {} : { progress: true }),
+        ...(this.#options.sentAttachmentBudgets === undefined ? {} : { attachmentBudgets: this.#options.sentAttachmentBudgets }),
       };
-      this.#queue
-        .add(call.name, data, { jobId, attempts: 1, removeOnComplete: FINISHED_JOB_RETENTION, removeOnFail: FINISHED_JOB_RETENTION })
+      const adding = this.#queue.add(call.name, data, {
+        jobId,
+        attempts: 1,
+        removeOnComplete: FINISHED_JOB_RETENTION,
+        removeOnFail: FINISHED_JOB_RETENTION,
+      });
+      this.#adding.set(jobId, adding);
+      adding
+        .finally(() => this.#adding.delete(jobId))
         .then(
           () => {
             entry.enqueued = true;
@@ -349,12 +382,10 @@ export class QueueToolExecutor implements ToolExecutor {
    * it (the one running it aborts the tool's signal). Kept for later if Redis is unreachable.
    */
   #cancel(jobId: string, reason: CancelReason): void {
-    const queue = this.#options.queue;
-    const sending = this.#control
-      .multi()
-      .set(cancelMarkKey(queue, jobId), reason, "PX", CANCEL_MARK_TTL_MS)
-      .publish(cancelChannel(queue), encodeCancel(jobId, reason))
-      .exec()
+    const send = () => cancelJob(this.#control, this.#options.queue, jobId, reason);
+    // After the job's add settles: a cancel that overtook it would find nothing to remove.
+    const adding = this.#adding.get(jobId);
+    const sending = (adding === undefined ? send() : adding.then(send, send))
       .then(
         () => undefined,
         () => {
@@ -498,6 +529,31 @@ function jobIdPart(callId: string): string {
   return part;
 }
 
+/**
+ * A host's outcome against the call's attachment budgets (the tool's own over this
+ * executor's): attachments over them are not a result this side accepts.
+ */
+function withinAttachmentBudgets(outcome: ToolOutcome, request: RunRequest): ToolOutcome {
+  const attachments = outcome.attachments;
+  if (attachments === undefined) return outcome;
+  const adopted = adoptAttachments(attachments, attachmentBudgetsFor(request.tool.attachmentBudgets, request.attachmentBudgets));
+  if (typeof adopted === "string") return failedOutcome(`the host's attachments are refused: ${adopted}`);
+  return ObjectFreeze({ content: outcome.content, isError: outcome.isError, attachments: adopted });
+}
+
+/**
+ * The host's facts as this side's: the run is the host's, the wait everything else (the
+ * time in Redis, waiting for a host and for its thread, and the way back), so that
+ * `onCallEnd`'s `runMs` is the tool's time on its host.
+ */
+function agentFacts(facts: HostFacts, elapsedMs: number): RunFacts {
+  return {
+    queueWaitMs: elapsedMs > facts.runMs ? elapsedMs - facts.runMs : 0,
+    ...(facts.threadId === undefined ? {} : { threadId: facts.threadId }),
+    ...(facts.killed ? { threadKilled: true } : {}),
+  };
+}
+
 function timedOut(timeoutMs: number): ToolOutcome {
   return ObjectFreeze({
     content: errorContent(COURSE_TOOL_EXECUTION_TIMEOUT, { text: `the tool did not finish within ${timeoutMs} ms`, cut: false }),
@@ -533,10 +589,6 @@ const REFUSED_OPTIONS: readonly (readonly [string, string])[] = [
     "outputBudgets",
     "options.outputBudgets are applied where the tool runs: the QueueToolExecutor does not take them (the hosts serialize with the default output budgets)",
   ],
-  [
-    "attachmentBudgets",
-    "options.attachmentBudgets do not apply: a QueueToolExecutor's results carry no attachments (only the text content crosses Redis)",
-  ],
 ];
 
 /** INVALID_ARGUMENT for a call's (or batch's) `app`: it cannot cross machines. */
@@ -567,7 +619,10 @@ function resolveOptions(options: QueueToolExecutorOptions): {
       raw.argumentBudgets === undefined ? undefined : readArgumentBudgets(raw.argumentBudgets, "options.argumentBudgets"),
     ),
     outputBudgets: DEFAULT_OUTPUT_BUDGETS,
-    attachmentBudgets: DEFAULT_ATTACHMENT_BUDGETS,
+    attachmentBudgets: resolveBudgets(
+      DEFAULT_ATTACHMENT_BUDGETS,
+      raw.attachmentBudgets === undefined ? undefined : readAttachmentBudgets(raw.attachmentBudgets, "options.attachmentBudgets"),
+    ),
   });
   return {
     resolved: {
@@ -578,6 +633,7 @@ function resolveOptions(options: QueueToolExecutorOptions): {
       connectTimeoutMs: integerOption("connectTimeoutMs", raw.connectTimeoutMs, 1, 60_000, 5000),
       redisLostMs,
       closeTimeoutMs: durationOption("closeTimeoutMs", raw.closeTimeoutMs, 0, 30_000),
+      sentAttachmentBudgets: settings.attachmentBudgets === DEFAULT_ATTACHMENT_BUDGETS ? undefined : settings.attachmentBudgets,
     },
     registry: registry as ToolRegistry | undefined,
     modules: modules as readonly ToolModuleSpecifier[] | undefined,

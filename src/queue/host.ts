@@ -8,11 +8,24 @@
 import { availableParallelism } from "node:os";
 import { type Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
-import { COURSE_TOOL_EXECUTION_FAILED } from "../contract/constants.js";
+import {
+  type AttachmentBudgets,
+  attachmentBudgetsFor,
+  DEFAULT_ATTACHMENT_BUDGETS,
+  type ResolvedAttachmentBudgets,
+  readAttachmentBudgets,
+  resolveBudgets,
+} from "../contract/budgets.js";
+import {
+  COURSE_TOOL_ATTACHMENT_BYTES_LIMIT,
+  COURSE_TOOL_ATTACHMENTS_LIMIT,
+  COURSE_TOOL_EXECUTION_FAILED,
+  COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED,
+} from "../contract/constants.js";
 import { isNonRecoverableToolError } from "../contract/errors.js";
 import { describeFailure, readDataProperty } from "../contract/failure.js";
 import type { ToolRegistry } from "../contract/registry.js";
-import { errorContent } from "../contract/results.js";
+import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
 import { WorkerToolExecutor } from "../worker/executor.js";
 import type { ToolModuleSpecifier } from "../worker/tool-modules.js";
 import { closeRedis, connectOrFail, openRedis, settlesWithin } from "./connection.js";
@@ -26,7 +39,10 @@ import {
   readObject,
   readQueueName,
 } from "./options.js";
+import { relayToJob } from "./progress.js";
 import { type CancelReason, cancelChannel, cancelMarkKey, decodeCancel, type QueueJobData, type QueueJobResult } from "./protocol.js";
+import { attachmentsOverBudget, encodeAttachments } from "./result-codec.js";
+import { announceThreadKilled, HostFactsBook } from "./thread-facts.js";
 
 /** Options of `runToolWorkerHost`. */
 export interface ToolWorkerHostOptions {
@@ -36,7 +52,11 @@ export interface ToolWorkerHostOptions {
   readonly queue: string;
   /** Tool modules this host runs (ES modules default-exporting tool definitions). */
   readonly modules: readonly ToolModuleSpecifier[];
-  /** Worker threads, and jobs taken at once (default `os.availableParallelism()`, at most 256). */
+  /**
+   * Worker threads (default `os.availableParallelism()`, at most 256). The host takes up to
+   * twice as many jobs at once: the next job is fetched from Redis while a thread still runs
+   * the last (a taken job waits here for a thread, its time counted by the agent's limit).
+   */
   readonly threads?: number;
   /**
    * This host's default limit of a call in ms (TOOL_EXECUTION_TIMEOUT; default: none). A
@@ -86,8 +106,14 @@ interface ResolvedHostOptions {
 }
 
 const CANCELLED: QueueJobResult = { kind: "cancelled" };
+const ATTACHMENT_LIMITS = { maxAttachments: COURSE_TOOL_ATTACHMENTS_LIMIT, maxAttachmentBytes: COURSE_TOOL_ATTACHMENT_BYTES_LIMIT };
 /** How often the cancel marks of running jobs are read (a fallback for lost cancel messages). */
 const CANCEL_POLL_MS = 1000;
+/** Jobs a host takes at once, per thread. */
+const JOBS_PER_THREAD = 2;
+/** How long, and how many, cancel messages of jobs not running here are kept. */
+const EARLY_CANCEL_MS = 60_000;
+const EARLY_CANCELS_KEPT = 10_000;
 /** How long a closing host waits for Redis to record the jobs it stopped. */
 const STOPPED_JOBS_RECORD_MS = 2000;
 
@@ -104,9 +130,13 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
   const workerClient = openRedis(resolved.connection);
   const clients: Redis[] = [control, subscriber, workerClient];
   let executor: WorkerToolExecutor;
+  const facts = new HostFactsBook((jobId) => announceThreadKilled(control, resolved.queue, jobId));
   try {
     executor = await WorkerToolExecutor.create({
       modules: resolved.modules,
+      hooks: facts.hooks,
+      // The job's budgets bound each result (encodeResult): the pool's own admit anything a budget may.
+      attachmentBudgets: ATTACHMENT_LIMITS,
       minThreads: 1,
       maxThreads: resolved.threads,
       abortGraceMs: resolved.abortGraceMs,
@@ -117,15 +147,22 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
     throw error;
   }
 
+  /** The host's tools, for their own attachment budgets. */
+  const tools = executor.registry;
   /** The signals of the jobs running here, by job id. */
   const running = new Map<string, AbortController>();
   /** Woken when the last running job ends (close() waits for that, not for BullMQ's bookkeeping). */
   const idleWaiters: (() => void)[] = [];
   const whenIdle = (): Promise<void> =>
     running.size === 0 ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(() => resolve()));
+  /** Cancels of jobs not (yet) running here: one this host has taken may not have reached runJob. */
+  const early = new EarlyCancels();
   subscriber.on("message", (_channel: string, message: string) => {
     const cancel = decodeCancel(message);
-    if (cancel !== undefined) running.get(cancel.jobId)?.abort(stopReason(cancel.reason));
+    if (cancel === undefined) return;
+    const controller = running.get(cancel.jobId);
+    if (controller !== undefined) controller.abort(stopReason(cancel.reason));
+    else early.add(cancel.jobId, cancel.reason);
   });
   await subscriber.connect();
   await subscriber.subscribe(cancelChannel(resolved.queue));
@@ -140,17 +177,28 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
     bullSignal?.addEventListener("abort", onBullAbort, { once: true });
     // Registered before the mark is read: a cancel published after the read finds it here.
     running.set(jobId, controller);
+    let book: ReturnType<HostFactsBook["begin"]> | undefined;
+    const data = job.data as Partial<QueueJobData> | null;
+    const callId = data?.callId;
     try {
-      if ((await control.get(cancelMarkKey(resolved.queue, jobId))) !== null) return CANCELLED;
-      const data = job.data as Partial<QueueJobData> | null;
-      const call = { type: "toolCall", id: data?.callId, name: data?.toolName, arguments: data?.arguments };
+      // No read of the mark here: the agent's cancel removes a waiting job atomically (cancel.ts),
+      // so a job taken here was taken before its cancel, whose message aborts it (or came early).
+      const reason = early.take(jobId);
+      if (reason !== undefined) controller.abort(stopReason(reason));
+      const call = { type: "toolCall", id: callId, name: data?.toolName, arguments: data?.arguments };
+      const budgets = jobAttachmentBudgets(data?.attachmentBudgets, tools.get(String(data?.toolName))?.attachmentBudgets);
       // The agent's limit for the call: the host's pipeline applies it as the call's own (a
       // malformed one is refused with the job, as a malformed call is).
       const timeoutMs = data?.timeoutMs;
-      const message = await executor.executeToolCall(call, controller.signal, timeoutMs === undefined ? undefined : { timeoutMs });
-      return { kind: "result", content: message.content, isError: message.isError };
+      const options = {
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        ...(data?.progress === true ? { onProgress: relayToJob(job) } : {}),
+      };
+      if (typeof callId === "string") book = facts.begin(jobId, callId);
+      const message = await executor.executeToolCall(call, controller.signal, options);
+      return withFacts(encodeMessage(message, budgets), book, callId);
     } catch (error) {
-      return encodeFailure(error, controller.signal);
+      return withFacts(encodeFailure(error, controller.signal), book, callId);
     } finally {
       running.delete(jobId);
       if (running.size === 0) for (const wake of idleWaiters.splice(0)) wake();
@@ -158,9 +206,18 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
     }
   };
 
+  /** The result with the host's facts of its call, when its hooks told them. */
+  const withFacts = (result: QueueJobResult, book: ReturnType<HostFactsBook["begin"]> | undefined, callId: unknown): QueueJobResult => {
+    if (book === undefined) return result;
+    const known = facts.end(book, callId as string);
+    return known === undefined ? result : { ...result, facts: known };
+  };
+
   const worker = new Worker(resolved.queue, runJob, {
     connection: workerClient,
-    concurrency: resolved.threads,
+    // Twice the threads: fetching a job overlaps a thread's run. A crashed host's taken jobs,
+    // started or not, stall and fail (maxStalledCount 0): none runs twice (docs/queue.md).
+    concurrency: resolved.threads * JOBS_PER_THREAD,
     lockDuration: resolved.lockDurationMs,
     stalledInterval: resolved.lockDurationMs,
     // A stalled job (its host died) fails instead of running again: tools have side effects.
@@ -203,6 +260,27 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
   };
 }
 
+/** Cancel messages for jobs not running here, kept a while (bounded) for a job taken but not yet started. */
+class EarlyCancels {
+  readonly #reasons = new Map<string, { readonly reason: CancelReason; readonly at: number }>();
+
+  add(jobId: string, reason: CancelReason): void {
+    const now = performance.now();
+    this.#reasons.set(jobId, { reason, at: now });
+    for (const [oldest, entry] of this.#reasons) {
+      if (this.#reasons.size <= EARLY_CANCELS_KEPT && now - entry.at <= EARLY_CANCEL_MS) break;
+      this.#reasons.delete(oldest);
+    }
+  }
+
+  take(jobId: string): CancelReason | undefined {
+    const entry = this.#reasons.get(jobId);
+    if (entry === undefined) return undefined;
+    this.#reasons.delete(jobId);
+    return entry.reason;
+  }
+}
+
 /** Aborts every running job whose cancel mark is set; Redis errors wait for the next poll. */
 async function abortMarked(control: Redis, queue: string, running: Map<string, AbortController>): Promise<void> {
   if (running.size === 0) return;
@@ -217,6 +295,33 @@ async function abortMarked(control: Redis, queue: string, running: Map<string, A
     const reason = marks[index];
     if (reason === "abort" || reason === "timeout" || reason === "gave-up") running.get(jobIds[index] as string)?.abort(stopReason(reason));
   }
+}
+
+/** A result message as a job's return value: its attachments within the call's budgets, in base64. */
+function encodeMessage(message: CourseToolResultMessage, budgets: ResolvedAttachmentBudgets): QueueJobResult {
+  const attachments = message.attachments;
+  if (attachments === undefined || attachments.length === 0) return { kind: "result", content: message.content, isError: message.isError };
+  const over = attachmentsOverBudget(attachments, budgets);
+  if (over !== undefined) {
+    return {
+      kind: "result",
+      content: errorContent(COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED, {
+        text: `the tool's attachments are over the call's budgets: ${over}`,
+        cut: false,
+      }),
+      isError: true,
+    };
+  }
+  return { kind: "result", content: message.content, isError: message.isError, attachments: encodeAttachments(attachments) };
+}
+
+/** The call's attachment budgets: the tool's own over the agent's (from the job), over the defaults. */
+function jobAttachmentBudgets(fromJob: unknown, toolBudgets: AttachmentBudgets | undefined): ResolvedAttachmentBudgets {
+  const agents =
+    fromJob === undefined
+      ? DEFAULT_ATTACHMENT_BUDGETS
+      : resolveBudgets(DEFAULT_ATTACHMENT_BUDGETS, readAttachmentBudgets(fromJob, "the job's attachmentBudgets"));
+  return attachmentBudgetsFor(toolBudgets, agents);
 }
 
 /** What the tool's signal carries when the agent stops a job. */

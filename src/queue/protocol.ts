@@ -11,6 +11,7 @@ import { cutToCodePoints } from "../contract/content.js";
 import { ObjectFreeze } from "../contract/primordials.js";
 import { errorContent } from "../contract/results.js";
 import type { ToolOutcome } from "../executor/run-tool.js";
+import { decodeAttachments, decodeFacts, type EncodedAttachment, type HostFacts } from "./result-codec.js";
 
 /** Agent → host: one job's data. The host runs it through its own full pipeline. */
 export interface QueueJobData {
@@ -20,16 +21,24 @@ export interface QueueJobData {
   readonly arguments: Readonly<Record<string, JsonValue>>;
   /** The call's limit in ms as the agent applies it (call > tool > executor), absent for none: the host stops the tool at it too. */
   readonly timeoutMs?: number;
+  /** Present when the agent listens to the call's progress: the host relays the tool's reports then. */
+  readonly progress?: true;
+  /** The agent's attachment budgets, when not the defaults: the host bounds the result's attachments by them (a tool's own override them). */
+  readonly attachmentBudgets?: { readonly maxAttachments: number; readonly maxAttachmentBytes: number };
 }
 
 /** Host → agent: a job's return value. */
-export type QueueJobResult =
-  | { readonly kind: "result"; readonly content: string; readonly isError: boolean }
+export type QueueJobResult = (
+  | { readonly kind: "result"; readonly content: string; readonly isError: boolean; readonly attachments?: readonly EncodedAttachment[] }
   | { readonly kind: "fatal"; readonly message: string }
-  | { readonly kind: "cancelled" };
+  | { readonly kind: "cancelled" }
+) & { readonly facts?: HostFacts };
 
 /** How the agent reads a finished job: an outcome, or a NonRecoverableToolError's message. */
-export type DecodedResult = { readonly fatal: false; readonly outcome: ToolOutcome } | { readonly fatal: true; readonly message: string };
+export type DecodedResult = (
+  | { readonly fatal: false; readonly outcome: ToolOutcome }
+  | { readonly fatal: true; readonly message: string }
+) & { readonly facts?: HostFacts };
 
 /** Why the agent asks hosts to stop a job. */
 export type CancelReason = "abort" | "timeout" | "gave-up";
@@ -76,11 +85,22 @@ export function decodeCancel(message: string): { jobId: string; reason: CancelRe
  */
 export function decodeResult(value: unknown, maxContentCodePoints: number): DecodedResult {
   if (typeof value !== "object" || value === null) return malformed("the host's result is not an object");
+  const facts = decodeFacts((value as { facts?: unknown }).facts);
+  if (typeof facts === "string") return malformed(facts);
+  const decoded = decodeKind(value, maxContentCodePoints);
+  return facts === undefined ? decoded : { ...decoded, facts };
+}
+
+function decodeKind(value: object, maxContentCodePoints: number): DecodedResult {
   const { kind, content, isError, message } = value as { kind?: unknown; content?: unknown; isError?: unknown; message?: unknown };
   if (kind === "result") {
     if (typeof content !== "string" || typeof isError !== "boolean") return malformed("the host's result has no content string");
     if (cutToCodePoints(content, maxContentCodePoints).cut) return malformed("the host's content is over the content budget");
-    return { fatal: false, outcome: ObjectFreeze({ content, isError }) };
+    // Attachments are bounded by the absolute limits here; the agent checks the call's budgets before publishing.
+    const attachments = decodeAttachments((value as { attachments?: unknown }).attachments);
+    if (typeof attachments === "string") return malformed(attachments);
+    const outcome = attachments === undefined ? { content, isError } : { content, isError, attachments: ObjectFreeze(attachments) };
+    return { fatal: false, outcome: ObjectFreeze(outcome) as ToolOutcome };
   }
   if (kind === "fatal") {
     return { fatal: true, message: typeof message === "string" ? cutToCodePoints(message, COURSE_TOOL_MAX_STRING_CODE_POINTS).text : "" };

@@ -1,4 +1,4 @@
-// Observer hooks at their worst, against both executors (test/support/executors.ts): blocking
+// Observer hooks at their worst, against every executor (test/support/executors.ts, the queue executor too): blocking
 // (a never-settling promise, a synchronous busy-wait), returning garbage (a thenable whose
 // `then` throws, a Proxy, an object with a throwing getter), a throwing error reporter and a
 // throwing onProgress; on the worker pool also a throwing onThreadKilled. None may change an
@@ -7,7 +7,7 @@
 import type { CallEndEvent, HookName, ToolExecutor, ToolExecutorHooks } from "toolgate";
 import { WorkerToolExecutor } from "toolgate/worker";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { EXECUTORS } from "../support/executors.js";
+import { CONTRACT_EXECUTORS as EXECUTORS } from "../support/executors.js";
 import { call, errorOf, fixture, neverAborted } from "../support/helpers.js";
 
 const OPERATOR_TOOLS = fixture("operator-tools");

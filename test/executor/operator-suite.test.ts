@@ -1,18 +1,15 @@
-// The operator's options, written once for every executor (test/support/executors.ts).
-// Each block runs against the executors that support it: the in-process one and the worker
-// pool (its dispatch reads RunRequest.timeoutMs, takes `hooks` and carries attachments back).
+// The operator's options, written once for every executor (test/support/executors.ts): the
+// in-process one, the worker pool, and the queue executor (a host and an agent on a queue of
+// their own, when Redis is reachable): time limits, hooks and attachments hold on each.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { CallEndEvent, CallStartEvent, ExecutorOptions, ToolExecutor, ToolExecutorHooks } from "toolgate";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { contractError } from "../support/assertions.js";
-import { EXECUTORS } from "../support/executors.js";
+import { CONTRACT_EXECUTORS as EXECUTORS } from "../support/executors.js";
 import { call, errorOf, fixture, neverAborted, scratchDir, waitForFile } from "../support/helpers.js";
 
 const OPERATOR_TOOLS = fixture("operator-tools");
-
-/** Executors whose worker side is wired for per-tool/per-call timeouts, hooks and attachments. */
-const WIRED = EXECUTORS.filter(([label]) => label === "in-process" || label === "worker pool");
 
 describe.each(EXECUTORS)("docs/operations.md — Timeouts: operator options, %s", (_label, make) => {
   let executor: ToolExecutor;
@@ -79,7 +76,7 @@ describe.each(EXECUTORS)("docs/operations.md — Timeouts: a tool's own timeoutM
   });
 });
 
-describe.each(WIRED)("docs/operations.md — Timeouts: the timeout rule (call over tool over executor), %s", (_label, make) => {
+describe.each(EXECUTORS)("docs/operations.md — Timeouts: the timeout rule (call over tool over executor), %s", (_label, make) => {
   let executor: ToolExecutor;
   beforeAll(async () => {
     executor = await make([OPERATOR_TOOLS], { timeoutMs: 300 });
@@ -112,7 +109,7 @@ describe.each(WIRED)("docs/operations.md — Timeouts: the timeout rule (call ov
   });
 });
 
-describe.each(WIRED)("docs/operations.md — Hooks: hooks, %s", (_label, make) => {
+describe.each(EXECUTORS)("docs/operations.md — Hooks: hooks, %s", (_label, make) => {
   const starts: CallStartEvent[] = [];
   const ends: CallEndEvent[] = [];
   const approvals: string[] = [];
@@ -186,7 +183,7 @@ describe.each(WIRED)("docs/operations.md — Hooks: hooks, %s", (_label, make) =
   });
 });
 
-describe.each(WIRED)("docs/operations.md — Hooks: hostile hooks, %s", (_label, make) => {
+describe.each(EXECUTORS)("docs/operations.md — Hooks: hostile hooks, %s", (_label, make) => {
   const hookErrors: string[] = [];
   const ends: CallEndEvent[] = [];
   let dir: string;
@@ -243,7 +240,7 @@ describe.each(WIRED)("docs/operations.md — Hooks: hostile hooks, %s", (_label,
   });
 });
 
-describe.each(WIRED)("docs/operations.md — Images and other attachments: attachments, %s", (_label, make) => {
+describe.each(EXECUTORS)("docs/operations.md — Images and other attachments: attachments, %s", (_label, make) => {
   let executor: ToolExecutor;
   beforeAll(async () => {
     executor = await make([OPERATOR_TOOLS]);

@@ -1,7 +1,7 @@
 // The queue executor and the operator's options: a call's and a tool's `timeoutMs` are
 // honoured (on the agent, and by the host from the job), `hooks` and `argumentBudgets` apply
-// on the agent, and what cannot cross machines (`app`) or is the hosts' (`outputBudgets`,
-// `attachmentBudgets`) is refused up front rather than ignored.
+// on the agent, `attachmentBudgets` on both sides (queue-features.test.ts), and what cannot
+// cross machines (`app`) or is the hosts' (`outputBudgets`) is refused up front rather than ignored.
 import { join } from "node:path";
 import { Queue, QueueEvents } from "bullmq";
 import { Redis } from "ioredis";
@@ -44,7 +44,11 @@ describe("queue executor options that cannot apply are refused, not ignored", ()
   test.each([
     ["app", { app: { db: 1 } }, "options.app cannot be sent to a worker host"],
     ["outputBudgets", { outputBudgets: { maxNodes: 10 } }, "options.outputBudgets are applied where the tool runs"],
-    ["attachmentBudgets", { attachmentBudgets: { maxAttachments: 1 } }, "options.attachmentBudgets do not apply"],
+    [
+      "attachmentBudgets out of range",
+      { attachmentBudgets: { maxAttachmentBytes: 0 } },
+      "options.attachmentBudgets.maxAttachmentBytes must be an integer from 1",
+    ],
     ["argumentBudgets out of range", { argumentBudgets: { maxNodes: 0 } }, "options.argumentBudgets.maxNodes must be an integer from 1"],
     ["hooks that are not functions", { hooks: { onCallStart: 1 } }, "hooks.onCallStart"],
   ])("QueueToolExecutor.create with %s is refused with INVALID_ARGUMENT (before Redis is reached)", async (_label, extra, message) => {

@@ -23,12 +23,21 @@ export const workerPoolExecutor: ExecutorFactory = (modules, options) =>
 
 const redis = await findRedis();
 
-/** A worker host over the modules on a queue of its own, and a QueueToolExecutor on it; close() closes both. */
-export async function queueExecutor(modules: readonly URL[]): Promise<ToolExecutor> {
+/**
+ * A worker host over the modules on a queue of its own, and a QueueToolExecutor on it with the
+ * shared executor options (those it refuses are refused: docs/queue.md); close() closes both.
+ * The executor is created first, so a refused option or a bad module starts no host.
+ */
+export async function queueExecutor(modules: readonly URL[], options?: ExecutorOptions): Promise<ToolExecutor> {
   if (!("url" in redis)) throw new Error(redis.unavailable);
   const queue = uniqueQueue("contract");
-  const host = await runToolWorkerHost({ connection: redis.url, queue, modules, threads: 2, abortGraceMs: 500 });
-  const executor = await QueueToolExecutor.create({ connection: redis.url, queue, modules, heartbeatMs: 200 });
+  const executor = await QueueToolExecutor.create({ connection: redis.url, queue, modules, heartbeatMs: 200, ...options });
+  const host = await runToolWorkerHost({ connection: redis.url, queue, modules, threads: 2, abortGraceMs: 500 }).catch(
+    async (error: unknown) => {
+      await executor.close();
+      throw error;
+    },
+  );
   return {
     get registry() {
       return executor.registry;

@@ -1,0 +1,121 @@
+// Thread facts across machines. The host's own executor tells its hooks which thread ran a call,
+// how long the call waited for it and ran, and whether the thread was terminated; the host
+// attaches these to the job's result, and a thread terminated after the host answered (an
+// abort or timeout's grace period ran out) is announced as an event on the queue's stream,
+// so the agent's `onThreadKilled` hears of it.
+// docs/queue.md — Attachments, progress and thread facts across machines.
+import type { Redis } from "ioredis";
+import { PerformanceNow } from "../contract/primordials.js";
+import type { CallEndEvent, RunFacts, ThreadKilledEvent, ToolExecutorHooks } from "../executor/hooks.js";
+import { BULL_PREFIX } from "./protocol.js";
+import type { HostFacts } from "./result-codec.js";
+
+/** The event a host adds to `bull:<queue>:events` when it terminated the thread of a job it had answered. */
+export const THREAD_KILLED_EVENT = "toolgate-thread-killed";
+/** The stream's approximate bound, as BullMQ keeps it (its default `maxLenEvents`). */
+const EVENTS_MAX_LENGTH = 10_000;
+/** How long a host remembers a finished job's call id for a late kill, and an agent a stopped job. */
+export const LATE_KILL_MEMORY_MS = 10 * 60 * 1000;
+/** At most this many remembered jobs on either side: the oldest is forgotten first. */
+export const LATE_KILL_MEMORY_ENTRIES = 10_000;
+
+interface RunningJob {
+  readonly jobId: string;
+  facts: HostFacts | undefined;
+}
+
+/**
+ * The host's record of its jobs' calls, fed by its executor's hooks. The hooks name a call
+ * by its id: while two running jobs carry the same call id, neither gets facts (they could
+ * not be told apart), and a late kill of either is not announced.
+ */
+export class HostFactsBook {
+  /** Call id → its running job (null while several share the id), and how many run. */
+  readonly #running = new Map<string, { job: RunningJob | null; count: number }>();
+  /** Call id → job id of jobs answered recently (null: ambiguous), for a late kill. */
+  readonly #answered = new Map<string, string | null>();
+  readonly #announce: (jobId: string) => void;
+
+  constructor(announce: (jobId: string) => void) {
+    this.#announce = announce;
+  }
+
+  readonly hooks: ToolExecutorHooks = {
+    onCallEnd: (event: CallEndEvent) => {
+      const job = this.#running.get(event.toolCallId)?.job;
+      if (job === undefined || job === null) return;
+      job.facts = {
+        waitMs: event.queueWaitMs,
+        runMs: event.runMs,
+        killed: event.threadKilled,
+        ...(event.threadId === undefined ? {} : { threadId: event.threadId }),
+      };
+    },
+    onThreadKilled: (event: ThreadKilledEvent) => {
+      const jobId = this.#answered.get(event.toolCallId);
+      if (typeof jobId === "string") this.#announce(jobId);
+    },
+  };
+
+  /** A job's call starts on this host. */
+  begin(jobId: string, callId: string): RunningJob {
+    const job: RunningJob = { jobId, facts: undefined };
+    const entry = this.#running.get(callId);
+    if (entry === undefined) this.#running.set(callId, { job, count: 1 });
+    else {
+      entry.job = null;
+      entry.count += 1;
+    }
+    return job;
+  }
+
+  /** The job's call settled on this host: its facts (if its hooks told them), remembered for a late kill. */
+  end(job: RunningJob, callId: string): HostFacts | undefined {
+    const entry = this.#running.get(callId);
+    if (entry !== undefined && --entry.count === 0) this.#running.delete(callId);
+    this.#answered.set(callId, this.#answered.has(callId) ? null : job.jobId);
+    if (this.#answered.size > LATE_KILL_MEMORY_ENTRIES) this.#answered.delete(this.#answered.keys().next().value as string);
+    const timer = setTimeout(() => {
+      const remembered = this.#answered.get(callId);
+      if (remembered === job.jobId || remembered === null) this.#answered.delete(callId);
+    }, LATE_KILL_MEMORY_MS);
+    timer.unref();
+    return job.facts;
+  }
+}
+
+/** Adds the late-kill event of `jobId` to the queue's event stream (Redis errors drop it: telemetry only). */
+export function announceThreadKilled(client: Redis, queue: string, jobId: string): void {
+  client
+    .xadd(`${BULL_PREFIX}:${queue}:events`, "MAXLEN", "~", EVENTS_MAX_LENGTH, "*", "event", THREAD_KILLED_EVENT, "jobId", jobId)
+    .catch(() => {});
+}
+
+/**
+ * The agent's memory of jobs it stopped (abort, timeout, gave up): their host may still
+ * terminate the thread, and the event of that kill reaches the call's `record` (the
+ * pipeline's `onThreadKilled`). Bounded in time and size; an event for any other job is dropped.
+ */
+export class StoppedJobs {
+  readonly #records = new Map<string, { readonly record: (facts: RunFacts) => void; readonly at: number }>();
+
+  remember(jobId: string, record: (facts: RunFacts) => void): void {
+    const now = PerformanceNow();
+    this.#records.set(jobId, { record, at: now });
+    // Oldest first (insertion order): forget the expired, and the oldest beyond the bound.
+    for (const [oldest, entry] of this.#records) {
+      if (this.#records.size <= LATE_KILL_MEMORY_ENTRIES && now - entry.at <= LATE_KILL_MEMORY_MS) break;
+      this.#records.delete(oldest);
+    }
+  }
+
+  killed(jobId: unknown): void {
+    if (typeof jobId !== "string") return;
+    const entry = this.#records.get(jobId);
+    if (entry === undefined) return;
+    this.#records.delete(jobId);
+    if (PerformanceNow() - entry.at <= LATE_KILL_MEMORY_MS) entry.record(THREAD_KILLED);
+  }
+}
+
+const THREAD_KILLED: RunFacts = Object.freeze({ threadKilled: true });
