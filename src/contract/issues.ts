@@ -5,7 +5,7 @@
 import { COURSE_TOOL_INVALID_ARGUMENT } from "./constants.js";
 import { cutToCodePoints } from "./content.js";
 import { ToolContractError } from "./errors.js";
-import { ArrayPrototypeJoin, JSONStringify, RegExpPrototypeExec } from "./primordials.js";
+import { ArrayPrototypeJoin, JSONStringify, NumberIsInteger, RegExpPrototypeExec } from "./primordials.js";
 
 /** One problem with the arguments: where (a `$.items[2].qty` path) and what. */
 export interface ArgumentIssue {
@@ -27,7 +27,7 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 /** Reads and checks a `maxIssues` option (a ToolContractError for anything but 1..64). */
 export function readMaxIssues(value: number | undefined, api: string): number {
   if (value === undefined) return DEFAULT_MAX_LISTED_ISSUES;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > MAX_LISTED_ISSUES_LIMIT) {
+  if (typeof value !== "number" || !NumberIsInteger(value) || value < 1 || value > MAX_LISTED_ISSUES_LIMIT) {
     throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, `${api}: maxIssues must be an integer from 1 to ${MAX_LISTED_ISSUES_LIMIT}`);
   }
   return value;

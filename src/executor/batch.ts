@@ -19,6 +19,8 @@ import {
   MapPrototypeSet,
   NativeAbortController,
   NativePromise,
+  NumberIsInteger,
+  NumberPositiveInfinity,
   ObjectDefineProperty,
   ObjectGetOwnPropertyDescriptor,
   ObjectHasOwn,
@@ -97,11 +99,11 @@ export async function runBatch(
 }
 
 function readConcurrency(options: BatchOptions | undefined): number {
-  if (options === undefined) return Number.POSITIVE_INFINITY;
+  if (options === undefined) return NumberPositiveInfinity;
   assertOptionsObject(options, "batch options");
   const value = ownOption(options, "concurrency", "options");
-  if (value === undefined) return Number.POSITIVE_INFINITY;
-  if (value === Number.POSITIVE_INFINITY || (typeof value === "number" && Number.isInteger(value) && value >= 1)) return value;
+  if (value === undefined) return NumberPositiveInfinity;
+  if (value === NumberPositiveInfinity || (typeof value === "number" && NumberIsInteger(value) && value >= 1)) return value;
   throw new ToolContractError(
     COURSE_TOOL_INVALID_ARGUMENT,
     `options.concurrency must be a positive integer or Infinity (got ${describeValue(value)})`,

@@ -16,6 +16,8 @@ import {
   isPromise,
   isProxy,
   NativePromise,
+  NumberIsInteger,
+  NumberPositiveInfinity,
   ObjectFreeze,
   ObjectGetOwnPropertyDescriptor,
   ObjectGetPrototypeOf,
@@ -278,8 +280,8 @@ export class CallTrace {
   readonly record = (facts: RunFacts): void => {
     if (typeof facts !== "object" || facts === null) return;
     const { queueWaitMs, threadId, threadKilled } = facts;
-    if (typeof queueWaitMs === "number" && queueWaitMs >= 0 && queueWaitMs !== Number.POSITIVE_INFINITY) this.#queueWaitMs = queueWaitMs;
-    if (typeof threadId === "number" && Number.isInteger(threadId)) this.#threadId = threadId;
+    if (typeof queueWaitMs === "number" && queueWaitMs >= 0 && queueWaitMs !== NumberPositiveInfinity) this.#queueWaitMs = queueWaitMs;
+    if (typeof threadId === "number" && NumberIsInteger(threadId)) this.#threadId = threadId;
     if (threadKilled !== true) return;
     if (!this.#settled) this.#threadKilled = true;
     else

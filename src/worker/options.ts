@@ -12,6 +12,7 @@ import {
   ArrayIsArray,
   isProxy,
   NumberIsFinite,
+  NumberIsSafeInteger,
   ObjectFreeze,
   ObjectGetOwnPropertyDescriptor,
   ObjectHasOwn,
@@ -146,7 +147,7 @@ function resourceLimits(value: unknown): ResourceLimits | undefined {
 
 function integer(name: string, value: unknown, minimum: number, maximum: number, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < minimum || value > maximum) {
+  if (typeof value !== "number" || !NumberIsSafeInteger(value) || value < minimum || value > maximum) {
     invalid(`options.${name} must be an integer from ${minimum} to ${maximum} (got ${describeValue(value)})`);
   }
   return value;
