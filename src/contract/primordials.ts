@@ -39,6 +39,8 @@ export const FunctionPrototype = Function.prototype;
 // Fixed-arity wrappers (no rest parameters): they sit on hot paths.
 const sort = Array.prototype.sort;
 export const ArrayPrototypeSort = (self: string[]): string[] => ReflectApply(sort, self, []);
+const includes = Array.prototype.includes;
+export const ArrayPrototypeIncludes = <T>(self: readonly T[], value: T): boolean => ReflectApply(includes, self, [value]);
 const join = Array.prototype.join;
 export const ArrayPrototypeJoin = (self: readonly string[], separator: string): string => ReflectApply(join, self, [separator]);
 

@@ -11,6 +11,7 @@ import { ToolContractError } from "./errors.js";
 import { describeValue } from "./grammar.js";
 import {
   ArrayIsArray,
+  ArrayPrototypeIncludes,
   ArrayPrototypeJoin,
   isProxy,
   JSONStringify,
@@ -61,7 +62,7 @@ export function validateOptionKeys(
   const keys = ReflectOwnKeys(value);
   for (let index = 0; index < keys.length; index += 1) {
     const key = keys[index] as string | symbol;
-    if (typeof key === "string" && isKnown(known, key)) continue;
+    if (typeof key === "string" && ArrayPrototypeIncludes(known, key)) continue;
     if (typeof key !== "string") invalidArgument(`${name} has a symbol key, which is not an option; ${knownList(known)}`);
     const moved = elsewhere !== undefined && ObjectHasOwn(elsewhere, key) ? elsewhere[key] : undefined;
     const suggestion = moved ?? closestKey(key, known);
@@ -77,7 +78,7 @@ export function validateOptionKeys(
 export function readOwnOption(value: object, key: string, name: string): unknown {
   const descriptor = ObjectGetOwnPropertyDescriptor(value, key);
   if (descriptor === undefined) return undefined;
-  if (!ObjectHasOwn(descriptor, "value")) invalidArgument(`${name}.${key} must be a data property, not an accessor (it is not run)`);
+  if (!ObjectHasOwn(descriptor, "value")) invalidArgument(`${name}.${key} must be a data property, not an accessor`);
   return descriptor.value;
 }
 
@@ -203,12 +204,8 @@ function editDistance(a: string, b: string): number {
   return table[rows * columns - 1] as number;
 }
 
-function isKnown(known: readonly string[], key: string): boolean {
-  for (let index = 0; index < known.length; index += 1) if (known[index] === key) return true;
-  return false;
-}
-
-function quoteKey(key: string): string {
+/** A key as a message quotes it: JSON, cut to 64 characters. */
+export function quoteKey(key: string): string {
   return key.length > MAX_QUOTED_KEY ? `${JSONStringify(StringPrototypeSlice(key, 0, MAX_QUOTED_KEY))}…` : JSONStringify(key);
 }
 

@@ -27,8 +27,8 @@ import {
   PromisePrototypeThen,
 } from "../contract/primordials.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
+import { readOwnOption, validateObject } from "../contract/validators.js";
 import { watchAbort } from "./abort-watch.js";
-import { assertOptionsObject, ownOption } from "./options.js";
 import { abortReason, assertAbortSignal, isAborted, throwIfAborted } from "./signal.js";
 import type { BatchOptions } from "./tool-executor.js";
 
@@ -100,8 +100,8 @@ export async function runBatch(
 
 function readConcurrency(options: BatchOptions | undefined): number {
   if (options === undefined) return NumberPositiveInfinity;
-  assertOptionsObject(options, "batch options");
-  const value = ownOption(options, "concurrency", "options");
+  validateObject(options, "batch options"); // its keys were checked with the per-call ones (readCallOptions)
+  const value = readOwnOption(options, "concurrency", "options");
   if (value === undefined) return NumberPositiveInfinity;
   if (value === NumberPositiveInfinity || (typeof value === "number" && NumberIsInteger(value) && value >= 1)) return value;
   throw new ToolContractError(
