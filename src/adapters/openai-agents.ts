@@ -10,7 +10,7 @@ import { COURSE_TOOL_DUPLICATE_TOOL_NAME } from "../contract/constants.js";
 import { type DescribeToolsOptions, describeTools } from "../contract/describe.js";
 import { ToolContractError } from "../contract/errors.js";
 import { JSONStringify, MapPrototypeGet, MapPrototypeSet, ObjectFreeze } from "../contract/primordials.js";
-import { assertOptionsObject, ownOption } from "../executor/options.js";
+import { readOptions } from "../contract/validators.js";
 import { checkProgressListener, type ProgressListener } from "../executor/progress.js";
 import { neverAbortedSignal, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
 
@@ -34,6 +34,8 @@ export interface ToolgateOpenAiAgentsParameters {
  * result's content. `Context` is the agent's run context type, which toolgate tools ignore.
  */
 export type ToolgateOpenAiAgentsTool<Context = UnknownContext> = FunctionTool<Context, ToolgateOpenAiAgentsParameters, string>;
+
+const OPENAI_AGENTS_OPTION_KEYS: readonly string[] = ["withoutSchema", "onProgress"];
 
 /** Options of `toOpenAiAgentsTools`. */
 export interface ToOpenAiAgentsToolsOptions extends DescribeToolsOptions {
@@ -75,9 +77,9 @@ export function toOpenAiAgentsTools<Context = UnknownContext>(
   options: ToOpenAiAgentsToolsOptions = {},
 ): ToolgateOpenAiAgentsTool<Context>[] {
   const resolved = resolveSource(source, "toOpenAiAgentsTools");
-  const descriptions = describeTools(resolved.registry, options);
-  assertOptionsObject(options, "toOpenAiAgentsTools: options");
-  const onProgressOption = ownOption(options, "onProgress", "options");
+  const read = readOptions(options, "toOpenAiAgentsTools: options", OPENAI_AGENTS_OPTION_KEYS);
+  const descriptions = describeTools(resolved.registry, { withoutSchema: read.withoutSchema as DescribeToolsOptions["withoutSchema"] });
+  const onProgressOption = read.onProgress;
   const onProgress = onProgressOption === undefined ? undefined : checkProgressListener(onProgressOption);
   const bySdkName = new Map<string, string>();
   const tools: ToolgateOpenAiAgentsTool<Context>[] = [];
