@@ -165,7 +165,7 @@ function readBudgets<K extends string>(
     }
     const descriptor = ObjectGetOwnPropertyDescriptor(value, key);
     if (descriptor === undefined || !ObjectHasOwn(descriptor, "value")) {
-      throw new ToolContractError(code, `${option}.${key} must be a data property (accessors are not read)`);
+      throw new ToolContractError(code, `${option}.${key} must be a data property, not an accessor`);
     }
     const [lowest, highest] = ranges[key as K];
     const budget: unknown = descriptor.value;

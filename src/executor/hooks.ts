@@ -193,7 +193,7 @@ function hookOf(hooks: object, name: HookName | "onHookError"): Hook | undefined
       current = ObjectGetPrototypeOf(current) as object | null;
       continue;
     }
-    if (!ObjectHasOwn(descriptor, "value")) invalidHook(name, "an accessor");
+    if (!ObjectHasOwn(descriptor, "value")) invalidArgument(`options.hooks.${name} must be a data property, not an accessor`);
     const value: unknown = descriptor.value;
     if (value === undefined) return undefined;
     if (typeof value !== "function" || isProxy(value)) invalidHook(name, describeValue(value));

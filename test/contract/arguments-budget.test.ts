@@ -194,7 +194,7 @@ describe("rule 4 — call snapshot: argument budgets are configurable per execut
     const error = await refusal(run({}, { argumentBudgets: budgets }));
     expect(error).toEqual({
       code: "INVALID_ARGUMENT",
-      message: "options.argumentBudgets.maxNodes must be a data property (accessors are not read)",
+      message: "options.argumentBudgets.maxNodes must be a data property, not an accessor",
     });
     expect(reads).toBe(0);
   });
