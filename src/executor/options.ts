@@ -75,7 +75,8 @@ export const EXECUTOR_OPTION_KEYS: readonly string[] = ObjectFreeze([
 /** The options of one call (`CallOptions`). */
 export const CALL_OPTION_KEYS: readonly string[] = ObjectFreeze(["timeoutMs", "app", "argumentBudgets", "onProgress"]);
 /** The options of a batch (`BatchOptions`): a call's, and `concurrency`. */
-export const BATCH_OPTION_KEYS: readonly string[] = ObjectFreeze([...CALL_OPTION_KEYS, "concurrency"]);
+// Written out, not spread: a module of toolgate may first load after a tool module patched Array.prototype.
+export const BATCH_OPTION_KEYS: readonly string[] = ObjectFreeze(["timeoutMs", "app", "argumentBudgets", "onProgress", "concurrency"]);
 
 /** A hook given where an executor's or a call's options are read: where it belongs. */
 export const HOOKS_ELSEWHERE: { readonly [key: string]: string } = ObjectFreeze({
@@ -89,18 +90,13 @@ export const HOOKS_ELSEWHERE: { readonly [key: string]: string } = ObjectFreeze(
 
 /**
  * Reads `ExecutorOptions` (absent: none); a ToolContractError(INVALID_ARGUMENT) naming a bad
- * one, or an unknown key. `ownKeys`: the options the executor takes besides the shared ones
- * (read by the executor itself).
+ * one, or an unknown key. `known`: every option the executor takes (the shared ones, then its
+ * own, which it reads itself).
  */
-export function readExecutorOptions(options: unknown, ownKeys: readonly string[] = []): PipelineSettings {
+export function readExecutorOptions(options: unknown, known: readonly string[] = EXECUTOR_OPTION_KEYS): PipelineSettings {
   if (options === undefined) return DEFAULT_PIPELINE_SETTINGS;
   validateObject(options, "options");
-  validateOptionKeys(
-    options,
-    "options",
-    ownKeys.length === 0 ? EXECUTOR_OPTION_KEYS : [...EXECUTOR_OPTION_KEYS, ...ownKeys],
-    HOOKS_ELSEWHERE,
-  );
+  validateOptionKeys(options, "options", known, HOOKS_ELSEWHERE);
   const timeoutMs = readOwnOption(options, "timeoutMs", "options");
   const hooks = readOwnOption(options, "hooks", "options");
   const argumentBudgets = readOwnOption(options, "argumentBudgets", "options");
@@ -147,14 +143,4 @@ export function readCallOptions(options: unknown, what: string): CallSettings {
 export function callArgumentBudgets(settings: PipelineSettings | undefined, options: CallSettings): ResolvedArgumentBudgets {
   const base = settings === undefined ? DEFAULT_ARGUMENT_BUDGETS : settings.argumentBudgets;
   return options.argumentBudgets === undefined ? base : resolveBudgets(base, options.argumentBudgets);
-}
-
-/** Throws INVALID_ARGUMENT unless `options` is an object that is not a Proxy (see `validateObject`). */
-export function assertOptionsObject(options: unknown, what: string): asserts options is object {
-  validateObject(options, what);
-}
-
-/** An own data property's value (undefined when absent); an accessor is refused, never called (see `readOwnOption`). */
-export function ownOption(options: object, key: string, prefix: string): unknown {
-  return readOwnOption(options, key, prefix);
 }

@@ -487,6 +487,10 @@ const QUEUE_OPTION_KEYS: readonly string[] = ObjectFreeze([
   "connectTimeoutMs",
   "redisLostMs",
   "closeTimeoutMs",
+  // refused, each with its reason (REFUSED_OPTIONS)
+  "app",
+  "outputBudgets",
+  "attachmentBudgets",
 ]);
 
 function resolveOptions(options: QueueToolExecutorOptions): {
@@ -497,7 +501,7 @@ function resolveOptions(options: QueueToolExecutorOptions): {
   validateObject(options, "options");
   // The refused ones first: each says why it cannot apply here, which says more than "unknown".
   for (const [name, refusal] of REFUSED_OPTIONS) if (readOwnOption(options, name, "options") !== undefined) invalidArgument(refusal);
-  const raw = readOptions(options, "options", [...QUEUE_OPTION_KEYS, ...REFUSED_OPTIONS.map(([name]) => name)], HOOKS_ELSEWHERE);
+  const raw = readOptions(options, "options", QUEUE_OPTION_KEYS, HOOKS_ELSEWHERE);
   const { modules, registry } = raw;
   if ((modules === undefined) === (registry === undefined)) invalidArgument("give exactly one of options.modules and options.registry");
   if (modules !== undefined && (!ArrayIsArray(modules) || isProxy(modules) || modules.length === 0)) {

@@ -14,7 +14,7 @@ import {
   ObjectHasOwn,
 } from "../contract/primordials.js";
 import { integerOr, invalidArgument, MAX_DELAY_MS, readOwnOption, validateObject, validateOptionKeys } from "../contract/validators.js";
-import { EXECUTOR_OPTION_KEYS, HOOKS_ELSEWHERE } from "../executor/options.js";
+import { HOOKS_ELSEWHERE } from "../executor/options.js";
 import type { ExecutorOptions } from "../executor/tool-executor.js";
 import { type ToolModuleSpecifier, toolModuleUrl } from "./tool-modules.js";
 
@@ -76,8 +76,16 @@ export const MAX_RESOURCE_LIMIT_MB = 2 ** 20;
 
 const RESOURCE_LIMIT_FIELDS = ["maxOldGenerationSizeMb", "maxYoungGenerationSizeMb", "codeRangeSizeMb", "stackSizeMb"] as const;
 
-/** The pool's own options (besides the ones every executor takes). */
-export const POOL_OPTION_KEYS: readonly string[] = ObjectFreeze([
+/** Every option of `WorkerToolExecutor.create`: the ones every executor takes, then the pool's own. */
+export const WORKER_OPTION_KEYS: readonly string[] = ObjectFreeze([
+  // every executor's (EXECUTOR_OPTION_KEYS)
+  "timeoutMs",
+  "hooks",
+  "app",
+  "argumentBudgets",
+  "outputBudgets",
+  "attachmentBudgets",
+  // the pool's own
   "modules",
   "minThreads",
   "maxThreads",
@@ -92,7 +100,7 @@ export const POOL_OPTION_KEYS: readonly string[] = ObjectFreeze([
 /** The pool's own options (the shared ones are `readExecutorOptions`'); an unknown key of either is refused. */
 export function resolveOptions(options: unknown): ResolvedOptions {
   validateObject(options, "options");
-  validateOptionKeys(options, "options", [...EXECUTOR_OPTION_KEYS, ...POOL_OPTION_KEYS], HOOKS_ELSEWHERE);
+  validateOptionKeys(options, "options", WORKER_OPTION_KEYS, HOOKS_ELSEWHERE);
   const read = (name: string): unknown => readOwnOption(options, name, "options");
   const maxThreads = integerOr(read("maxThreads"), "options.maxThreads", 1, MAX_THREADS, availableParallelism());
   const minThreads = integerOr(read("minThreads"), "options.minThreads", 0, MAX_THREADS, Math.min(1, maxThreads));
