@@ -8,6 +8,7 @@ import { type DescribeToolsOptions, describeTools } from "../contract/describe.j
 import { isNonRecoverableToolError, type NonRecoverableToolError } from "../contract/errors.js";
 import { ArrayIsArray, ObjectCreate, ObjectFreeze } from "../contract/primordials.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
+import { readOptions } from "../contract/validators.js";
 import type { ToolProgress } from "../executor/progress.js";
 import { askNeedsApproval, readNeedsApproval, type ToolgateNeedsApproval } from "./approval.js";
 import { imageBlocks, type ToolgateImageBlock } from "./image-blocks.js";
@@ -94,9 +95,12 @@ export class ToolgateToolError extends Error {
  *   is thrown as it is.
  * - Progress reports are yielded as preliminary results before the final output.
  */
+const AI_SDK_OPTION_KEYS: readonly string[] = ["withoutSchema", "needsApproval"];
+
 export function toAiSdkTools(source: ToolCallSource, options: ToAiSdkToolsOptions = {}): Record<string, ToolgateAiSdkTool> {
   const resolved = resolveSource(source, "toAiSdkTools");
-  const descriptions = describeTools(resolved.registry, options);
+  const read = readOptions(options, "toAiSdkTools: options", AI_SDK_OPTION_KEYS);
+  const descriptions = describeTools(resolved.registry, { withoutSchema: read.withoutSchema as DescribeToolsOptions["withoutSchema"] });
   const needsApproval = readNeedsApproval(options, "toAiSdkTools");
   // No prototype: a tool named `__proto__` (or `constructor`, `toString`) is an own key like any other,
   // and a model's call to a name we do not have finds nothing inherited. The SDK looks tools up as own keys.

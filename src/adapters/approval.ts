@@ -9,7 +9,7 @@ import { ToolContractError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
 import { isProxy, ObjectFreeze } from "../contract/primordials.js";
 import { errorContent } from "../contract/results.js";
-import { ownOption } from "../executor/options.js";
+import { readOwnOption } from "../contract/validators.js";
 
 /** A model's call, as the adapters' `needsApproval` option sees it (before it runs). */
 export interface ToolgateApprovalRequest {
@@ -27,7 +27,7 @@ export type ToolgateNeedsApproval = (request: ToolgateApprovalRequest) => boolea
 
 /** `options.needsApproval`, read once as an own data property: a function or absent. */
 export function readNeedsApproval(options: object, api: string): ToolgateNeedsApproval | undefined {
-  const value = ownOption(options, "needsApproval", `${api}: options`);
+  const value = readOwnOption(options, "needsApproval", `${api}: options`);
   if (value === undefined) return undefined;
   if (typeof value !== "function" || isProxy(value)) {
     throw new ToolContractError(

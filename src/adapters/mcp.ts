@@ -18,7 +18,8 @@ import { type DescribeToolsOptions, describeTools, type ToolDescription } from "
 import { isToolContractError, ToolContractError } from "../contract/errors.js";
 import { describeFailure } from "../contract/failure.js";
 import { describeValue } from "../contract/grammar.js";
-import { isProxy, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectHasOwn } from "../contract/primordials.js";
+import { ObjectFreeze, ObjectGetOwnPropertyDescriptor } from "../contract/primordials.js";
+import { readOptions } from "../contract/validators.js";
 import type { CallOptions } from "../executor/tool-executor.js";
 import { contentBlocks } from "./image-blocks.js";
 import { type McpRequestExtra, mcpProgressListener } from "./mcp-progress.js";
@@ -56,21 +57,19 @@ export interface CreateMcpServerOptions extends DescribeToolsOptions {
  */
 export function createMcpServer(source: ToolCallSource, options: CreateMcpServerOptions): Server {
   const resolved = resolveSource(source, "createMcpServer");
-  const name = readIdentity(options, "name");
-  const version = readIdentity(options, "version");
-  const tools = listedTools(resolved, options);
+  const read = readOptions(options, "createMcpServer: options", MCP_OPTION_KEYS);
+  const name = readIdentity(read.name, "name");
+  const version = readIdentity(read.version, "version");
+  const tools = listedTools(resolved, { withoutSchema: read.withoutSchema as DescribeToolsOptions["withoutSchema"] });
   const server = new Server({ name, version }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(resolved, request.params, extra));
   return server;
 }
 
-function readIdentity(options: unknown, key: "name" | "version"): string {
-  if (typeof options !== "object" || options === null || isProxy(options)) {
-    throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, "createMcpServer: options must be an object { name, version } (not a Proxy)");
-  }
-  const descriptor = ObjectGetOwnPropertyDescriptor(options, key);
-  const value: unknown = descriptor !== undefined && ObjectHasOwn(descriptor, "value") ? descriptor.value : undefined;
+const MCP_OPTION_KEYS: readonly string[] = ["name", "version", "withoutSchema"];
+
+function readIdentity(value: unknown, key: "name" | "version"): string {
   if (typeof value !== "string" || value.length === 0) {
     const got = value === "" ? "an empty string" : describeValue(value);
     throw new ToolContractError(

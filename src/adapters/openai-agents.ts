@@ -11,7 +11,7 @@ import { type DescribeToolsOptions, describeTools } from "../contract/describe.j
 import { isToolContractError, ToolContractError } from "../contract/errors.js";
 import { JSONStringify, MapPrototypeGet, MapPrototypeSet, ObjectFreeze } from "../contract/primordials.js";
 import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
-import { assertOptionsObject, ownOption } from "../executor/options.js";
+import { readOptions } from "../contract/validators.js";
 import { checkProgressListener, deliverProgress, type ProgressListener } from "../executor/progress.js";
 import { askNeedsApproval, readNeedsApproval, type ToolgateNeedsApproval, toolCallDenied } from "./approval.js";
 import { imageBlocks } from "./image-blocks.js";
@@ -60,6 +60,8 @@ export type ToolgateOpenAiAgentsTool<Context = UnknownContext> = FunctionTool<
   ToolgateOpenAiAgentsParameters,
   ToolgateOpenAiAgentsOutput
 >;
+
+const OPENAI_AGENTS_OPTION_KEYS: readonly string[] = ["withoutSchema", "onProgress", "needsApproval"];
 
 /** Options of `toOpenAiAgentsTools`. */
 export interface ToOpenAiAgentsToolsOptions extends DescribeToolsOptions {
@@ -119,9 +121,9 @@ export function toOpenAiAgentsTools<Context = UnknownContext>(
   options: ToOpenAiAgentsToolsOptions = {},
 ): ToolgateOpenAiAgentsTool<Context>[] {
   const resolved = resolveSource(source, "toOpenAiAgentsTools");
-  const descriptions = describeTools(resolved.registry, options);
-  assertOptionsObject(options, "toOpenAiAgentsTools: options");
-  const onProgressOption = ownOption(options, "onProgress", "options");
+  const read = readOptions(options, "toOpenAiAgentsTools: options", OPENAI_AGENTS_OPTION_KEYS);
+  const descriptions = describeTools(resolved.registry, { withoutSchema: read.withoutSchema as DescribeToolsOptions["withoutSchema"] });
+  const onProgressOption = read.onProgress;
   const onProgress = onProgressOption === undefined ? undefined : ignoringFailures(checkProgressListener(onProgressOption));
   const needsApproval = readNeedsApproval(options, "toOpenAiAgentsTools");
   const bySdkName = new Map<string, string>();

@@ -6,6 +6,7 @@ import { type CourseTool, defineTool, type ToolContext } from "../contract/defin
 import { readDataProperty } from "../contract/failure.js";
 import type { JsonSchema } from "../contract/parameters.js";
 import { ArrayIsArray, ArrayPrototypeJoin, ReflectApply } from "../contract/primordials.js";
+import { readOptions } from "../contract/validators.js";
 import { type TypeBoxValidatorOptions, validatorFromTypeBox } from "./typebox.js";
 
 const cloneValue = structuredClone;
@@ -22,6 +23,8 @@ export interface PiAgentToolLike<A> {
   readonly prepareArguments?: ((args: unknown) => unknown) | undefined;
   execute(toolCallId: string, params: A, signal?: AbortSignal): Promise<unknown>;
 }
+
+const FROM_PI_OPTION_KEYS: readonly string[] = ["coerce", "maxIssues"];
 
 /** Options of `fromPiAgentTool`. */
 export interface FromPiAgentToolOptions extends TypeBoxValidatorOptions {
@@ -53,7 +56,11 @@ export interface FromPiAgentToolOptions extends TypeBoxValidatorOptions {
 export function fromPiAgentTool<A>(agentTool: PiAgentToolLike<A>, options: FromPiAgentToolOptions = {}): CourseTool<A, string> {
   // Each field is read once, so later changes to the Pi tool object redirect nothing.
   const { name, description, parameters, prepareArguments, execute } = agentTool;
-  const schemaValidate = validatorFromTypeBox(parameters as TSchema, { ...options, coerce: options.coerce ?? true });
+  const { coerce, maxIssues } = readOptions(options, "fromPiAgentTool: options", FROM_PI_OPTION_KEYS);
+  const schemaValidate = validatorFromTypeBox(parameters as TSchema, {
+    coerce: (coerce ?? true) as boolean,
+    ...(maxIssues === undefined ? {} : { maxIssues: maxIssues as number }),
+  });
   const validate =
     typeof prepareArguments === "function"
       ? (args: unknown) => schemaValidate(ReflectApply(prepareArguments, agentTool, [cloneValue(args)]))

@@ -12,12 +12,12 @@ import { COURSE_TOOL_ARGUMENTS_INVALID, COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOO
 import type { CourseTool } from "../contract/definition.js";
 import { type DescribeToolsOptions, describeTools, type ToolDescription } from "../contract/describe.js";
 import { isNonRecoverableToolError, isToolContractError, type NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
-import { describeValue } from "../contract/grammar.js";
 import type { JsonSchema } from "../contract/parameters.js";
-import { isProxy, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectHasOwn } from "../contract/primordials.js";
+import { ObjectFreeze } from "../contract/primordials.js";
 import { ToolRegistry } from "../contract/registry.js";
 import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
 import { validateArguments } from "../contract/validation.js";
+import { readOptions, validateFunction } from "../contract/validators.js";
 import type { ProgressListener, ToolProgress } from "../executor/progress.js";
 import type { CallOptions, ToolExecutor } from "../executor/tool-executor.js";
 import { contentBlocks, type ToolgateImageBlock, type ToolgateTextBlock } from "./image-blocks.js";
@@ -118,21 +118,21 @@ type NonRecoverableHook = NonNullable<ToPiAgentToolOptions["onNonRecoverableErro
  */
 export function toPiAgentTool(executor: ToolCallSource, name: string, options: ToPiAgentToolOptions = {}): ToolgatePiAgentTool {
   const source = resolveSource(executor, "toPiAgentTool");
-  const hook = readNonRecoverableHook(options, "toPiAgentTool");
+  const { hook, describe } = readPiOptions(options, "toPiAgentTool");
   const tool = typeof name === "string" ? source.registry.get(name) : undefined;
   if (tool === undefined) {
     throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, `toPiAgentTool: no tool named ${JSON.stringify(String(name))} is registered`);
   }
   // Described on its own, so another tool's missing schema does not stand in this one's way.
-  const described = describeTools(new ToolRegistry([tool]), options)[0] as ToolDescription;
+  const described = describeTools(new ToolRegistry([tool]), describe)[0] as ToolDescription;
   return makeAgentTool(source, tool, described.parameters, hook);
 }
 
 /** Every registered tool as a Pi AgentTool, in registration order (see `toPiAgentTool`). */
 export function toPiAgentTools(executor: ToolCallSource, options: ToPiAgentToolOptions = {}): ToolgatePiAgentTool[] {
   const source = resolveSource(executor, "toPiAgentTools");
-  const hook = readNonRecoverableHook(options, "toPiAgentTools");
-  const descriptions = describeTools(source.registry, options);
+  const { hook, describe } = readPiOptions(options, "toPiAgentTools");
+  const descriptions = describeTools(source.registry, describe);
   const tools: ToolgatePiAgentTool[] = [];
   for (let index = 0; index < descriptions.length; index += 1) {
     const described = descriptions[index];
@@ -231,19 +231,15 @@ function precheck({ tool, tools, budgets }: PrecheckTarget, args: unknown): void
   if (!verdict.ok) throw new Error(errorContent(verdict.code, verdict.failure));
 }
 
-/** `options.onNonRecoverableError`, read once as an own data property: a function or absent. */
-function readNonRecoverableHook(options: unknown, api: string): NonRecoverableHook | undefined {
-  if (typeof options !== "object" || options === null || isProxy(options)) {
-    throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, `${api}: options must be an object (not a Proxy)`);
-  }
-  const descriptor = ObjectGetOwnPropertyDescriptor(options, "onNonRecoverableError");
-  const hook: unknown = descriptor !== undefined && ObjectHasOwn(descriptor, "value") ? descriptor.value : undefined;
-  if (hook === undefined) return undefined;
-  if (typeof hook !== "function" || isProxy(hook)) {
-    throw new ToolContractError(
-      COURSE_TOOL_INVALID_ARGUMENT,
-      `${api}: options.onNonRecoverableError must be a function, not a Proxy (got ${describeValue(hook)})`,
-    );
-  }
-  return hook as NonRecoverableHook;
+const PI_OPTION_KEYS: readonly string[] = ["withoutSchema", "onNonRecoverableError"];
+
+/** The options, read once as own data properties: `onNonRecoverableError` (a function or absent) and describeTools' own. */
+function readPiOptions(options: unknown, api: string): { hook: NonRecoverableHook | undefined; describe: DescribeToolsOptions } {
+  const read = readOptions(options, `${api}: options`, PI_OPTION_KEYS);
+  const hook = read.onNonRecoverableError;
+  if (hook !== undefined) validateFunction(hook, `${api}: options.onNonRecoverableError`);
+  return {
+    hook: hook as NonRecoverableHook | undefined,
+    describe: { withoutSchema: read.withoutSchema as DescribeToolsOptions["withoutSchema"] },
+  };
 }

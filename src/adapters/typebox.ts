@@ -22,6 +22,7 @@ import {
   WeakMapPrototypeSet,
 } from "../contract/primordials.js";
 import type { StandardSchemaV1, StandardSchemaV1Issue, StandardSchemaV1Result } from "../contract/standard-schema.js";
+import { readOptions, validateBoolean } from "../contract/validators.js";
 import { recordTypeBoxSchema, typeBoxSchemaOf } from "./typebox-schemas.js";
 
 export { typeBoxSchemaOf };
@@ -62,8 +63,9 @@ const cloneValue = structuredClone;
  */
 export function validatorFromTypeBox<T extends TSchema>(schema: T, options: TypeBoxValidatorOptions = {}): TypeBoxValidate<Static<T>> {
   const checker = compileOnce(schema);
-  const coerce = options.coerce === true;
-  const maxIssues = readMaxIssues(options.maxIssues, "validatorFromTypeBox");
+  const read = readOptions(options, "validatorFromTypeBox: options", VALIDATOR_OPTION_KEYS);
+  const coerce = readCoerce(read.coerce, "validatorFromTypeBox: options.coerce");
+  const maxIssues = readMaxIssues(read.maxIssues as number | undefined, "validatorFromTypeBox");
   const validate: TypeBoxValidate<Static<T>> = (args) => {
     // Convert mutates what it is given, so it only ever sees a private copy.
     const candidate = coerce ? checker.Convert(cloneValue(args)) : args;
@@ -74,6 +76,16 @@ export function validatorFromTypeBox<T extends TSchema>(schema: T, options: Type
   const jsonSchema = jsonSchemaCopy(schema);
   recordValidatorJsonSchema(validate, () => jsonSchema);
   return validate;
+}
+
+const VALIDATOR_OPTION_KEYS: readonly string[] = ["coerce", "maxIssues"];
+const PARAMETERS_OPTION_KEYS: readonly string[] = ["coerce"];
+
+/** `coerce`: a boolean, false when absent. */
+function readCoerce(value: unknown, name: string): boolean {
+  if (value === undefined) return false;
+  validateBoolean(value, name);
+  return value;
 }
 
 /** Options of `typeboxParameters`. */
@@ -97,7 +109,10 @@ export interface TypeBoxParameters<T extends TSchema> extends StandardSchemaV1<u
 /** Makes the `parameters` of a schema-first definition from a TypeBox schema (see `TypeBoxParameters`). */
 export function typeboxParameters<T extends TSchema>(schema: T, options: TypeBoxParametersOptions = {}): TypeBoxParameters<T> {
   const checker = compileOnce(schema);
-  const coerce = options.coerce === true;
+  const coerce = readCoerce(
+    readOptions(options, "typeboxParameters: options", PARAMETERS_OPTION_KEYS).coerce,
+    "typeboxParameters: options.coerce",
+  );
   const jsonSchema = jsonSchemaCopy(schema);
   const validate = (args: unknown): StandardSchemaV1Result<Static<T>> => {
     const candidate = coerce ? checker.Convert(cloneValue(args)) : args;

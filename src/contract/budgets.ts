@@ -35,6 +35,7 @@ import {
   WeakMapPrototypeGet,
   WeakMapPrototypeSet,
 } from "./primordials.js";
+import { closestKey, quoteKey } from "./validators.js";
 
 /**
  * The serializer's budgets for a tool's output (every field optional: unset fields keep the
@@ -147,7 +148,7 @@ function readBudgets<K extends string>(
   code: ToolContractErrorCode,
 ): { readonly [key in K]?: number } {
   if (typeof value !== "object" || value === null || isProxy(value)) {
-    throw new ToolContractError(code, `${option} must be an object of budgets (not a Proxy)`);
+    throw new ToolContractError(code, `${option} must be an object of budgets (got ${describeValue(value)})`);
   }
   // Null prototype: a setter planted on Object.prototype under a budget's name cannot swallow it.
   const copy = { __proto__: null } as unknown as { [key in K]?: number };
@@ -155,15 +156,16 @@ function readBudgets<K extends string>(
   for (let index = 0; index < keys.length; index += 1) {
     const key = keys[index] as PropertyKey;
     if (typeof key !== "string" || !ObjectHasOwn(ranges, key)) {
-      const known = JSONStringify(ReflectOwnKeys(ranges));
+      const known = ReflectOwnKeys(ranges) as string[];
+      const meant = typeof key === "string" ? closestKey(key, known) : undefined;
       throw new ToolContractError(
         code,
-        `${option} has an unknown budget ${typeof key === "string" ? JSONStringify(key) : "(a symbol)"}; known: ${known}`,
+        `${option} has an unknown budget ${typeof key === "string" ? quoteKey(key) : "(a symbol)"}${meant === undefined ? "" : ` (did you mean ${JSONStringify(meant)}?)`}; known: ${JSONStringify(known)}`,
       );
     }
     const descriptor = ObjectGetOwnPropertyDescriptor(value, key);
     if (descriptor === undefined || !ObjectHasOwn(descriptor, "value")) {
-      throw new ToolContractError(code, `${option}.${key} must be a data property (accessors are not read)`);
+      throw new ToolContractError(code, `${option}.${key} must be a data property, not an accessor`);
     }
     const [lowest, highest] = ranges[key as K];
     const budget: unknown = descriptor.value;

@@ -5,8 +5,9 @@
 import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_INVALID_TOOL_DEFINITION } from "./constants.js";
 import { ToolContractError } from "./errors.js";
 import { type JsonSchema, toolJsonSchema } from "./parameters.js";
-import { isProxy, MapPrototypeGet, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectHasOwn } from "./primordials.js";
+import { isProxy, MapPrototypeGet, ObjectFreeze } from "./primordials.js";
 import { registeredTools, type ToolRegistry } from "./registry.js";
+import { readOptions, validateOneOf } from "./validators.js";
 
 /** One tool as a model sees it. Frozen, `parameters` deeply. */
 export interface ToolDescription {
@@ -26,7 +27,7 @@ export interface DescribeToolsOptions {
    * default) refuses with INVALID_TOOL_DEFINITION naming the tool; `"any-object"` shows it
    * as `{ type: "object", additionalProperties: true }`, leaving validation to toolgate.
    */
-  readonly withoutSchema?: "throw" | "any-object";
+  readonly withoutSchema?: "throw" | "any-object" | undefined;
 }
 
 const ANY_OBJECT: JsonSchema = ObjectFreeze({ type: "object", additionalProperties: true });
@@ -83,13 +84,12 @@ function registryOf(source: unknown): ToolRegistry {
   );
 }
 
+const DESCRIBE_OPTION_KEYS: readonly string[] = ObjectFreeze(["withoutSchema"]);
+const WITHOUT_SCHEMA_CHOICES: readonly ("throw" | "any-object")[] = ObjectFreeze(["throw", "any-object"] as const);
+
 function readWithoutSchema(options: unknown): "throw" | "any-object" {
-  if (typeof options !== "object" || options === null || isProxy(options)) {
-    throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, "describeTools: options must be an object");
-  }
-  const descriptor = ObjectGetOwnPropertyDescriptor(options, "withoutSchema");
-  const value: unknown = descriptor !== undefined && ObjectHasOwn(descriptor, "value") ? descriptor.value : undefined;
-  if (value === undefined || value === "throw") return "throw";
-  if (value === "any-object") return value;
-  throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, 'describeTools: options.withoutSchema must be "throw" or "any-object"');
+  const { withoutSchema } = readOptions(options, "describeTools: options", DESCRIBE_OPTION_KEYS);
+  if (withoutSchema === undefined) return "throw";
+  validateOneOf(withoutSchema, "describeTools: options.withoutSchema", WITHOUT_SCHEMA_CHOICES);
+  return withoutSchema;
 }

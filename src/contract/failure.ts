@@ -4,6 +4,7 @@
 import { COURSE_TOOL_MAX_STRING_CODE_POINTS } from "./constants.js";
 import { cutToCodePoints } from "./content.js";
 import {
+  type DOMExceptionInstance,
   DOMExceptionPrototypeGetMessage,
   DOMExceptionPrototypeGetName,
   ErrorPrototype,
@@ -91,8 +92,8 @@ function describeDOMException(value: object): FailureText | undefined {
   let name: string;
   let message: string;
   try {
-    name = DOMExceptionPrototypeGetName(value as DOMException);
-    message = DOMExceptionPrototypeGetMessage(value as DOMException);
+    name = DOMExceptionPrototypeGetName(value as DOMExceptionInstance);
+    message = DOMExceptionPrototypeGetMessage(value as DOMExceptionInstance);
   } catch {
     return undefined;
   }

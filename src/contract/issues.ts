@@ -1,11 +1,6 @@
-// Turning a schema's issues into the bounded, readable text a model reads in
-// TOOL_ARGUMENTS_INVALID. Paths come from the model's own arguments (a key can be
-// arbitrarily long), so every piece is cut to a budget.
-// docs/contract.md: rule 6 — validation first (the validator's details as the message).
-import { COURSE_TOOL_INVALID_ARGUMENT } from "./constants.js";
 import { cutToCodePoints } from "./content.js";
-import { ToolContractError } from "./errors.js";
 import { ArrayPrototypeJoin, JSONStringify, RegExpPrototypeExec } from "./primordials.js";
+import { validateInteger } from "./validators.js";
 
 /** One problem with the arguments: where (a `$.items[2].qty` path) and what. */
 export interface ArgumentIssue {
@@ -25,11 +20,9 @@ const MAX_FORMATTED_PATH_LENGTH = 256;
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** Reads and checks a `maxIssues` option (a ToolContractError for anything but 1..64). */
-export function readMaxIssues(value: number | undefined, api: string): number {
+export function readMaxIssues(value: unknown, api: string): number {
   if (value === undefined) return DEFAULT_MAX_LISTED_ISSUES;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > MAX_LISTED_ISSUES_LIMIT) {
-    throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, `${api}: maxIssues must be an integer from 1 to ${MAX_LISTED_ISSUES_LIMIT}`);
-  }
+  validateInteger(value, `${api}: options.maxIssues`, 1, MAX_LISTED_ISSUES_LIMIT);
   return value;
 }
 

@@ -39,6 +39,8 @@ export const FunctionPrototype = Function.prototype;
 // Fixed-arity wrappers (no rest parameters): they sit on hot paths.
 const sort = Array.prototype.sort;
 export const ArrayPrototypeSort = (self: string[]): string[] => ReflectApply(sort, self, []);
+const includes = Array.prototype.includes;
+export const ArrayPrototypeIncludes = <T>(self: readonly T[], value: T): boolean => ReflectApply(includes, self, [value]);
 const join = Array.prototype.join;
 export const ArrayPrototypeJoin = (self: readonly string[], separator: string): string => ReflectApply(join, self, [separator]);
 
@@ -48,8 +50,12 @@ const slice = String.prototype.slice;
 export const StringPrototypeSlice = (self: string, start: number, end: number): string => ReflectApply(slice, self, [start, end]);
 const toWellFormed = String.prototype.toWellFormed;
 export const StringPrototypeToWellFormed = (self: string): string => ReflectApply(toWellFormed, self, []);
+const toLowerCase = String.prototype.toLowerCase;
+export const StringPrototypeToLowerCase = (self: string): string => ReflectApply(toLowerCase, self, []);
 export const NumberIsFinite = Number.isFinite;
+export const NumberIsInteger = Number.isInteger;
 export const NumberIsSafeInteger = Number.isSafeInteger;
+export const NumberPositiveInfinity = Number.POSITIVE_INFINITY;
 const bigIntToString = BigInt.prototype.toString;
 export const BigIntPrototypeToString = (self: bigint): string => ReflectApply(bigIntToString, self, []);
 export const DatePrototype = Date.prototype;
@@ -62,6 +68,7 @@ const exec = RegExp.prototype.exec;
 export const RegExpPrototypeExec = (self: RegExp, text: string): RegExpExecArray | null => ReflectApply(exec, self, [text]);
 
 export const JSONStringify = JSON.stringify as (value: unknown) => string;
+export const JSONParse = JSON.parse as (text: string) => unknown;
 
 export const MapPrototype = Map.prototype;
 const mapGet = Map.prototype.get;
@@ -136,8 +143,40 @@ export const PromiseResolve = <T>(value: T): Promise<Awaited<T>> => ReflectApply
 /** `Promise.reject(reason)` through the captured static. */
 export const PromiseReject = (reason: unknown): Promise<never> => ReflectApply(promiseReject, Promise, [reason]) as Promise<never>;
 
+// Timers, captured at load: a tool module that replaces the globals (or patches
+// Timeout.prototype) when it loads cannot switch off a timeout, a grace period or its own
+// setup() timer. Node's timer functions need no receiver.
+export const SetTimeout = setTimeout;
+export const ClearTimeout = clearTimeout;
+export const SetInterval = setInterval;
+export const ClearInterval = clearInterval;
+export const SetImmediate = setImmediate;
+export const ClearImmediate = clearImmediate;
+const timerProbe = SetTimeout(() => {}, 0);
+const timeoutPrototype = ObjectGetPrototypeOf(timerProbe) as { unref: () => unknown; refresh: () => unknown };
+ClearTimeout(timerProbe);
+const timeoutUnref = timeoutPrototype.unref;
+const timeoutRefresh = timeoutPrototype.refresh;
+/** A timer made by `SetTimeout`. */
+export type TimerHandle = NodeJS.Timeout;
+/** `timer.unref()` through Timeout.prototype's own method, captured at load. */
+export const TimeoutPrototypeUnref = (self: TimerHandle): void => {
+  ReflectApply(timeoutUnref, self, []);
+};
+/** `timer.refresh()` through Timeout.prototype's own method, captured at load. */
+export const TimeoutPrototypeRefresh = (self: TimerHandle): void => {
+  ReflectApply(timeoutRefresh, self, []);
+};
+
+/** The realm's own DOMException, captured at load (abort and timeout reasons never come from a replaced global). */
+export const NativeDOMException = DOMException;
+/** The type of a DOMException, for modules where the global's name is not used (it may be replaced). */
+export type DOMExceptionInstance = DOMException;
+
 /** The realm's own AbortController, captured at load (a tool module that replaces the global later is not consulted). */
 export const NativeAbortController = AbortController;
+/** The type of an AbortController, for modules where the global's name is not used. */
+export type AbortControllerInstance = AbortController;
 const abort = AbortController.prototype.abort;
 export const AbortControllerPrototypeAbort = (self: AbortController, reason: unknown): void => ReflectApply(abort, self, [reason]);
 export const AbortControllerPrototypeGetSignal = getterOf<AbortController, AbortSignal>(AbortController.prototype, "signal");

@@ -12,6 +12,9 @@ import { readDataProperty } from "./failure.js";
 import { type ArgumentIssue, describeIssues, formatPath, readMaxIssues } from "./issues.js";
 import { ArrayIsArray, isPromise, isProxy, ReflectApply } from "./primordials.js";
 import { observeRejection } from "./untrusted-promises.js";
+import { readOptions } from "./validators.js";
+
+const MAX_ISSUES_OPTION_KEYS: readonly string[] = ["maxIssues"];
 
 /** A Standard Schema v1: what zod 4, valibot 1, ArkType 2 and others expose. */
 export interface StandardSchemaV1<Input = unknown, Output = Input> {
@@ -87,7 +90,8 @@ export function validatorFromStandardSchema<S extends StandardSchemaV1>(
   options: StandardSchemaValidatorOptions = {},
 ): StandardSchemaValidate<StandardSchemaV1Output<S>> {
   const parts = readStandardSchema(schema, "validatorFromStandardSchema");
-  return standardSchemaValidator(parts, readMaxIssues(options.maxIssues, "validatorFromStandardSchema"));
+  const { maxIssues } = readOptions(options, "validatorFromStandardSchema: options", MAX_ISSUES_OPTION_KEYS);
+  return standardSchemaValidator(parts, readMaxIssues(maxIssues as number | undefined, "validatorFromStandardSchema"));
 }
 
 /** The synchronous validator over parts already read. */

@@ -3,6 +3,7 @@
 import { COURSE_TOOL_MAX_TIMEOUT_MS, type ToolContractErrorCode } from "./constants.js";
 import { ToolContractError } from "./errors.js";
 import { describeValue } from "./grammar.js";
+import { NumberIsInteger } from "./primordials.js";
 
 /**
  * `value` as a timeout: an integer from 1 to COURSE_TOOL_MAX_TIMEOUT_MS. Above that a Node.js
@@ -10,6 +11,6 @@ import { describeValue } from "./grammar.js";
  * "a long time"; it is refused with `code`, naming `label` and the value.
  */
 export function checkTimeoutMs(value: unknown, label: string, code: ToolContractErrorCode): number {
-  if (typeof value === "number" && Number.isInteger(value) && value >= 1 && value <= COURSE_TOOL_MAX_TIMEOUT_MS) return value;
+  if (typeof value === "number" && NumberIsInteger(value) && value >= 1 && value <= COURSE_TOOL_MAX_TIMEOUT_MS) return value;
   throw new ToolContractError(code, `${label} must be an integer from 1 to ${COURSE_TOOL_MAX_TIMEOUT_MS} (got ${describeValue(value)})`);
 }

@@ -19,14 +19,16 @@ import {
   MapPrototypeSet,
   NativeAbortController,
   NativePromise,
+  NumberIsInteger,
+  NumberPositiveInfinity,
   ObjectDefineProperty,
   ObjectGetOwnPropertyDescriptor,
   ObjectHasOwn,
   PromisePrototypeThen,
 } from "../contract/primordials.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
+import { readOwnOption, validateObject } from "../contract/validators.js";
 import { watchAbort } from "./abort-watch.js";
-import { assertOptionsObject, ownOption } from "./options.js";
 import { abortReason, assertAbortSignal, isAborted, throwIfAborted } from "./signal.js";
 import type { BatchOptions } from "./tool-executor.js";
 
@@ -97,11 +99,11 @@ export async function runBatch(
 }
 
 function readConcurrency(options: BatchOptions | undefined): number {
-  if (options === undefined) return Number.POSITIVE_INFINITY;
-  assertOptionsObject(options, "batch options");
-  const value = ownOption(options, "concurrency", "options");
-  if (value === undefined) return Number.POSITIVE_INFINITY;
-  if (value === Number.POSITIVE_INFINITY || (typeof value === "number" && Number.isInteger(value) && value >= 1)) return value;
+  if (options === undefined) return NumberPositiveInfinity;
+  validateObject(options, "batch options"); // its keys were checked with the per-call ones (readCallOptions)
+  const value = readOwnOption(options, "concurrency", "options");
+  if (value === undefined) return NumberPositiveInfinity;
+  if (value === NumberPositiveInfinity || (typeof value === "number" && NumberIsInteger(value) && value >= 1)) return value;
   throw new ToolContractError(
     COURSE_TOOL_INVALID_ARGUMENT,
     `options.concurrency must be a positive integer or Infinity (got ${describeValue(value)})`,

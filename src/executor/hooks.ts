@@ -13,17 +13,24 @@ import { ToolContractError } from "../contract/errors.js";
 import { type FailureText, readOwnDataProperty } from "../contract/failure.js";
 import { describeValue } from "../contract/grammar.js";
 import {
+  ArrayPrototypeIncludes,
   isProxy,
+  JSONStringify,
   NativePromise,
+  NumberIsInteger,
+  NumberPositiveInfinity,
   ObjectFreeze,
   ObjectGetOwnPropertyDescriptor,
   ObjectGetPrototypeOf,
   ObjectHasOwn,
+  ObjectPrototype,
   PerformanceNow,
   ReflectApply,
+  ReflectOwnKeys,
 } from "../contract/primordials.js";
 import { type CourseToolResultMessage, errorCodeOf } from "../contract/results.js";
 import { observeRejection, untrustedPromise, whenSettled } from "../contract/untrusted-promises.js";
+import { closestKey, invalidArgument, validateObject, validateOptionKeys } from "../contract/validators.js";
 import { watchAbort } from "./abort-watch.js";
 import { abortReason, isAborted } from "./signal.js";
 
@@ -125,11 +132,16 @@ export class ResolvedHooks {
   ) {}
 }
 
-/** Reads `options.hooks`; a ToolContractError(INVALID_ARGUMENT) for anything but an object of functions. */
+const HOOK_NAMES: readonly string[] = ObjectFreeze(["beforeExecute", "onCallStart", "onCallEnd", "onThreadKilled", "onHookError"]);
+
+/**
+ * Reads `options.hooks`; a ToolContractError(INVALID_ARGUMENT) for anything but an object of
+ * functions, and for a key that is not a hook (a misspelt `beforeExecute` would otherwise be
+ * an approval gate silently absent).
+ */
 export function resolveHooks(hooks: unknown): ResolvedHooks {
-  if (typeof hooks !== "object" || hooks === null || isProxy(hooks)) {
-    throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, `options.hooks must be an object (got ${describeValue(hooks)})`);
-  }
+  validateObject(hooks, "options.hooks");
+  checkHookKeys(hooks);
   return new ResolvedHooks(
     hooks,
     hookOf(hooks, "beforeExecute"),
@@ -142,16 +154,44 @@ export function resolveHooks(hooks: unknown): ResolvedHooks {
 
 const MAX_PROTOTYPE_HOPS = 32;
 
-/** A method found on the object or its prototypes, as a data property (an accessor is refused, never called). */
+/**
+ * A plain object's own keys must all be hooks. A class instance's own fields are its state and
+ * its prototypes hold its other methods, so there every key (own or on a prototype below
+ * Object.prototype) is refused only when it is a near miss of a hook's name (`onCalEnd`).
+ */
+function checkHookKeys(hooks: object): void {
+  const prototype = ObjectGetPrototypeOf(hooks);
+  if (prototype === ObjectPrototype || prototype === null) {
+    validateOptionKeys(hooks, "options.hooks", HOOK_NAMES);
+    return;
+  }
+  let current: object | null = hooks;
+  for (let hops = 0; current !== null && current !== ObjectPrototype && hops < MAX_PROTOTYPE_HOPS && !isProxy(current); hops += 1) {
+    const keys = ReflectOwnKeys(current);
+    for (let index = 0; index < keys.length; index += 1) {
+      const key = keys[index];
+      if (typeof key !== "string" || key === "constructor" || ArrayPrototypeIncludes(HOOK_NAMES, key)) continue;
+      const meant = closestKey(key, HOOK_NAMES);
+      if (meant !== undefined)
+        invalidArgument(`options.hooks has an unknown hook ${JSONStringify(key)} (did you mean ${JSONStringify(meant)}?)`);
+    }
+    current = ObjectGetPrototypeOf(current) as object | null;
+  }
+}
+
+/**
+ * A method found on the object or its prototypes, as a data property (an accessor is refused,
+ * never called). Object.prototype is not consulted: a hook planted there is not a hook.
+ */
 function hookOf(hooks: object, name: HookName | "onHookError"): Hook | undefined {
   let current: object | null = hooks;
-  for (let hops = 0; current !== null && hops < MAX_PROTOTYPE_HOPS && !isProxy(current); hops += 1) {
+  for (let hops = 0; current !== null && current !== ObjectPrototype && hops < MAX_PROTOTYPE_HOPS && !isProxy(current); hops += 1) {
     const descriptor = ObjectGetOwnPropertyDescriptor(current, name);
     if (descriptor === undefined) {
       current = ObjectGetPrototypeOf(current) as object | null;
       continue;
     }
-    if (!ObjectHasOwn(descriptor, "value")) invalidHook(name, "an accessor");
+    if (!ObjectHasOwn(descriptor, "value")) invalidArgument(`options.hooks.${name} must be a data property, not an accessor`);
     const value: unknown = descriptor.value;
     if (value === undefined) return undefined;
     if (typeof value !== "function" || isProxy(value)) invalidHook(name, describeValue(value));
@@ -277,8 +317,8 @@ export class CallTrace {
   readonly record = (facts: RunFacts): void => {
     if (typeof facts !== "object" || facts === null) return;
     const { queueWaitMs, threadId, threadKilled } = facts;
-    if (typeof queueWaitMs === "number" && queueWaitMs >= 0 && queueWaitMs !== Number.POSITIVE_INFINITY) this.#queueWaitMs = queueWaitMs;
-    if (typeof threadId === "number" && Number.isInteger(threadId)) this.#threadId = threadId;
+    if (typeof queueWaitMs === "number" && queueWaitMs >= 0 && queueWaitMs !== NumberPositiveInfinity) this.#queueWaitMs = queueWaitMs;
+    if (typeof threadId === "number" && NumberIsInteger(threadId)) this.#threadId = threadId;
     if (threadKilled !== true) return;
     if (!this.#settled) this.#threadKilled = true;
     else

@@ -18,10 +18,9 @@ import {
   resolveBudgets,
 } from "../contract/budgets.js";
 import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
-import { ToolContractError } from "../contract/errors.js";
-import { describeValue } from "../contract/grammar.js";
-import { isProxy, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectHasOwn } from "../contract/primordials.js";
+import { ObjectFreeze } from "../contract/primordials.js";
 import { checkTimeoutMs } from "../contract/timeout.js";
+import { readOwnOption, validateObject, validateOptionKeys } from "../contract/validators.js";
 import { type ResolvedHooks, resolveHooks } from "./hooks.js";
 import { checkProgressListener, type ProgressListener } from "./progress.js";
 
@@ -64,19 +63,49 @@ const NO_CALL_OPTIONS: CallSettings = ObjectFreeze({
   onProgress: undefined,
 });
 
-/** Reads `ExecutorOptions` (absent: none); a ToolContractError(INVALID_ARGUMENT) naming a bad one. */
-export function readExecutorOptions(options: unknown): PipelineSettings {
+/** The options every executor takes (each executor may add its own). */
+export const EXECUTOR_OPTION_KEYS: readonly string[] = ObjectFreeze([
+  "timeoutMs",
+  "hooks",
+  "app",
+  "argumentBudgets",
+  "outputBudgets",
+  "attachmentBudgets",
+]);
+/** The options of one call (`CallOptions`). */
+export const CALL_OPTION_KEYS: readonly string[] = ObjectFreeze(["timeoutMs", "app", "argumentBudgets", "onProgress"]);
+/** The options of a batch (`BatchOptions`): a call's, and `concurrency`. */
+// Written out, not spread: a module of toolgate may first load after a tool module patched Array.prototype.
+export const BATCH_OPTION_KEYS: readonly string[] = ObjectFreeze(["timeoutMs", "app", "argumentBudgets", "onProgress", "concurrency"]);
+
+/** A hook given where an executor's or a call's options are read: where it belongs. */
+export const HOOKS_ELSEWHERE: { readonly [key: string]: string } = ObjectFreeze({
+  __proto__: null,
+  beforeExecute: "hooks.beforeExecute",
+  onCallStart: "hooks.onCallStart",
+  onCallEnd: "hooks.onCallEnd",
+  onThreadKilled: "hooks.onThreadKilled",
+  onHookError: "hooks.onHookError",
+} as unknown as { readonly [key: string]: string });
+
+/**
+ * Reads `ExecutorOptions` (absent: none); a ToolContractError(INVALID_ARGUMENT) naming a bad
+ * one, or an unknown key. `known`: every option the executor takes (the shared ones, then its
+ * own, which it reads itself).
+ */
+export function readExecutorOptions(options: unknown, known: readonly string[] = EXECUTOR_OPTION_KEYS): PipelineSettings {
   if (options === undefined) return DEFAULT_PIPELINE_SETTINGS;
-  assertOptionsObject(options, "options");
-  const timeoutMs = ownOption(options, "timeoutMs", "options");
-  const hooks = ownOption(options, "hooks", "options");
-  const argumentBudgets = ownOption(options, "argumentBudgets", "options");
-  const outputBudgets = ownOption(options, "outputBudgets", "options");
-  const attachmentBudgets = ownOption(options, "attachmentBudgets", "options");
+  validateObject(options, "options");
+  validateOptionKeys(options, "options", known, HOOKS_ELSEWHERE);
+  const timeoutMs = readOwnOption(options, "timeoutMs", "options");
+  const hooks = readOwnOption(options, "hooks", "options");
+  const argumentBudgets = readOwnOption(options, "argumentBudgets", "options");
+  const outputBudgets = readOwnOption(options, "outputBudgets", "options");
+  const attachmentBudgets = readOwnOption(options, "attachmentBudgets", "options");
   return ObjectFreeze({
     timeoutMs: timeoutMs === undefined ? undefined : checkTimeoutMs(timeoutMs, "options.timeoutMs", COURSE_TOOL_INVALID_ARGUMENT),
     hooks: hooks === undefined ? undefined : resolveHooks(hooks),
-    app: ownOption(options, "app", "options") as ToolApp | undefined,
+    app: readOwnOption(options, "app", "options") as ToolApp | undefined,
     argumentBudgets: resolveBudgets(
       DEFAULT_ARGUMENT_BUDGETS,
       argumentBudgets === undefined ? undefined : readArgumentBudgets(argumentBudgets, "options.argumentBudgets"),
@@ -92,14 +121,15 @@ export function readExecutorOptions(options: unknown): PipelineSettings {
   });
 }
 
-/** Reads `CallOptions` (or the per-call part of `BatchOptions`). */
+/** Reads `CallOptions` (`what`: "call options"), or the per-call part of `BatchOptions` ("batch options", which may also hold `concurrency`). */
 export function readCallOptions(options: unknown, what: string): CallSettings {
   if (options === undefined) return NO_CALL_OPTIONS;
-  assertOptionsObject(options, what);
-  const timeoutMs = ownOption(options, "timeoutMs", "options");
-  const app = ownOption(options, "app", "options") as ToolApp | undefined;
-  const argumentBudgets = ownOption(options, "argumentBudgets", "options");
-  const onProgress = ownOption(options, "onProgress", "options");
+  validateObject(options, what);
+  validateOptionKeys(options, what, what === "batch options" ? BATCH_OPTION_KEYS : CALL_OPTION_KEYS, HOOKS_ELSEWHERE);
+  const timeoutMs = readOwnOption(options, "timeoutMs", "options");
+  const app = readOwnOption(options, "app", "options") as ToolApp | undefined;
+  const argumentBudgets = readOwnOption(options, "argumentBudgets", "options");
+  const onProgress = readOwnOption(options, "onProgress", "options");
   if (timeoutMs === undefined && app === undefined && argumentBudgets === undefined && onProgress === undefined) return NO_CALL_OPTIONS;
   return {
     timeoutMs: timeoutMs === undefined ? undefined : checkTimeoutMs(timeoutMs, "options.timeoutMs", COURSE_TOOL_INVALID_ARGUMENT),
@@ -113,21 +143,4 @@ export function readCallOptions(options: unknown, what: string): CallSettings {
 export function callArgumentBudgets(settings: PipelineSettings | undefined, options: CallSettings): ResolvedArgumentBudgets {
   const base = settings === undefined ? DEFAULT_ARGUMENT_BUDGETS : settings.argumentBudgets;
   return options.argumentBudgets === undefined ? base : resolveBudgets(base, options.argumentBudgets);
-}
-
-/** Throws INVALID_ARGUMENT unless `options` is an object that is not a Proxy. */
-export function assertOptionsObject(options: unknown, what: string): asserts options is object {
-  if (typeof options !== "object" || options === null || isProxy(options)) {
-    throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, `${what} must be an object (got ${describeValue(options)})`);
-  }
-}
-
-/** An own data property's value (undefined when absent); an accessor is refused, never called. */
-export function ownOption(options: object, key: string, prefix: string): unknown {
-  const descriptor = ObjectGetOwnPropertyDescriptor(options, key);
-  if (descriptor === undefined) return undefined;
-  if (!ObjectHasOwn(descriptor, "value")) {
-    throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, `${prefix}.${key} must be a data property, not an accessor`);
-  }
-  return descriptor.value;
 }

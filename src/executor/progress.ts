@@ -9,13 +9,16 @@ import type { ToolProgressReport } from "../contract/definition.js";
 import { ToolContractError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
 import {
+  ClearTimeout,
   isProxy,
   NumberIsFinite,
   ObjectFreeze,
   ObjectGetOwnPropertyDescriptor,
-  ObjectGetPrototypeOf,
   ObjectHasOwn,
   ReflectApply,
+  SetTimeout,
+  TimeoutPrototypeUnref,
+  type TimerHandle,
 } from "../contract/primordials.js";
 import { observeRejection } from "../contract/untrusted-promises.js";
 import { isAborted } from "./signal.js";
@@ -44,13 +47,6 @@ export interface ProgressReading {
 export const PROGRESS_INTERVAL_MS = 50;
 /** A report's `message` is cut to this many code points. */
 export const MAX_PROGRESS_MESSAGE_CODE_POINTS = 256;
-
-// Timers captured at load, so later patches of the globals or of Timeout.prototype redirect nothing.
-const setTimer = setTimeout;
-const clearTimer = clearTimeout;
-const probe = setTimer(() => {}, 0);
-const timeoutUnref = (ObjectGetPrototypeOf(probe) as { unref: () => unknown }).unref;
-clearTimer(probe);
 
 /**
  * Reads a tool's report: `{ progress, total?, message? }` as own data properties of a plain
@@ -98,7 +94,7 @@ export function discardProgress(report: ToolProgressReport): void {
 export class ProgressThrottle<T> {
   readonly #deliver: (value: T) => void;
   readonly #intervalMs: number;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: TimerHandle | undefined;
   #pending: { readonly value: T } | undefined;
   #closed = false;
 
@@ -120,13 +116,13 @@ export class ProgressThrottle<T> {
   close(): void {
     this.#closed = true;
     this.#pending = undefined;
-    if (this.#timer !== undefined) clearTimer(this.#timer);
+    if (this.#timer !== undefined) ClearTimeout(this.#timer);
     this.#timer = undefined;
   }
 
   #arm(): void {
-    this.#timer = setTimer(() => this.#tick(), this.#intervalMs);
-    ReflectApply(timeoutUnref, this.#timer, []);
+    this.#timer = SetTimeout(() => this.#tick(), this.#intervalMs);
+    TimeoutPrototypeUnref(this.#timer);
   }
 
   #tick(): void {

@@ -6,20 +6,19 @@ import { COURSE_TOOL_EXECUTION_TIMEOUT } from "../contract/constants.js";
 import {
   AbortControllerPrototypeAbort,
   AbortControllerPrototypeGetSignal,
+  ClearTimeout,
+  type DOMExceptionInstance,
   isPromise,
   NativeAbortController,
+  NativeDOMException,
   ObjectFreeze,
   PromisePrototypeThen,
+  SetTimeout,
 } from "../contract/primordials.js";
 import { errorContent } from "../contract/results.js";
 import { watchAbort } from "./abort-watch.js";
 import type { ToolOutcome } from "./run-tool.js";
 import { abortReason } from "./signal.js";
-
-// Captured at load: a replaced global setTimeout or DOMException cannot take over the timer.
-const setTimer = setTimeout;
-const clearTimer = clearTimeout;
-const NativeDOMException = DOMException;
 
 /**
  * The one rule: the most specific limit wins. A call's `timeoutMs` (the caller knows this
@@ -53,14 +52,14 @@ export function runWithTimeout(
   run: (signal: AbortSignal) => ToolOutcome | Promise<ToolOutcome>,
 ): ToolOutcome | Promise<ToolOutcome> {
   const controller = new NativeAbortController();
-  let expiry: DOMException | undefined; // made only when the timer fires: most calls finish in time
+  let expiry: DOMExceptionInstance | undefined; // made only when the timer fires: most calls finish in time
   const unwatch = watchAbort(signal, () => AbortControllerPrototypeAbort(controller, abortReason(signal)));
-  const timer = setTimer(() => {
+  const timer = SetTimeout(() => {
     expiry = new NativeDOMException(`The tool call timed out after ${timeoutMs} ms`, "TimeoutError");
     AbortControllerPrototypeAbort(controller, expiry);
   }, timeoutMs);
   const stop = (): void => {
-    clearTimer(timer);
+    ClearTimeout(timer);
     unwatch();
   };
   let pending: ToolOutcome | Promise<ToolOutcome>;

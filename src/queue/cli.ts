@@ -7,46 +7,85 @@
 // docs/queue.md — Topology (a worker host as a command), Options.
 import { parseArgs } from "node:util";
 import { describeFailure } from "../contract/failure.js";
+import { describeValue } from "../contract/grammar.js";
+import { closestKey, invalidArgument } from "../contract/validators.js";
 import { runToolWorkerHost, type ToolWorkerHostOptions } from "./host.js";
 
 const USAGE =
   "usage: toolgate-worker --redis redis://host:port --queue NAME [--threads N] [--timeout MS] [--abort-grace MS] [--lock-duration MS] tools.js [...]";
 
+const FLAGS = {
+  redis: { type: "string" },
+  queue: { type: "string" },
+  threads: { type: "string" },
+  timeout: { type: "string" },
+  "abort-grace": { type: "string" },
+  "lock-duration": { type: "string" },
+  help: { type: "boolean" },
+} as const;
+const FLAG_NAMES: readonly string[] = Object.keys(FLAGS);
+
+/** A number flag as the host's option (the host checks its range); anything but decimal digits is refused here. */
 function numberFlag(values: Record<string, unknown>, flag: string): number | undefined {
   const value = values[flag];
-  return typeof value === "string" ? Number(value) : undefined;
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || !/^[0-9]{1,16}$/.test(value)) {
+    invalidArgument(
+      `--${flag} must be a whole number of decimal digits (got ${describeValue(value)}${typeof value === "string" ? ` ${JSON.stringify(value.slice(0, 32))}` : ""})`,
+    );
+  }
+  return Number(value);
+}
+
+/**
+ * The command line, strictly: an unknown flag is a ToolContractError(INVALID_ARGUMENT) naming
+ * it and the flag it is closest to (`--timout`: did you mean `--timeout`?), never ignored.
+ */
+function parseCommandLine(): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
+  const { values, positionals, tokens } = parseArgs({ allowPositionals: true, strict: false, tokens: true, options: FLAGS });
+  for (const token of tokens) {
+    if (token.kind !== "option") continue;
+    if (!FLAG_NAMES.includes(token.name)) {
+      const meant = closestKey(token.name, FLAG_NAMES);
+      invalidArgument(
+        `unknown option ${JSON.stringify(token.rawName)}${meant === undefined ? "" : ` (did you mean "--${meant}"?)`}; ${USAGE}`,
+      );
+    }
+    const type = FLAGS[token.name as keyof typeof FLAGS].type;
+    if (type === "string" && token.value === undefined) invalidArgument(`${token.rawName} needs a value; ${USAGE}`);
+    if (type === "boolean" && token.value !== undefined) invalidArgument(`${token.rawName} takes no value; ${USAGE}`);
+  }
+  return { values: values as Record<string, string | boolean | undefined>, positionals };
 }
 
 async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
-      redis: { type: "string" },
-      queue: { type: "string" },
-      threads: { type: "string" },
-      timeout: { type: "string" },
-      "abort-grace": { type: "string" },
-      "lock-duration": { type: "string" },
-      help: { type: "boolean" },
-    },
-  });
-  if (values.help === true || values.redis === undefined || values.queue === undefined || positionals.length === 0) {
+  let parsed: ReturnType<typeof parseCommandLine>;
+  let numbers: Record<string, number | undefined>;
+  try {
+    parsed = parseCommandLine();
+    numbers = {
+      threads: numberFlag(parsed.values, "threads"),
+      timeoutMs: numberFlag(parsed.values, "timeout"),
+      abortGraceMs: numberFlag(parsed.values, "abort-grace"),
+      lockDurationMs: numberFlag(parsed.values, "lock-duration"),
+    };
+  } catch (error) {
+    process.stderr.write(`toolgate-worker: ${describeFailure(error).text}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const { values, positionals } = parsed;
+  if (values.help === true || typeof values.redis !== "string" || typeof values.queue !== "string" || positionals.length === 0) {
     process.stderr.write(`${USAGE}\n`);
     process.exitCode = values.help === true ? 0 : 2;
     return;
   }
-  const optional = {
-    threads: numberFlag(values, "threads"),
-    timeoutMs: numberFlag(values, "timeout"),
-    abortGraceMs: numberFlag(values, "abort-grace"),
-    lockDurationMs: numberFlag(values, "lock-duration"),
-  };
   const options: ToolWorkerHostOptions = {
     connection: values.redis,
     queue: values.queue,
     modules: positionals,
     onError: (error) => process.stderr.write(`toolgate-worker: ${describeFailure(error).text}\n`),
-    ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined)),
+    ...Object.fromEntries(Object.entries(numbers).filter(([, value]) => value !== undefined)),
   };
   const host = await runToolWorkerHost(options);
   process.stdout.write(`toolgate-worker ready: queue ${host.queue}, tools ${host.registry.names().join(", ")}, pid ${process.pid}\n`);

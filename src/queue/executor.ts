@@ -28,14 +28,17 @@ import { COURSE_TOOL_EXECUTION_TIMEOUT, COURSE_TOOL_EXECUTOR_CLOSED, COURSE_TOOL
 import { cutToCodePoints } from "../contract/content.js";
 import { NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
 import { describeFailure } from "../contract/failure.js";
-import { NativePromise, ObjectFreeze, PerformanceNow } from "../contract/primordials.js";
+import { describeValue } from "../contract/grammar.js";
+import { ArrayIsArray, isProxy, NativePromise, ObjectFreeze, PerformanceNow } from "../contract/primordials.js";
 import { registeredTools, ToolRegistry } from "../contract/registry.js";
 import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
+import { checkTimeoutMs } from "../contract/timeout.js";
+import { integerOr, invalidArgument, readOptions, readOwnOption, validateObject } from "../contract/validators.js";
 import { watchAbort } from "../executor/abort-watch.js";
 import { recordArgumentBudgets } from "../executor/executor-budgets.js";
 import { type RunFacts, resolveHooks, type ToolExecutorHooks } from "../executor/hooks.js";
 import { InFlight } from "../executor/in-flight.js";
-import type { PipelineSettings } from "../executor/options.js";
+import { HOOKS_ELSEWHERE, type PipelineSettings } from "../executor/options.js";
 import { executeCall, executeCalls, type Pipeline, type RunRequest } from "../executor/pipeline.js";
 import type { ToolOutcome } from "../executor/run-tool.js";
 import { abortReason } from "../executor/signal.js";
@@ -46,16 +49,7 @@ import { cancelJob } from "./cancel.js";
 import { BULLMQ_CLOSE_MS, closeRedis, connectOrFail, openRedis, settlesWithin } from "./connection.js";
 import { EventReader } from "./event-reader.js";
 import { type JobState, readJobStates } from "./job-states.js";
-import {
-  durationOption,
-  integerOption,
-  invalidOption,
-  optionalDuration,
-  type QueueConnection,
-  readConnection,
-  readObject,
-  readQueueName,
-} from "./options.js";
+import { durationOption, type QueueConnection, readConnection, readQueueName } from "./options.js";
 import { openRemoteProgress } from "./progress.js";
 import { BULL_PREFIX, type CancelReason, decodeResult, FINISHED_JOB_RETENTION, failedOutcome, type QueueJobData } from "./protocol.js";
 import type { HostFacts } from "./result-codec.js";
@@ -593,25 +587,48 @@ const REFUSED_OPTIONS: readonly (readonly [string, string])[] = [
 
 /** INVALID_ARGUMENT for a call's (or batch's) `app`: it cannot cross machines. */
 function refuseCallApp(options: unknown): void {
-  if (callAppRefusal(options) !== undefined) invalidOption(REFUSED_OPTIONS[0]?.[1] as string);
+  if (callAppRefusal(options) !== undefined) invalidArgument(REFUSED_OPTIONS[0]?.[1] as string);
 }
+
+/** The QueueToolExecutor's options: the shared ones it takes, and its own. */
+const QUEUE_OPTION_KEYS: readonly string[] = ObjectFreeze([
+  "connection",
+  "queue",
+  "modules",
+  "registry",
+  "timeoutMs",
+  "hooks",
+  "argumentBudgets",
+  "heartbeatMs",
+  "connectTimeoutMs",
+  "redisLostMs",
+  "closeTimeoutMs",
+  // refused, each with its reason (REFUSED_OPTIONS)
+  "app",
+  "outputBudgets",
+  "attachmentBudgets",
+]);
 
 function resolveOptions(options: QueueToolExecutorOptions): {
   resolved: ResolvedOptions;
   registry: ToolRegistry | undefined;
   modules: readonly ToolModuleSpecifier[] | undefined;
 } {
-  const raw = readObject(options);
+  validateObject(options, "options");
+  // The refused ones first: each says why it cannot apply here, which says more than "unknown".
+  for (const [name, refusal] of REFUSED_OPTIONS) if (readOwnOption(options, name, "options") !== undefined) invalidArgument(refusal);
+  const raw = readOptions(options, "options", QUEUE_OPTION_KEYS, HOOKS_ELSEWHERE);
   const { modules, registry } = raw;
-  if ((modules === undefined) === (registry === undefined)) invalidOption("give exactly one of options.modules and options.registry");
-  if (modules !== undefined && (!Array.isArray(modules) || modules.length === 0)) {
-    invalidOption("options.modules must be a non-empty array of tool module URLs or paths");
+  if ((modules === undefined) === (registry === undefined)) invalidArgument("give exactly one of options.modules and options.registry");
+  if (modules !== undefined && (!ArrayIsArray(modules) || isProxy(modules) || modules.length === 0)) {
+    invalidArgument(`options.modules must be a non-empty array of tool module URLs or paths (got ${describeValue(modules)})`);
   }
-  if (registry !== undefined && !(registry instanceof ToolRegistry)) invalidOption("options.registry must be a ToolRegistry");
-  for (const [name, refusal] of REFUSED_OPTIONS) if (raw[name] !== undefined) invalidOption(refusal);
-  const redisLostMs = integerOption("redisLostMs", raw.redisLostMs, 100, 600_000, 10_000);
+  if (registry !== undefined && !(registry instanceof ToolRegistry)) {
+    invalidArgument(`options.registry must be a ToolRegistry (got ${describeValue(registry)})`);
+  }
+  const redisLostMs = integerOr(raw.redisLostMs, "options.redisLostMs", 100, 600_000, 10_000);
   const settings: PipelineSettings = ObjectFreeze({
-    timeoutMs: optionalDuration("timeoutMs", raw.timeoutMs, 1),
+    timeoutMs: raw.timeoutMs === undefined ? undefined : checkTimeoutMs(raw.timeoutMs, "options.timeoutMs", COURSE_TOOL_INVALID_ARGUMENT),
     hooks: raw.hooks === undefined ? undefined : resolveHooks(raw.hooks),
     app: undefined,
     argumentBudgets: resolveBudgets(
@@ -629,8 +646,8 @@ function resolveOptions(options: QueueToolExecutorOptions): {
       connection: readConnection(raw.connection),
       queue: readQueueName(raw.queue),
       settings,
-      heartbeatMs: integerOption("heartbeatMs", raw.heartbeatMs, 20, 60_000, 500),
-      connectTimeoutMs: integerOption("connectTimeoutMs", raw.connectTimeoutMs, 1, 60_000, 5000),
+      heartbeatMs: integerOr(raw.heartbeatMs, "options.heartbeatMs", 20, 60_000, 500),
+      connectTimeoutMs: integerOr(raw.connectTimeoutMs, "options.connectTimeoutMs", 1, 60_000, 5000),
       redisLostMs,
       closeTimeoutMs: durationOption("closeTimeoutMs", raw.closeTimeoutMs, 0, 30_000),
       sentAttachmentBudgets: settings.attachmentBudgets === DEFAULT_ATTACHMENT_BUDGETS ? undefined : settings.attachmentBudgets,

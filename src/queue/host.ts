@@ -20,25 +20,22 @@ import {
   COURSE_TOOL_ATTACHMENT_BYTES_LIMIT,
   COURSE_TOOL_ATTACHMENTS_LIMIT,
   COURSE_TOOL_EXECUTION_FAILED,
+  COURSE_TOOL_INVALID_ARGUMENT,
   COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED,
 } from "../contract/constants.js";
 import { isNonRecoverableToolError } from "../contract/errors.js";
 import { describeFailure, readDataProperty } from "../contract/failure.js";
+import { describeValue } from "../contract/grammar.js";
+import { ArrayIsArray, isProxy } from "../contract/primordials.js";
 import type { ToolRegistry } from "../contract/registry.js";
 import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
+import { checkTimeoutMs } from "../contract/timeout.js";
+import { integerOr, invalidArgument, readOptions, validateFunction } from "../contract/validators.js";
 import { WorkerToolExecutor } from "../worker/executor.js";
+import { MAX_THREADS } from "../worker/options.js";
 import type { ToolModuleSpecifier } from "../worker/tool-modules.js";
 import { closeRedis, connectOrFail, openRedis, settlesWithin } from "./connection.js";
-import {
-  durationOption,
-  integerOption,
-  invalidOption,
-  optionalDuration,
-  type QueueConnection,
-  readConnection,
-  readObject,
-  readQueueName,
-} from "./options.js";
+import { durationOption, type QueueConnection, readConnection, readQueueName } from "./options.js";
 import { relayToJob } from "./progress.js";
 import { type CancelReason, cancelChannel, cancelMarkKey, decodeCancel, type QueueJobData, type QueueJobResult } from "./protocol.js";
 import { attachmentsOverBudget, encodeAttachments } from "./result-codec.js";
@@ -53,7 +50,7 @@ export interface ToolWorkerHostOptions {
   /** Tool modules this host runs (ES modules default-exporting tool definitions). */
   readonly modules: readonly ToolModuleSpecifier[];
   /**
-   * Worker threads (default `os.availableParallelism()`, at most 256). The host takes up to
+   * Worker threads (default `os.availableParallelism()`, at most 256: MAX_THREADS). The host takes up to
    * twice as many jobs at once: the next job is fetched from Redis while a thread still runs
    * the last (a taken job waits here for a thread, its time counted by the agent's limit).
    */
@@ -347,22 +344,37 @@ function encodeFailure(error: unknown, signal: AbortSignal): QueueJobResult {
   };
 }
 
+const HOST_OPTION_KEYS: readonly string[] = [
+  "connection",
+  "queue",
+  "modules",
+  "threads",
+  "timeoutMs",
+  "abortGraceMs",
+  "lockDurationMs",
+  "connectTimeoutMs",
+  "closeTimeoutMs",
+  "onError",
+];
+
 function resolveHostOptions(options: ToolWorkerHostOptions): ResolvedHostOptions {
-  const raw = readObject(options);
+  const raw = readOptions(options, "options", HOST_OPTION_KEYS);
   const modules = raw.modules;
-  if (!Array.isArray(modules) || modules.length === 0)
-    invalidOption("options.modules must be a non-empty array of tool module URLs or paths");
+  if (!ArrayIsArray(modules) || isProxy(modules) || modules.length === 0) {
+    invalidArgument(`options.modules must be a non-empty array of tool module URLs or paths (got ${describeValue(modules)})`);
+  }
   const onError = raw.onError;
-  if (onError !== undefined && typeof onError !== "function") invalidOption("options.onError must be a function");
+  if (onError !== undefined) validateFunction(onError, "options.onError");
   return {
     connection: readConnection(raw.connection),
     queue: readQueueName(raw.queue),
     modules: modules as readonly ToolModuleSpecifier[],
-    threads: integerOption("threads", raw.threads, 1, 256, availableParallelism()),
-    timeoutMs: optionalDuration("timeoutMs", raw.timeoutMs, 1),
-    abortGraceMs: integerOption("abortGraceMs", raw.abortGraceMs, 0, 600_000, 1000),
-    lockDurationMs: integerOption("lockDurationMs", raw.lockDurationMs, 500, 600_000, 30_000),
-    connectTimeoutMs: integerOption("connectTimeoutMs", raw.connectTimeoutMs, 1, 60_000, 5000),
+    threads: integerOr(raw.threads, "options.threads", 1, MAX_THREADS, availableParallelism()),
+    timeoutMs: raw.timeoutMs === undefined ? undefined : checkTimeoutMs(raw.timeoutMs, "options.timeoutMs", COURSE_TOOL_INVALID_ARGUMENT),
+    // Bounded below MAX_DELAY_MS: close() waits this long plus the time to record the stopped jobs.
+    abortGraceMs: integerOr(raw.abortGraceMs, "options.abortGraceMs", 0, 600_000, 1000),
+    lockDurationMs: integerOr(raw.lockDurationMs, "options.lockDurationMs", 500, 600_000, 30_000),
+    connectTimeoutMs: integerOr(raw.connectTimeoutMs, "options.connectTimeoutMs", 1, 60_000, 5000),
     closeTimeoutMs: durationOption("closeTimeoutMs", raw.closeTimeoutMs, 0, 30_000),
     onError: (onError as ((error: unknown) => void) | undefined) ?? ignore,
   };

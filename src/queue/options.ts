@@ -1,40 +1,37 @@
-// Options of both sides, read and validated up front: a precise ToolContractError
+// Options of both sides, read and validated up front through the validators every executor
+// uses (own data properties only, unknown keys refused): a precise ToolContractError
 // (INVALID_ARGUMENT) naming the option and the value, with upper bounds on every number.
-// docs/queue.md — Options.
+// docs/queue.md — Options; docs/operations.md — Options.
 import type { RedisOptions } from "ioredis";
-import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
-import { ToolContractError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
-import { isProxy } from "../contract/primordials.js";
+import { ArrayIsArray, isProxy, JSONStringify, RegExpPrototypeExec } from "../contract/primordials.js";
+import { integerOr, invalidArgument, MAX_DELAY_MS } from "../contract/validators.js";
 
 /** Where Redis is: a `redis://` (or `rediss://`) URL, or ioredis connection options. */
 export type QueueConnection = string | RedisOptions;
 
 const MAX_QUEUE_NAME_LENGTH = 128;
-const DAY_MS = 24 * 60 * 60 * 1000;
 
-export function invalidOption(message: string): never {
-  throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, message);
-}
+const REDIS_URL = /^rediss?:\/\//;
 
-export function readObject(options: unknown): Record<string, unknown> {
-  if (typeof options !== "object" || options === null || isProxy(options)) invalidOption("options must be an object");
-  return options as Record<string, unknown>;
-}
-
+/**
+ * `options.connection`: a redis:// URL, or an object of ioredis options, passed to ioredis as
+ * it is (its keys are ioredis's to check, not ours).
+ */
 export function readConnection(value: unknown): QueueConnection {
   if (typeof value === "string") {
-    if (!/^rediss?:\/\//.test(value))
-      invalidOption(`options.connection must be a redis:// or rediss:// URL (got ${JSON.stringify(value)})`);
+    if (RegExpPrototypeExec(REDIS_URL, value) === null) {
+      invalidArgument(`options.connection must be a redis:// or rediss:// URL (got ${JSONStringify(value.slice(0, 64))})`);
+    }
     checkUrlDatabase(value);
     return value;
   }
-  if (typeof value !== "object" || value === null || isProxy(value) || Array.isArray(value)) {
-    invalidOption("options.connection must be a redis:// URL or an object of ioredis connection options");
+  if (typeof value !== "object" || value === null || isProxy(value) || ArrayIsArray(value)) {
+    invalidArgument(`options.connection must be a redis:// URL or an object of ioredis connection options (got ${describeValue(value)})`);
   }
   const db = Object.getOwnPropertyDescriptor(value, "db")?.value;
   if (db !== undefined && (typeof db !== "number" || !Number.isSafeInteger(db) || db < 0)) {
-    invalidOption(`options.connection.db must be a non-negative integer (got ${describeValue(db)})`);
+    invalidArgument(`options.connection.db must be a non-negative integer (got ${describeValue(db)})`);
   }
   return value as RedisOptions;
 }
@@ -49,12 +46,12 @@ function checkUrlDatabase(value: string): void {
   try {
     url = new URL(value);
   } catch {
-    invalidOption("options.connection must be a parsable redis:// URL");
+    invalidArgument("options.connection must be a parsable redis:// URL");
   }
   const path = url.pathname;
   const query = url.searchParams.get("db");
   if (!/^\/?(\d{1,9})?$/.test(path) || (query !== null && !/^\d{1,9}$/.test(query))) {
-    invalidOption(
+    invalidArgument(
       `options.connection must name its database as a number, redis://host:port/<db> (got the path ${JSON.stringify(path)}${query === null ? "" : ` and db=${JSON.stringify(query)}`})`,
     );
   }
@@ -63,27 +60,14 @@ function checkUrlDatabase(value: string): void {
 /** A BullMQ queue name: non-empty, bounded, without ":" (BullMQ's key separator). */
 export function readQueueName(value: unknown): string {
   if (typeof value !== "string" || value.length === 0 || value.length > MAX_QUEUE_NAME_LENGTH || value.includes(":")) {
-    invalidOption(
-      `options.queue must be a non-empty string of at most ${MAX_QUEUE_NAME_LENGTH} characters without ":" (got ${typeof value === "string" ? JSON.stringify(value) : describeValue(value)})`,
+    invalidArgument(
+      `options.queue must be a non-empty string of at most ${MAX_QUEUE_NAME_LENGTH} characters without ":" (got ${typeof value === "string" ? JSONStringify(value.slice(0, 64)) : describeValue(value)})`,
     );
   }
   return value;
 }
 
-/** An integer option in [minimum, maximum], or its fallback when absent. */
-export function integerOption(name: string, value: unknown, minimum: number, maximum: number, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < minimum || value > maximum) {
-    invalidOption(`options.${name} must be an integer from ${minimum} to ${maximum} (got ${describeValue(value)})`);
-  }
-  return value;
-}
-
-/** A millisecond option in [minimum, one day], or undefined when absent and optional. */
+/** A millisecond option in [minimum, MAX_DELAY_MS] (the bound every executor uses), or its fallback when absent. */
 export function durationOption(name: string, value: unknown, minimum: number, fallback: number): number {
-  return integerOption(name, value, minimum, DAY_MS, fallback);
-}
-
-export function optionalDuration(name: string, value: unknown, minimum: number): number | undefined {
-  return value === undefined ? undefined : durationOption(name, value, minimum, 0);
+  return integerOr(value, `options.${name}`, minimum, MAX_DELAY_MS, fallback);
 }

@@ -10,6 +10,8 @@ import { isNonRecoverableToolError } from "../contract/errors.js";
 import { describeFailure } from "../contract/failure.js";
 import {
   ArrayIsArray,
+  ClearTimeout,
+  type DOMExceptionInstance,
   DOMExceptionPrototypeGetName,
   MapPrototypeGet,
   NativePromise,
@@ -18,7 +20,10 @@ import {
   PromisePrototypeThen,
   PromiseReject,
   PromiseResolve,
+  SetTimeout,
   StructuredClone,
+  TimeoutPrototypeUnref,
+  type TimerHandle,
 } from "../contract/primordials.js";
 import { watchAbort } from "../executor/abort-watch.js";
 import type { RunFacts } from "../executor/hooks.js";
@@ -48,8 +53,8 @@ class PendingCall implements QueueEntry {
   counted = false;
   taskId = 0;
   attempts = 0;
-  timer: NodeJS.Timeout | undefined;
-  grace: NodeJS.Timeout | undefined;
+  timer: TimerHandle | undefined;
+  grace: TimerHandle | undefined;
   unwatch: (() => void) | undefined;
   /** The caller's onProgress, throttled again here: open until the call is answered. */
   progress: ProgressChannel | undefined;
@@ -147,8 +152,8 @@ export class Dispatcher {
     // The pipeline's limit (call, else tool, else executor); it counts from here, not in the queue.
     const timeoutMs = request.timeoutMs;
     if (timeoutMs !== undefined && call.timer === undefined) {
-      call.timer = setTimeout(() => this.#onTimeout(call), timeoutMs);
-      call.timer.unref();
+      call.timer = SetTimeout(() => this.#onTimeout(call), timeoutMs);
+      TimeoutPrototypeUnref(call.timer);
     }
     const task: PoolTask = {
       kind: "run",
@@ -229,13 +234,13 @@ export class Dispatcher {
     if (slot < 0 || this.#board.stop(slot)) return;
     this.#pool.abort(slot, taskId, reason);
     this.#pool.prewarm(); // the next call should find a warm thread, not wait for this one
-    call.grace = setTimeout(() => {
+    call.grace = SetTimeout(() => {
       call.grace = undefined;
       if (this.#board.condemn(slot, taskId) === 0) return;
       call.request.record(THREAD_KILLED); // after the call settled: the pipeline's onThreadKilled
       this.#pool.kill(slot);
     }, this.#options.abortGraceMs);
-    call.grace.unref();
+    TimeoutPrototypeUnref(call.grace);
   }
 
   /** Tells the pipeline which thread took the call, once the board says one did. */
@@ -251,7 +256,7 @@ export class Dispatcher {
     call.unwatch?.();
     call.unwatch = undefined;
     call.progress?.close();
-    if (call.timer !== undefined) clearTimeout(call.timer);
+    if (call.timer !== undefined) ClearTimeout(call.timer);
     call.timer = undefined;
     return call;
   }
@@ -265,7 +270,7 @@ export class Dispatcher {
 
   #freeSlot(call: PendingCall, slot: number): void {
     this.#uncount(call);
-    if (call.grace !== undefined) clearTimeout(call.grace);
+    if (call.grace !== undefined) ClearTimeout(call.grace);
     call.grace = undefined;
     call.slot = -1;
     this.#pool.messages.forget(call.taskId);
@@ -318,7 +323,7 @@ function unsendableArguments(request: RunRequest): ToolOutcome | undefined {
 /** A genuine DOMException named "TimeoutError" (brand-checked: a caller's reason may be anything). */
 function isTimeoutReason(reason: unknown): boolean {
   try {
-    return DOMExceptionPrototypeGetName(reason as DOMException) === "TimeoutError";
+    return DOMExceptionPrototypeGetName(reason as DOMExceptionInstance) === "TimeoutError";
   } catch {
     return false;
   }

@@ -14,7 +14,7 @@ import { executeCall, executeCalls, type Pipeline } from "../executor/pipeline.j
 import type { BatchOptions, CallOptions, ToolExecutor } from "../executor/tool-executor.js";
 import { appRefused, callAppRefusal } from "./app-refusal.js";
 import { Dispatcher } from "./dispatch.js";
-import { type ResolvedOptions, resolveOptions, type WorkerToolExecutorOptions } from "./options.js";
+import { type ResolvedOptions, resolveOptions, WORKER_OPTION_KEYS, type WorkerToolExecutorOptions } from "./options.js";
 import { TaskBoard } from "./task-board.js";
 import { type LoadedToolModules, loadToolModules } from "./tool-modules.js";
 import { WorkerPool } from "./worker-pool.js";
@@ -55,7 +55,7 @@ export class WorkerToolExecutor implements ToolExecutor {
    */
   static async create(options: WorkerToolExecutorOptions): Promise<WorkerToolExecutor> {
     const resolved: ResolvedOptions = resolveOptions(options);
-    const settings = readExecutorOptions(options);
+    const settings = readExecutorOptions(options, WORKER_OPTION_KEYS);
     if (settings.app !== undefined) throw appRefused();
     const modules = await loadToolModules(resolved.modules);
     // Twice maxThreads: a task whose call was answered (abort, timeout) may still run while the next call starts.

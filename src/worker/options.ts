@@ -4,9 +4,6 @@
 // docs/contract.md: rule W3 — timeout and termination (every delay bounded).
 import { availableParallelism } from "node:os";
 import type { ResourceLimits } from "node:worker_threads";
-import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
-import { ToolContractError } from "../contract/errors.js";
-import { readDataProperty } from "../contract/failure.js";
 import { describeValue } from "../contract/grammar.js";
 import {
   ArrayIsArray,
@@ -16,7 +13,8 @@ import {
   ObjectGetOwnPropertyDescriptor,
   ObjectHasOwn,
 } from "../contract/primordials.js";
-import { ownOption } from "../executor/options.js";
+import { integerOr, invalidArgument, MAX_DELAY_MS, readOwnOption, validateObject, validateOptionKeys } from "../contract/validators.js";
+import { HOOKS_ELSEWHERE } from "../executor/options.js";
 import type { ExecutorOptions } from "../executor/tool-executor.js";
 import { type ToolModuleSpecifier, toolModuleUrl } from "./tool-modules.js";
 
@@ -67,8 +65,8 @@ export interface ResolvedOptions {
   readonly resourceLimits: ResourceLimits | undefined;
 }
 
-/** Node runs a timer of 2^31 ms or more after 1 ms: every delay option stays below. */
-export const MAX_DELAY_MS = 2 ** 31 - 1;
+/** Every delay option's bound (see validators.ts): Node runs a timer of 2^31 ms or more after 1 ms. */
+export { MAX_DELAY_MS };
 export const MAX_THREADS = 256;
 export const MAX_MODULES = 256;
 /** Characters of the `loader` string (a path or URL longer than this is a mistake, not a module). */
@@ -78,35 +76,56 @@ export const MAX_RESOURCE_LIMIT_MB = 2 ** 20;
 
 const RESOURCE_LIMIT_FIELDS = ["maxOldGenerationSizeMb", "maxYoungGenerationSizeMb", "codeRangeSizeMb", "stackSizeMb"] as const;
 
-/** The pool's own options (the shared ones are `readExecutorOptions`'). */
+/** Every option of `WorkerToolExecutor.create`: the ones every executor takes, then the pool's own. */
+export const WORKER_OPTION_KEYS: readonly string[] = ObjectFreeze([
+  // every executor's (EXECUTOR_OPTION_KEYS)
+  "timeoutMs",
+  "hooks",
+  "app",
+  "argumentBudgets",
+  "outputBudgets",
+  "attachmentBudgets",
+  // the pool's own
+  "modules",
+  "minThreads",
+  "maxThreads",
+  "idleTimeout",
+  "abortGraceMs",
+  "moduleLoadTimeoutMs",
+  "setupTimeoutMs",
+  "loader",
+  "resourceLimits",
+]);
+
+/** The pool's own options (the shared ones are `readExecutorOptions`'); an unknown key of either is refused. */
 export function resolveOptions(options: unknown): ResolvedOptions {
-  if (typeof options !== "object" || options === null || isProxy(options))
-    invalid(`options must be an object (got ${describeValue(options)})`);
-  const read = (name: string): unknown => ownOption(options, name, "options");
-  const maxThreads = integer("maxThreads", read("maxThreads"), 1, MAX_THREADS, availableParallelism());
-  const minThreads = integer("minThreads", read("minThreads"), 0, MAX_THREADS, Math.min(1, maxThreads));
-  if (minThreads > maxThreads) invalid(`options.minThreads (${minThreads}) must not exceed options.maxThreads (${maxThreads})`);
+  validateObject(options, "options");
+  validateOptionKeys(options, "options", WORKER_OPTION_KEYS, HOOKS_ELSEWHERE);
+  const read = (name: string): unknown => readOwnOption(options, name, "options");
+  const maxThreads = integerOr(read("maxThreads"), "options.maxThreads", 1, MAX_THREADS, availableParallelism());
+  const minThreads = integerOr(read("minThreads"), "options.minThreads", 0, MAX_THREADS, Math.min(1, maxThreads));
+  if (minThreads > maxThreads) invalidArgument(`options.minThreads (${minThreads}) must not exceed options.maxThreads (${maxThreads})`);
   return ObjectFreeze({
     modules: moduleList(read("modules")),
     minThreads,
     maxThreads,
-    idleTimeout: integer("idleTimeout", read("idleTimeout"), 0, MAX_DELAY_MS, 30_000),
-    abortGraceMs: integer("abortGraceMs", read("abortGraceMs"), 0, MAX_DELAY_MS, 1000),
-    moduleLoadTimeoutMs: integer("moduleLoadTimeoutMs", read("moduleLoadTimeoutMs"), 1, MAX_DELAY_MS, 10_000),
-    setupTimeoutMs: integer("setupTimeoutMs", read("setupTimeoutMs"), 1, MAX_DELAY_MS, 10_000),
+    idleTimeout: integerOr(read("idleTimeout"), "options.idleTimeout", 0, MAX_DELAY_MS, 30_000),
+    abortGraceMs: integerOr(read("abortGraceMs"), "options.abortGraceMs", 0, MAX_DELAY_MS, 1000),
+    moduleLoadTimeoutMs: integerOr(read("moduleLoadTimeoutMs"), "options.moduleLoadTimeoutMs", 1, MAX_DELAY_MS, 10_000),
+    setupTimeoutMs: integerOr(read("setupTimeoutMs"), "options.setupTimeoutMs", 1, MAX_DELAY_MS, 10_000),
     loader: loader(read("loader")),
     resourceLimits: resourceLimits(read("resourceLimits")),
   });
 }
-
 function moduleList(value: unknown): ToolModuleSpecifier[] {
   if (!ArrayIsArray(value) || isProxy(value) || value.length === 0 || value.length > MAX_MODULES) {
-    invalid(`options.modules must be a non-empty array of at most ${MAX_MODULES} tool module URLs or paths`);
+    invalidArgument(`options.modules must be a non-empty array of at most ${MAX_MODULES} tool module URLs or paths`);
   }
   const modules: ToolModuleSpecifier[] = [];
   for (let index = 0; index < value.length; index += 1) {
     const descriptor = ObjectGetOwnPropertyDescriptor(value, index);
-    if (descriptor === undefined || !ObjectHasOwn(descriptor, "value")) invalid(`options.modules[${index}] is a hole or an accessor`);
+    if (descriptor === undefined || !ObjectHasOwn(descriptor, "value"))
+      invalidArgument(`options.modules[${index}] is a hole or an accessor`);
     modules[index] = descriptor.value as ToolModuleSpecifier;
   }
   return modules;
@@ -118,7 +137,7 @@ function loader(value: unknown): string | undefined {
   const fits =
     (typeof value === "string" && value.length > 0 && value.length <= MAX_SPECIFIER_LENGTH) || (!isProxy(value) && value instanceof URL);
   if (!fits) {
-    invalid(
+    invalidArgument(
       `options.loader must be a URL, a file URL string or a path of 1 to ${MAX_SPECIFIER_LENGTH} characters (got ${describeValue(value)})`,
     );
   }
@@ -127,31 +146,19 @@ function loader(value: unknown): string | undefined {
 
 function resourceLimits(value: unknown): ResourceLimits | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== "object" || value === null || isProxy(value))
-    invalid(`options.resourceLimits must be an object (got ${describeValue(value)})`);
+  validateObject(value, "options.resourceLimits");
+  validateOptionKeys(value, "options.resourceLimits", RESOURCE_LIMIT_FIELDS);
   const limits: Record<string, number> = {};
   for (let index = 0; index < RESOURCE_LIMIT_FIELDS.length; index += 1) {
     const field = RESOURCE_LIMIT_FIELDS[index] as (typeof RESOURCE_LIMIT_FIELDS)[number];
-    const limit = readDataProperty(value, field);
+    const limit = readOwnOption(value, field, "options.resourceLimits");
     if (limit === undefined) continue;
     if (typeof limit !== "number" || !NumberIsFinite(limit) || limit <= 0 || limit > MAX_RESOURCE_LIMIT_MB) {
-      invalid(
+      invalidArgument(
         `options.resourceLimits.${field} must be a number above 0 and at most ${MAX_RESOURCE_LIMIT_MB} (got ${describeValue(limit)})`,
       );
     }
     limits[field] = limit;
   }
   return ObjectFreeze(limits);
-}
-
-function integer(name: string, value: unknown, minimum: number, maximum: number, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < minimum || value > maximum) {
-    invalid(`options.${name} must be an integer from ${minimum} to ${maximum} (got ${describeValue(value)})`);
-  }
-  return value;
-}
-
-function invalid(message: string): never {
-  throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, message);
 }

@@ -6,9 +6,11 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { ToolApp } from "../contract/app.js";
 import type { ToolContext } from "../contract/definition.js";
 import {
+  type AbortControllerInstance,
   AbortControllerPrototypeAbort,
   AbortControllerPrototypeGetSignal,
   NativeAbortController,
+  NativeDOMException,
   ObjectFreeze,
 } from "../contract/primordials.js";
 import { discardProgress, openProgressChannel, type ProgressChannel } from "../executor/progress.js";
@@ -31,7 +33,7 @@ export class RunningTask {
    * first (awaiting an asynchronous tool does) or when the task is aborted.
    */
   readonly context: ToolContext;
-  #controller: AbortController | undefined;
+  #controller: AbortControllerInstance | undefined;
   #signal: AbortSignal | undefined;
   /** Open while the tool runs, when the caller asked for progress. */
   readonly #progress: ProgressChannel | undefined;
@@ -84,7 +86,7 @@ export class RunningTask {
     return this.#signal;
   }
 
-  #controllerMade(): AbortController {
+  #controllerMade(): AbortControllerInstance {
     this.#controller ??= new NativeAbortController();
     return this.#controller;
   }
@@ -107,8 +109,8 @@ export class RunningTask {
     this.aborted = true;
     const error =
       reason === "timeout"
-        ? new DOMException("The tool call timed out", "TimeoutError")
-        : new DOMException("The tool call was aborted", "AbortError");
+        ? new NativeDOMException("The tool call timed out", "TimeoutError")
+        : new NativeDOMException("The tool call was aborted", "AbortError");
     const controller = this.#controllerMade();
     AbortControllerPrototypeAbort(controller, error);
     this.#signal = AbortControllerPrototypeGetSignal(controller);

@@ -8,12 +8,15 @@ import { describeFailure } from "../contract/failure.js";
 import {
   AbortControllerPrototypeAbort,
   AbortControllerPrototypeGetSignal,
+  ClearTimeout,
   MapPrototypeSet,
   NativeAbortController,
+  NativeDOMException,
   NativePromise,
   ObjectFreeze,
   PromisePrototypeThen,
   PromiseResolve,
+  SetTimeout,
 } from "../contract/primordials.js";
 import type { ToolRegistry } from "../contract/registry.js";
 import { asPromise } from "../executor/run-tool.js";
@@ -49,12 +52,12 @@ export function settleWithin(
   onLate?: () => void,
 ): Promise<StepResult> {
   return new NativePromise<StepResult>((resolve) => {
-    const timer = setTimeout(() => {
+    const timer = SetTimeout(() => {
       onLate?.();
       resolve(late);
     }, timeoutMs);
     const settle = (result: StepResult): void => {
-      clearTimeout(timer);
+      ClearTimeout(timer);
       resolve(result);
     };
     let pending: Promise<StepResult>;
@@ -92,7 +95,7 @@ export function runModuleSetup(setup: ToolModuleSetup, url: string, threadId: nu
   const controller = new NativeAbortController();
   const late = new StepResult(false, undefined, `setup() of tool module ${name} did not finish within ${timeoutMs} ms in a worker thread`);
   const stop = (): void =>
-    AbortControllerPrototypeAbort(controller, new DOMException(`setup() did not finish within ${timeoutMs} ms`, "TimeoutError"));
+    AbortControllerPrototypeAbort(controller, new NativeDOMException(`setup() did not finish within ${timeoutMs} ms`, "TimeoutError"));
   const run = (): Promise<StepResult> => {
     const returned = setup(ObjectFreeze({ threadId, signal: AbortControllerPrototypeGetSignal(controller) }));
     const pending = asPromise(returned); // a promise or thenable is awaited; anything else is the app itself

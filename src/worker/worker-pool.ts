@@ -17,6 +17,7 @@ import { ToolContractError } from "../contract/errors.js";
 import { describeFailure } from "../contract/failure.js";
 import {
   ArrayPrototypeJoin,
+  ClearTimeout,
   MapPrototypeDelete,
   MapPrototypeGet,
   MapPrototypeGetSize,
@@ -28,6 +29,10 @@ import {
   SetPrototypeAdd,
   SetPrototypeDelete,
   SetPrototypeHas,
+  SetTimeout,
+  TimeoutPrototypeRefresh,
+  TimeoutPrototypeUnref,
+  type TimerHandle,
 } from "../contract/primordials.js";
 import { MAX_DELAY_MS, type ResolvedOptions } from "./options.js";
 import type { StopReason, ThreadHello, ThreadLoaded, ToolWorkerData, WorkerReply, WorkerTask, WorkerWarmup } from "./protocol.js";
@@ -103,7 +108,7 @@ export class WorkerPool {
   readonly #retiring = new Set<number>();
   /** Piscina's live view of threads that were handed a task (to see when a retiring one is idle). */
   readonly #piscinaWorkers = new Map<number, PiscinaWorker>();
-  readonly #loadTimers = new Map<number, NodeJS.Timeout>();
+  readonly #loadTimers = new Map<number, TimerHandle>();
   /** Why this pool ended a thread, for the calls that were on it. */
   readonly #endReasons = new Map<number, string>();
   /**
@@ -113,7 +118,7 @@ export class WorkerPool {
    * its thread budget has room.
    */
   #spareWanted = false;
-  #spareTimer: NodeJS.Timeout | undefined;
+  #spareTimer: TimerHandle | undefined;
   #spareCheckQueued = false;
   /** Warm-ups sent to make Piscina start a thread: the balancer refuses each once. */
   #threadsToStart = 0;
@@ -235,9 +240,9 @@ export class WorkerPool {
   destroy(): Promise<void> {
     this.#destroyed = true;
     this.#spareWanted = false;
-    if (this.#spareTimer !== undefined) clearTimeout(this.#spareTimer);
+    if (this.#spareTimer !== undefined) ClearTimeout(this.#spareTimer);
     const timers = mapEntryStepper(this.#loadTimers);
-    for (let step = timers(); step.done !== true; step = timers()) clearTimeout(step.value[1]);
+    for (let step = timers(); step.done !== true; step = timers()) ClearTimeout(step.value[1]);
     const ports = mapEntryStepper(this.#ports);
     for (let step = ports(); step.done !== true; step = ports()) step.value[1].close();
     return this.#piscina.destroy();
@@ -294,12 +299,12 @@ export class WorkerPool {
     if (this.#destroyed) return;
     this.#spareWanted = true;
     if (this.#spareTimer === undefined) {
-      this.#spareTimer = setTimeout(() => {
+      this.#spareTimer = SetTimeout(() => {
         this.#spareTimer = undefined;
         this.#spareWanted = false;
       }, this.#options.idleTimeout);
-      this.#spareTimer.unref();
-    } else this.#spareTimer.refresh();
+      TimeoutPrototypeUnref(this.#spareTimer);
+    } else TimeoutPrototypeRefresh(this.#spareTimer);
     this.#keepSpare();
   }
 
@@ -355,8 +360,8 @@ export class WorkerPool {
   #onHello({ threadId, port }: ThreadHello): void {
     MapPrototypeSet(this.#ports, threadId, new ThreadPort(port, this.messages));
     // Capped: a delay of 2^31 ms or more would fire after 1 ms.
-    const timer = setTimeout(() => this.#loadTimedOut(threadId), Math.min(this.#readyWithinMs + LOAD_REPORT_SLACK_MS, MAX_DELAY_MS));
-    timer.unref();
+    const timer = SetTimeout(() => this.#loadTimedOut(threadId), Math.min(this.#readyWithinMs + LOAD_REPORT_SLACK_MS, MAX_DELAY_MS));
+    TimeoutPrototypeUnref(timer);
     MapPrototypeSet(this.#loadTimers, threadId, timer);
     const worker = this.#workerById(threadId);
     worker?.once("exit", (code: number) => this.#onExit(threadId, code));
@@ -364,7 +369,7 @@ export class WorkerPool {
 
   #onLoaded({ threadId, failures }: ThreadLoaded): void {
     const timer = MapPrototypeGet(this.#loadTimers, threadId);
-    if (timer !== undefined) clearTimeout(timer);
+    if (timer !== undefined) ClearTimeout(timer);
     MapPrototypeDelete(this.#loadTimers, threadId);
     SetPrototypeAdd(this.#loaded, threadId);
     if (this.#started.done) return; // after start, a module that failed in a thread fails its own calls there
@@ -416,7 +421,7 @@ export class WorkerPool {
     SetPrototypeDelete(this.#retiring, threadId);
     SetPrototypeDelete(this.#loaded, threadId);
     const timer = MapPrototypeGet(this.#loadTimers, threadId);
-    if (timer !== undefined) clearTimeout(timer);
+    if (timer !== undefined) ClearTimeout(timer);
     MapPrototypeDelete(this.#loadTimers, threadId);
     if (!this.#started.done)
       this.#failStart(COURSE_TOOL_WORKER_POOL_START_FAILED, `a worker thread exited with code ${code} while starting`, undefined);

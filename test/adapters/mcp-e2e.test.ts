@@ -491,7 +491,7 @@ describe("docs/adapters.md — MCP: createMcpServer's arguments", () => {
       },
       version: "1",
     };
-    expect(refusal(() => createMcpServer(registry, getter)).message).toContain("options.name must be a non-empty string");
+    expect(refusal(() => createMcpServer(registry, getter)).message).toContain("options.name must be a data property, not an accessor");
     const proxy = new Proxy({ name: "s", version: "1" }, { get: () => (reads += 1) });
     expect(refusal(() => createMcpServer(registry, proxy)).message).toContain("options must be an object");
     expect(refusal(() => createMcpServer(registry, undefined as never)).code).toBe("INVALID_ARGUMENT");

@@ -437,7 +437,7 @@ describe("docs/adapters.md — Use it with Pi: toPiAgentTool", () => {
     ]) {
       expect(contractError(make).code).toBe("INVALID_ARGUMENT");
     }
-    // An accessor is never called: the option counts as absent.
+    // An accessor is never called: it is refused (an option read through a getter could change after the check).
     let reads = 0;
     const sneaky = {
       get onNonRecoverableError() {
@@ -445,10 +445,12 @@ describe("docs/adapters.md — Use it with Pi: toPiAgentTool", () => {
         return () => {};
       },
     };
-    expect(toPiAgentTools(registry, sneaky)).toHaveLength(6);
+    expect(contractError(() => toPiAgentTools(registry, sneaky)).message).toBe(
+      "toPiAgentTools: options.onNonRecoverableError must be a data property, not an accessor",
+    );
     expect(reads).toBe(0);
     expect(contractError(() => toPiAgentTools(registry, { onNonRecoverableError: 5 as never })).message).toBe(
-      "toPiAgentTools: options.onNonRecoverableError must be a function, not a Proxy (got the number 5)",
+      "toPiAgentTools: options.onNonRecoverableError must be a function (got the number 5)",
     );
   });
 });

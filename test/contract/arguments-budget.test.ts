@@ -168,7 +168,7 @@ describe("rule 4 — call snapshot: argument budgets are configurable per execut
       { maxStringLength: "10" },
       "options.argumentBudgets.maxStringLength must be an integer from 1 to 536870888 (got a string)",
     ],
-    ["not an object", 5, "options.argumentBudgets must be an object of budgets (not a Proxy)"],
+    ["not an object", 5, "options.argumentBudgets must be an object of budgets (got the number 5)"],
   ])("%s is INVALID_ARGUMENT naming the option, per call and per executor", async (_label, budgets, message) => {
     const perCall = await refusal(run({}, { argumentBudgets: budgets } as never));
     expect(perCall.code).toBe("INVALID_ARGUMENT");
@@ -194,7 +194,7 @@ describe("rule 4 — call snapshot: argument budgets are configurable per execut
     const error = await refusal(run({}, { argumentBudgets: budgets }));
     expect(error).toEqual({
       code: "INVALID_ARGUMENT",
-      message: "options.argumentBudgets.maxNodes must be a data property (accessors are not read)",
+      message: "options.argumentBudgets.maxNodes must be a data property, not an accessor",
     });
     expect(reads).toBe(0);
   });

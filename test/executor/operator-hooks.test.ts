@@ -365,7 +365,7 @@ describe("docs/operations.md — Hooks: events", () => {
     [
       "an accessor hook",
       Object.defineProperty({}, "onCallStart", { get: () => () => {} }),
-      "options.hooks.onCallStart must be a function (got an accessor)",
+      "options.hooks.onCallStart must be a data property, not an accessor",
     ],
   ])("hooks that are %s are refused when the executor is made", (_label, hooks, message) => {
     let error: unknown;

@@ -9,6 +9,7 @@
 // setup are checked too. Without this, a patched Array.prototype.push made worker calls hang
 // and a patched Promise.prototype.then forged the content a call resolved with.
 import { isNonRecoverableToolError, isToolContractError, type ToolExecutor } from "toolgate";
+import { WorkerToolExecutor } from "toolgate/worker";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { FORGED, forgeProbe, patchCount, toolgateCalls, underHostileBuiltins } from "../fixtures/support/hostile-builtins.js";
 import { expectLinkedResult } from "../support/assertions.js";
@@ -111,6 +112,64 @@ describe.each(EXECUTORS)("primordials (rules 8, 9, 10 and 13): %s never consults
     } finally {
       globalThis.AbortController = genuine;
     }
+  });
+});
+
+describe.each(EXECUTORS)("primordials: %s with the timers and DOMException replaced by dead ones", (_label, make) => {
+  let executor: ToolExecutor;
+  beforeAll(async () => {
+    executor = await make([fixture("contract-tools")]);
+    await executor.executeToolCall(call("echo"), neverAborted()); // threads warm, modules loaded
+  });
+  afterAll(() => executor.close());
+
+  test("a call still times out, an aborted call still rejects with its reason, and none of the dead globals is called", async () => {
+    const globals = globalThis as unknown as Record<string, unknown>;
+    // (Number and JSON get noting copies in the hostile set above instead: third-party code on this thread still needs them.)
+    const names = ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "setImmediate", "clearImmediate", "DOMException"];
+    const saved = names.map((name) => [name, globals[name]] as const);
+    const used: string[] = [];
+    const dead = (name: string) =>
+      function deadGlobal() {
+        used.push(name);
+        return { ref() {}, unref() {}, refresh() {}, hasRef: () => false };
+      };
+    const signal = neverAborted(); // made before the replacement
+    const controller = new AbortController();
+    let timedOut: unknown;
+    let aborted: unknown;
+    for (const name of names) globals[name] = dead(name);
+    try {
+      timedOut = await executor.executeToolCall(call("waitForAbort", {}, "dead-timeout"), signal, { timeoutMs: 20 });
+      const pending = executor.executeToolCall(call("waitForAbort", {}, "dead-abort"), controller.signal, { timeoutMs: 60_000 }).then(
+        () => "resolved",
+        (reason: unknown) => reason,
+      );
+      controller.abort("stop");
+      aborted = await pending;
+    } finally {
+      for (const [name, value] of saved) globals[name] = value;
+    }
+    expect(used).toEqual([]);
+    expectLinkedResult(timedOut as never, "dead-timeout", "waitForAbort");
+    expect(errorOf(timedOut as never).code).toBe("TOOL_EXECUTION_TIMEOUT");
+    expect(aborted).toBe("stop");
+  });
+});
+
+describe("primordials: a tool module that replaces its thread's timers when it loads cannot switch off its own setup() timer", () => {
+  test("setupTimeoutMs still ends a setup() that never settles (INVALID_TOOL_MODULE naming the limit)", async () => {
+    const started = Date.now();
+    const error = await WorkerToolExecutor.create({ modules: [fixture("setup-dead-timers")], setupTimeoutMs: 300, minThreads: 1 }).then(
+      async (executor) => {
+        await executor.close();
+        throw new Error("create() resolved");
+      },
+      (reason: unknown) => reason as { code: string; message: string },
+    );
+    expect(error.code).toBe("INVALID_TOOL_MODULE");
+    expect(error.message).toContain("did not finish within 300 ms");
+    expect(Date.now() - started).toBeLessThan(15_000);
   });
 });
 

@@ -160,7 +160,7 @@ describe("budget options are checked up front", () => {
     [{ maxAttachmentBytes: 64 * 1024 * 1024 + 1 }, ".maxAttachmentBytes must be an integer from 1 to 67108864 (got the number 67108865)"],
     [{ maxAttachmentBytes: "8" }, ".maxAttachmentBytes must be an integer from 1 to 67108864 (got a string)"],
     [{ maxImages: 1 }, ' has an unknown budget "maxImages"'],
-    [new Proxy({}, {}), " must be an object of budgets (not a Proxy)"],
+    [new Proxy({}, {}), " must be an object of budgets (got a Proxy)"],
     [Object.defineProperty({}, "maxAttachments", { get: () => 1, enumerable: true }), ".maxAttachments must be a data property"],
   ])("attachmentBudgets %j: refused by both executors and by defineTool", async (budgets, message) => {
     expect(() => new InProcessToolExecutor(new ToolRegistry(), { attachmentBudgets: budgets as never })).toThrow(

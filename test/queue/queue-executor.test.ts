@@ -52,7 +52,7 @@ describe("docs/queue.md — Options: validated up front, with bounds", () => {
     [{ ...base, connection: 6379 }, "options.connection must be a redis:// URL or an object"],
     [{ ...base, queue: "a:b" }, 'options.queue must be a non-empty string of at most 128 characters without ":" (got "a:b")'],
     [{ ...base, queue: "" }, "options.queue must be a non-empty string"],
-    [{ ...base, timeoutMs: 0 }, "options.timeoutMs must be an integer from 1 to 86400000 (got the number 0)"],
+    [{ ...base, timeoutMs: 0 }, "options.timeoutMs must be an integer from 1 to 2147483647 (got the number 0)"],
     [{ ...base, heartbeatMs: 60_001 }, "options.heartbeatMs must be an integer from 20 to 60000 (got the number 60001)"],
     [{ ...base, redisLostMs: 1.5 }, "options.redisLostMs must be an integer from 100 to 600000 (got the number 1.5)"],
     [{ ...base, connectTimeoutMs: "5" }, "options.connectTimeoutMs must be an integer from 1 to 60000 (got a string)"],
@@ -241,7 +241,7 @@ describe("a refused queue option names the value with its article", () => {
     ["a function", () => 1000, "(got a function)"],
   ])("timeoutMs set to %s", async (_label, timeoutMs, got) => {
     const error = await rejection(QueueToolExecutor.create({ ...base, timeoutMs } as never));
-    expect(error).toMatchObject({ code: "INVALID_ARGUMENT", message: `options.timeoutMs must be an integer from 1 to 86400000 ${got}` });
+    expect(error).toMatchObject({ code: "INVALID_ARGUMENT", message: `options.timeoutMs must be an integer from 1 to 2147483647 ${got}` });
   });
 
   test.each([
