@@ -112,6 +112,12 @@ export class Dispatcher {
   #pump(): void {
     while (this.#freeCount > 0 && this.#running < this.#options.maxThreads && this.#queue.size > 0) {
       const call = this.#queue.shift() as PendingCall;
+      // Threads cannot boot and the pool is waiting before it starts another: no thread is coming for this call.
+      const refusal = this.#pool.bootRefusal();
+      if (refusal !== undefined) {
+        this.#answer(call).resolve(failureOutcome(COURSE_TOOL_EXECUTION_FAILED, refusal));
+        continue;
+      }
       this.#freeCount -= 1;
       this.#start(call, this.#freeSlots[this.#freeCount] as number);
     }

@@ -3,7 +3,9 @@
 // thread may take one (a load balancer that skips retiring threads and records the choice),
 // hears each thread's hello and module-load report, bounds how long a thread may take to load
 // its modules, ends threads without ever taking another call down with them, and keeps a
-// warm spare thread while threads are being replaced.
+// warm spare thread while threads are being replaced. A thread that exits before it loaded its
+// modules fails the calls waiting for a thread, and no thread is started for a while after
+// (boot-backoff.ts): Piscina would otherwise start the same failing thread again and again.
 // docs/contract.md: rule W1 — tool modules, rule W3 — timeout and termination, rule W5 — faults are results.
 import type { Worker } from "node:worker_threads";
 import { Piscina, queueOptionsSymbol } from "piscina";
@@ -29,6 +31,8 @@ import {
   SetPrototypeDelete,
   SetPrototypeHas,
 } from "../contract/primordials.js";
+import { BootBackoff } from "./boot-backoff.js";
+import { watchNewThreads } from "./new-threads.js";
 import { MAX_DELAY_MS, type ResolvedOptions } from "./options.js";
 import type { StopReason, ThreadHello, ThreadLoaded, ToolWorkerData, WorkerReply, WorkerTask, WorkerWarmup } from "./protocol.js";
 import { SLOT_RUNNING, type TaskBoard } from "./task-board.js";
@@ -80,6 +84,12 @@ class SlotSignal {
 
 const WARMUP: WorkerWarmup = { kind: "warmup" };
 
+/** How a thread ended, as its own listeners saw it (the error comes before the exit). */
+interface ThreadEnd {
+  error: unknown;
+  failed: boolean;
+}
+
 function ignore(): void {}
 
 /** How long after its module-load deadline a thread that never reported back is ended. */
@@ -120,6 +130,9 @@ export class WorkerPool {
   /** The thread that took the last call: tried first, so a spare stays idle (and is reaped once not wanted). */
   #lastChosen: PiscinaWorker | undefined;
   #destroyed = false;
+  /** Threads that exited before they loaded their modules: when the next may start, and what calls get meanwhile. */
+  readonly #backoff = new BootBackoff();
+  readonly #stopWatching: () => void;
   /** Listeners of the worker → main per-task messages. */
   readonly messages = new TaskMessages();
   readonly #started: { resolve: () => void; reject: (error: unknown) => void; threadsLoaded: number; done: boolean };
@@ -154,6 +167,8 @@ export class WorkerPool {
       reject = onReject;
     });
     this.#started = { resolve, reject, threadsLoaded: 0, done: false };
+    // Before Piscina starts its first threads (Node tells of a new thread on the next tick).
+    this.#stopWatching = watchNewThreads((worker) => this.#onNewThread(worker));
     this.#piscina = new Piscina({
       filename: WORKER_ENTRY,
       minThreads: options.minThreads,
@@ -177,10 +192,9 @@ export class WorkerPool {
       ...(options.resourceLimits === undefined ? {} : { resourceLimits: options.resourceLimits }),
     });
     this.#piscina.on("message", (message: unknown) => this.#onThreadMessage(message));
-    // A thread error no task claims (e.g. the worker entry failing as the pool starts).
-    this.#piscina.on("error", (error: unknown) =>
-      this.#failStart(COURSE_TOOL_WORKER_POOL_START_FAILED, describeFailure(error).text, error),
-    );
+    // A thread error no task claims (the worker entry failing, out of memory while loading):
+    // the thread's own listeners (#onNewThread) have it, and its exit follows.
+    this.#piscina.on("error", ignore);
     if (options.minThreads === 0) this.#settleStart();
   }
 
@@ -232,8 +246,14 @@ export class WorkerPool {
     if (worker === undefined || worker.currentUsage === 0) this.#terminate(threadId);
   }
 
+  /** While threads cannot boot and the pool waits before starting another: why, for the call that comes meanwhile. */
+  bootRefusal(): string | undefined {
+    return this.#backoff.refusal();
+  }
+
   destroy(): Promise<void> {
     this.#destroyed = true;
+    this.#stopWatching();
     this.#spareWanted = false;
     if (this.#spareTimer !== undefined) clearTimeout(this.#spareTimer);
     const timers = mapEntryStepper(this.#loadTimers);
@@ -319,7 +339,8 @@ export class WorkerPool {
    * thread is free first; the new one is the spare either way).
    */
   #keepSpare(): void {
-    if (!this.#spareWanted || this.#destroyed) return;
+    // While threads cannot boot, a thread starts only for a call that comes after the wait.
+    if (!this.#spareWanted || this.#destroyed || this.#backoff.failing) return;
     const threads = this.#piscina.threads;
     if (threads.length >= this.#board.slots) return;
     let serving = 0;
@@ -351,15 +372,35 @@ export class WorkerPool {
     else if ((message as ThreadLoaded).toolgateThreadLoaded === true) this.#onLoaded(message as ThreadLoaded);
   }
 
-  /** A thread started: its port, the watch on its module loading, and what to forget when it exits. */
+  /**
+   * A worker thread was created (by anyone): if it is one of this pool's, its exit is watched
+   * from now on, whenever it comes (before its hello, while it loads, or later), with the
+   * error that ended it, if any (out of memory, the worker entry failing).
+   */
+  #onNewThread(worker: Worker): void {
+    if (this.#destroyed || !this.#holds(worker)) return;
+    const threadId = worker.threadId; // -1 once it has exited
+    const end: ThreadEnd = { error: undefined, failed: false };
+    worker.on("error", (error: unknown) => {
+      end.error = error;
+      end.failed = true;
+    });
+    worker.once("exit", (code: number) => this.#onExit(threadId, code, end));
+  }
+
+  #holds(worker: Worker): boolean {
+    const threads = this.#piscina.threads;
+    for (let index = 0; index < threads.length; index += 1) if (threads[index] === worker) return true;
+    return false;
+  }
+
+  /** A thread started: its port, and the watch on its module loading. */
   #onHello({ threadId, port }: ThreadHello): void {
     MapPrototypeSet(this.#ports, threadId, new ThreadPort(port, this.messages));
     // Capped: a delay of 2^31 ms or more would fire after 1 ms.
     const timer = setTimeout(() => this.#loadTimedOut(threadId), Math.min(this.#readyWithinMs + LOAD_REPORT_SLACK_MS, MAX_DELAY_MS));
     timer.unref();
     MapPrototypeSet(this.#loadTimers, threadId, timer);
-    const worker = this.#workerById(threadId);
-    worker?.once("exit", (code: number) => this.#onExit(threadId, code));
   }
 
   #onLoaded({ threadId, failures }: ThreadLoaded): void {
@@ -367,6 +408,10 @@ export class WorkerPool {
     if (timer !== undefined) clearTimeout(timer);
     MapPrototypeDelete(this.#loadTimers, threadId);
     SetPrototypeAdd(this.#loaded, threadId);
+    if (this.#backoff.failing) {
+      this.#backoff.loaded(); // threads boot again: the pool gets its minThreads back
+      this.#restoreMinThreads();
+    }
     if (this.#started.done) return; // after start, a module that failed in a thread fails its own calls there
     for (let index = 0; index < failures.length; index += 1) {
       const failure = failures[index];
@@ -407,8 +452,9 @@ export class WorkerPool {
     return onThread;
   }
 
-  #onExit(threadId: number, code: number): void {
+  #onExit(threadId: number, code: number, end: ThreadEnd): void {
     const wasLoaded = SetPrototypeHas(this.#loaded, threadId);
+    const greeted = MapPrototypeGet(this.#ports, threadId) !== undefined;
     const port = MapPrototypeGet(this.#ports, threadId);
     port?.close();
     MapPrototypeDelete(this.#ports, threadId);
@@ -418,6 +464,11 @@ export class WorkerPool {
     const timer = MapPrototypeGet(this.#loadTimers, threadId);
     if (timer !== undefined) clearTimeout(timer);
     MapPrototypeDelete(this.#loadTimers, threadId);
+    if (this.#destroyed) return;
+    if (!wasLoaded) {
+      this.#bootFailed(threadId, code, end, greeted);
+      return;
+    }
     if (!this.#started.done)
       this.#failStart(COURSE_TOOL_WORKER_POOL_START_FAILED, `a worker thread exited with code ${code} while starting`, undefined);
     // Calls that reached Piscina after we ended a thread that could not load its modules.
@@ -430,6 +481,42 @@ export class WorkerPool {
     // One thread fewer: while a spare is wanted, start the next one now, not when a call next
     // comes (a thread takes tens of milliseconds to load its modules).
     else this.#queueSpareCheck();
+  }
+
+  /**
+   * A thread exited before it reported its modules loaded (or was ended because it never
+   * did): create() rejects; after start, the calls waiting for a thread fail with why (the
+   * module cannot boot: no thread they could wait for is coming), and the pool waits before
+   * it starts another thread.
+   */
+  #bootFailed(threadId: number, code: number, end: ThreadEnd, greeted: boolean): void {
+    const error = end.failed ? `: ${describeFailure(end.error).text}` : "";
+    const modules = ArrayPrototypeJoin(this.#moduleNames, ", ");
+    const reason =
+      MapPrototypeGet(this.#endReasons, threadId) ??
+      (greeted
+        ? `a worker thread exited with code ${code} before it had loaded the tool modules (${modules})${error}`
+        : `a worker thread exited with code ${code} before it started (tool modules: ${modules})${error}`);
+    if (greeted) this.#failStart(COURSE_TOOL_INVALID_TOOL_MODULE, reason, undefined);
+    else this.#failStart(COURSE_TOOL_WORKER_POOL_START_FAILED, end.failed ? describeFailure(end.error).text : reason, end.error);
+    this.#backoff.failed(reason);
+    MapPrototypeSet(this.#endReasons, threadId, reason);
+    this.#failCallsWaitingFor(threadId);
+    if (MapPrototypeGetSize(this.#endReasons) > 64) this.#endReasons.clear();
+  }
+
+  /** After threads that could not boot, one loaded: starts threads until minThreads are up (Piscina no longer does). */
+  #restoreMinThreads(): void {
+    if (this.#destroyed) return;
+    const threads = this.#piscina.threads;
+    let serving = 0;
+    for (let index = 0; index < threads.length; index += 1) {
+      if (!SetPrototypeHas(this.#retiring, (threads[index] as Worker).threadId)) serving += 1;
+    }
+    for (; serving < this.#options.minThreads; serving += 1) {
+      this.#threadsToStart += 1;
+      void PromisePrototypeThen(this.#piscina.run(WARMUP), undefined, ignore);
+    }
   }
 
   /** The thread was running a task when it exited (a crash): its slot still says RUNNING (our kill says KILLED). */
