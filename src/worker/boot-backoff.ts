@@ -36,6 +36,11 @@ export class BootBackoff {
     this.#failures = 0;
   }
 
+  /** Why the last thread that could not boot did not. */
+  get reason(): string {
+    return this.#reason;
+  }
+
   /** Whether a thread has failed to boot since the last one that loaded. */
   get failing(): boolean {
     return this.#failures !== 0;

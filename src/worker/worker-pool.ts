@@ -30,6 +30,7 @@ import {
   SetPrototypeAdd,
   SetPrototypeDelete,
   SetPrototypeHas,
+  setValueStepper,
 } from "../contract/primordials.js";
 import { BootBackoff } from "./boot-backoff.js";
 import { watchNewThreads } from "./new-threads.js";
@@ -82,7 +83,20 @@ class SlotSignal {
   }
 }
 
-const WARMUP: WorkerWarmup = { kind: "warmup" };
+/**
+ * A no-op task sent to make Piscina start a thread. It carries a signal, as every call's task
+ * does: Piscina then keeps it, while no thread takes it, in the queue it skips when it hands
+ * out a new task (without one, every call after it would wait behind it for the thread it
+ * started, however idle the others are, and forever if that thread never boots). The signal
+ * also takes it back out when its thread cannot boot.
+ */
+class Warmup {
+  readonly slot = -1;
+  /** A thread has it (its signal would end that thread). */
+  handed = false;
+  readonly signal = new SlotSignal();
+  readonly task: WorkerWarmup & { readonly [SLOT_TAG]: Warmup } = { kind: "warmup", [SLOT_TAG]: this };
+}
 
 /** How a thread ended, as its own listeners saw it (the error comes before the exit). */
 interface ThreadEnd {
@@ -91,6 +105,9 @@ interface ThreadEnd {
 }
 
 function ignore(): void {}
+
+/** The thread id under which the reason of calls failed for want of any thread is kept (no thread has it). */
+const NO_THREAD = -1;
 
 /** How long after its module-load deadline a thread that never reported back is ended. */
 const LOAD_REPORT_SLACK_MS = 500;
@@ -127,6 +144,8 @@ export class WorkerPool {
   #spareCheckQueued = false;
   /** Warm-ups sent to make Piscina start a thread: the balancer refuses each once. */
   #threadsToStart = 0;
+  /** Warm-ups Piscina still holds. */
+  readonly #warmups = new Set<Warmup>();
   /** The thread that took the last call: tried first, so a spare stays idle (and is reaped once not wanted). */
   #lastChosen: PiscinaWorker | undefined;
   #destroyed = false;
@@ -188,7 +207,7 @@ export class WorkerPool {
         outputBudgets,
         attachmentBudgets,
       } satisfies ToolWorkerData,
-      loadBalancer: ((task: { [queueOptionsSymbol]: SlotTag | null }, workers: PiscinaWorker[]) => this.#choose(task, workers)) as never,
+      loadBalancer: ((task: { [queueOptionsSymbol]: SlotTag }, workers: PiscinaWorker[]) => this.#choose(task, workers)) as never,
       ...(options.resourceLimits === undefined ? {} : { resourceLimits: options.resourceLimits }),
     });
     this.#piscina.on("message", (message: unknown) => this.#onThreadMessage(message));
@@ -242,13 +261,22 @@ export class WorkerPool {
     if (threadId === 0) return;
     SetPrototypeAdd(this.#retiring, threadId);
     this.#wantSpare();
+    this.#failCallsIfNoThread();
     const worker = MapPrototypeGet(this.#piscinaWorkers, threadId);
     if (worker === undefined || worker.currentUsage === 0) this.#terminate(threadId);
   }
 
-  /** While threads cannot boot and the pool waits before starting another: why, for the call that comes meanwhile. */
+  /** While threads cannot boot and the pool waits before starting another: why (what a call gets when no thread can take it). */
   bootRefusal(): string | undefined {
     return this.#backoff.refusal();
+  }
+
+  /** Threads that have loaded their modules and take calls (during a boot failure's wait, the only ones a call may use). */
+  usableThreads(): number {
+    let usable = 0;
+    const next = setValueStepper(this.#loaded);
+    for (let step = next(); step.done !== true; step = next()) if (!SetPrototypeHas(this.#retiring, step.value)) usable += 1;
+    return usable;
   }
 
   destroy(): Promise<void> {
@@ -268,10 +296,10 @@ export class WorkerPool {
    * a spare stays idle), else the first idle thread that has loaded its modules and is not
    * retiring (none: the task waits in Piscina's queue until one is); records which slot went where.
    */
-  #choose(task: { [queueOptionsSymbol]: SlotTag | null }, workers: PiscinaWorker[]): PiscinaWorker | null {
+  #choose(task: { [queueOptionsSymbol]: SlotTag }, workers: PiscinaWorker[]): PiscinaWorker | null {
     // A warm-up sent to start a thread is refused once: Piscina then starts one (and hands the
     // warm-up, a no-op, to whichever thread is free later).
-    if (task[queueOptionsSymbol] === null && this.#threadsToStart > 0) {
+    if (task[queueOptionsSymbol].slot < 0 && this.#threadsToStart > 0) {
       this.#threadsToStart -= 1;
       return null;
     }
@@ -290,12 +318,12 @@ export class WorkerPool {
   }
 
   /** Records the choice: which slot went where, and the thread to try first next time. */
-  #hand(task: { [queueOptionsSymbol]: SlotTag | null }, worker: PiscinaWorker): PiscinaWorker {
+  #hand(task: { [queueOptionsSymbol]: SlotTag }, worker: PiscinaWorker): PiscinaWorker {
     const tag = task[queueOptionsSymbol];
-    if (tag !== null) {
+    if (tag.slot >= 0) {
       this.#slotThread[tag.slot] = worker.id;
       this.#lastChosen = worker;
-    } // a warm-up has no slot, and does not make its thread the one to try first
+    } else (tag as Warmup).handed = true; // a warm-up has no slot, and does not make its thread the one to try first
     if (this.#spareWanted) this.#queueSpareCheck();
     return worker;
   }
@@ -362,8 +390,25 @@ export class WorkerPool {
     // An idle thread is a spare only beside maxThreads others: alone, it is the one the next
     // call takes (and then a spare would only start when that call is aborted, too late to load).
     if (spare && serving > this.#options.maxThreads) return;
+    this.#startThread();
+  }
+
+  /** Sends a warm-up, for which Piscina starts a thread (the balancer refuses it once). */
+  #startThread(): void {
+    const warmup = new Warmup();
     this.#threadsToStart += 1;
-    void PromisePrototypeThen(this.#piscina.run(WARMUP), undefined, ignore);
+    SetPrototypeAdd(this.#warmups, warmup);
+    const done = (): void => {
+      SetPrototypeDelete(this.#warmups, warmup);
+    };
+    void PromisePrototypeThen(this.#piscina.run(warmup.task, { signal: warmup.signal as never }), done, done);
+  }
+
+  /** Takes back the warm-ups no thread has taken (their threads may never boot): no thread is started for them later. */
+  #withdrawWarmups(): void {
+    const next = setValueStepper(this.#warmups);
+    for (let step = next(); step.done !== true; step = next()) if (!step.value.handed) step.value.signal.fire();
+    this.#threadsToStart = 0;
   }
 
   #onThreadMessage(message: unknown): void {
@@ -477,7 +522,9 @@ export class WorkerPool {
     if (MapPrototypeGetSize(this.#endReasons) > 64) this.#endReasons.clear();
     // A thread that died mid-task (not our kill: the spare for that started at the abort) is
     // replaced by a warm spare; one that could not load its modules is not (it would fail the same way).
-    if (wasLoaded && this.#diedMidTask(threadId)) this.#wantSpare();
+    if (this.#backoff.failing)
+      this.#failCallsIfNoThread(); // the last thread that loaded is gone: none is coming
+    else if (this.#diedMidTask(threadId)) this.#wantSpare();
     // One thread fewer: while a spare is wanted, start the next one now, not when a call next
     // comes (a thread takes tens of milliseconds to load its modules).
     else this.#queueSpareCheck();
@@ -500,9 +547,21 @@ export class WorkerPool {
     if (greeted) this.#failStart(COURSE_TOOL_INVALID_TOOL_MODULE, reason, undefined);
     else this.#failStart(COURSE_TOOL_WORKER_POOL_START_FAILED, end.failed ? describeFailure(end.error).text : reason, end.error);
     this.#backoff.failed(reason);
-    MapPrototypeSet(this.#endReasons, threadId, reason);
-    this.#failCallsWaitingFor(threadId);
+    this.#withdrawWarmups();
+    this.#failCallsIfNoThread();
+  }
+
+  /**
+   * While threads cannot boot, once no thread that loaded is left to take a call: the calls
+   * waiting in Piscina for a thread fail with why (the one they wait for is not coming). With
+   * one left, they wait for it.
+   */
+  #failCallsIfNoThread(): void {
+    if (!this.#backoff.failing || this.usableThreads() !== 0) return;
+    // Keep the map small, but never drop a reason before the calls that read it settle.
     if (MapPrototypeGetSize(this.#endReasons) > 64) this.#endReasons.clear();
+    MapPrototypeSet(this.#endReasons, NO_THREAD, this.#backoff.reason);
+    this.#failCallsWaitingFor(NO_THREAD);
   }
 
   /** After threads that could not boot, one loaded: starts threads until minThreads are up (Piscina no longer does). */
@@ -513,10 +572,7 @@ export class WorkerPool {
     for (let index = 0; index < threads.length; index += 1) {
       if (!SetPrototypeHas(this.#retiring, (threads[index] as Worker).threadId)) serving += 1;
     }
-    for (; serving < this.#options.minThreads; serving += 1) {
-      this.#threadsToStart += 1;
-      void PromisePrototypeThen(this.#piscina.run(WARMUP), undefined, ignore);
-    }
+    for (; serving < this.#options.minThreads; serving += 1) this.#startThread();
   }
 
   /** The thread was running a task when it exited (a crash): its slot still says RUNNING (our kill says KILLED). */

@@ -243,6 +243,32 @@ describe("a tool module that boots only sometimes", () => {
     }
   });
 
+  test("while replacements cannot boot, the threads that did load keep serving (one call each at a time), and no thread is started for the calls beyond", async () => {
+    const flaky = flakyModule(0);
+    const executor = await WorkerToolExecutor.create({ modules: [flaky.module], minThreads: 2, maxThreads: 2 });
+    const settlements = new Settlements();
+    try {
+      flaky.set(1_000_000);
+      const crashed = await executor.executeToolCall(call("exitNow", {}, "crash"), neverAborted());
+      expect(errorOf(crashed).code).toBe("TOOL_EXECUTION_FAILED");
+      // The replacements Piscina and the warm spare start die booting; one loaded thread is left.
+      const deadline = Date.now() + BOUND_MS;
+      while (executor.threadCount > 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(executor.threadCount, `threads left ${Date.now() > deadline ? "at the deadline" : "after the replacements"}`).toBe(1);
+      const tried = flaky.left();
+      // Within the pool's wait: four calls at once all run, one after another, on that thread.
+      const ids = ["w1", "w2", "w3", "w4"];
+      const results = await Promise.all(
+        ids.map((id) => within(settlements.track(id, executor.executeToolCall(call("sleepy", { ms: 5 }, id), neverAborted())))),
+      );
+      for (const outcome of results) expect(outcome).toMatchObject({ ok: true, value: { isError: false, content: "slept" } });
+      expect(flaky.left()).toBe(tried); // no thread was started for them
+    } finally {
+      expect(await within(executor.close())).not.toBe(HUNG);
+    }
+    settlements.expectEachOnce(["w1", "w2", "w3", "w4"]);
+  });
+
   test("close() while threads are failing to boot settles, and no thread is started after it", async () => {
     const flaky = flakyModule(1_000_000);
     const executor = await WorkerToolExecutor.create({ modules: [flaky.module], minThreads: 0, maxThreads: 2 });
