@@ -6,7 +6,7 @@
 // such exit before it starts another thread (so no restart loop burns the cores), create()
 // rejects with INVALID_TOOL_MODULE, a module that boots again is served again, and close()
 // always settles.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CourseToolResultMessage } from "toolgate";
 import { isToolContractError } from "toolgate";
@@ -66,7 +66,11 @@ function flakyModule(failures: number): { module: URL; gate: string; left: () =>
     module,
     gate,
     left: () => Number(readFileSync(gate, "utf8")),
-    set: (n) => writeFileSync(gate, String(n)),
+    set: (n) => {
+      // Replaced whole: a thread booting meanwhile never reads it half-written.
+      writeFileSync(`${gate}.main`, String(n));
+      renameSync(`${gate}.main`, gate);
+    },
   };
 }
 
