@@ -186,8 +186,6 @@ export class WorkerPool {
       reject = onReject;
     });
     this.#started = { resolve, reject, threadsLoaded: 0, done: false };
-    // Before Piscina starts its first threads (Node tells of a new thread on the next tick).
-    this.#stopWatching = watchNewThreads((worker) => this.#onNewThread(worker));
     this.#piscina = new Piscina({
       filename: WORKER_ENTRY,
       minThreads: options.minThreads,
@@ -210,6 +208,8 @@ export class WorkerPool {
       loadBalancer: ((task: { [queueOptionsSymbol]: SlotTag }, workers: PiscinaWorker[]) => this.#choose(task, workers)) as never,
       ...(options.resourceLimits === undefined ? {} : { resourceLimits: options.resourceLimits }),
     });
+    // Node tells of a new thread on the next tick: Piscina's first threads are still heard of.
+    this.#stopWatching = watchNewThreads((worker) => this.#onNewThread(worker));
     this.#piscina.on("message", (message: unknown) => this.#onThreadMessage(message));
     // A thread error no task claims (the worker entry failing, out of memory while loading):
     // the thread's own listeners (#onNewThread) have it, and its exit follows.
