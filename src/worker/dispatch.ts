@@ -117,6 +117,17 @@ export class Dispatcher {
 
   #pump(): void {
     while (this.#freeCount > 0 && this.#running < this.#options.maxThreads && this.#queue.size > 0) {
+      // Threads cannot boot, and the pool waits before it starts another: calls run only on the
+      // threads that did load (Piscina would start a thread for any more); with none, no thread is coming.
+      const refusal = this.#pool.bootRefusal();
+      if (refusal !== undefined) {
+        const usable = this.#pool.usableThreads();
+        if (usable === 0) {
+          this.#answer(this.#queue.shift() as PendingCall).resolve(failureOutcome(COURSE_TOOL_EXECUTION_FAILED, refusal));
+          continue;
+        }
+        if (this.#running >= usable) break; // the next call that ends makes room
+      }
       const call = this.#queue.shift() as PendingCall;
       this.#freeCount -= 1;
       this.#start(call, this.#freeSlots[this.#freeCount] as number);

@@ -3,7 +3,9 @@
 // thread may take one (a load balancer that skips retiring threads and records the choice),
 // hears each thread's hello and module-load report, bounds how long a thread may take to load
 // its modules, ends threads without ever taking another call down with them, and keeps a
-// warm spare thread while threads are being replaced.
+// warm spare thread while threads are being replaced. A thread that exits before it loaded its
+// modules fails the calls waiting for a thread, and no thread is started for a while after
+// (boot-backoff.ts): Piscina would otherwise start the same failing thread again and again.
 // docs/contract.md: rule W1 — tool modules, rule W3 — timeout and termination, rule W5 — faults are results.
 import type { Worker } from "node:worker_threads";
 import { Piscina, queueOptionsSymbol } from "piscina";
@@ -30,10 +32,13 @@ import {
   SetPrototypeDelete,
   SetPrototypeHas,
   SetTimeout,
+  setValueStepper,
   TimeoutPrototypeRefresh,
   TimeoutPrototypeUnref,
   type TimerHandle,
 } from "../contract/primordials.js";
+import { BootBackoff } from "./boot-backoff.js";
+import { watchNewThreads } from "./new-threads.js";
 import { MAX_DELAY_MS, type ResolvedOptions } from "./options.js";
 import type { StopReason, ThreadHello, ThreadLoaded, ToolWorkerData, WorkerReply, WorkerTask, WorkerWarmup } from "./protocol.js";
 import { SLOT_RUNNING, type TaskBoard } from "./task-board.js";
@@ -83,9 +88,31 @@ class SlotSignal {
   }
 }
 
-const WARMUP: WorkerWarmup = { kind: "warmup" };
+/**
+ * A no-op task sent to make Piscina start a thread. It carries a signal, as every call's task
+ * does: Piscina then keeps it, while no thread takes it, in the queue it skips when it hands
+ * out a new task (without one, every call after it would wait behind it for the thread it
+ * started, however idle the others are, and forever if that thread never boots). The signal
+ * also takes it back out when its thread cannot boot.
+ */
+class Warmup {
+  readonly slot = -1;
+  /** A thread has it (its signal would end that thread). */
+  handed = false;
+  readonly signal = new SlotSignal();
+  readonly task: WorkerWarmup & { readonly [SLOT_TAG]: Warmup } = { kind: "warmup", [SLOT_TAG]: this };
+}
+
+/** How a thread ended, as its own listeners saw it (the error comes before the exit). */
+interface ThreadEnd {
+  error: unknown;
+  failed: boolean;
+}
 
 function ignore(): void {}
+
+/** The thread id under which the reason of calls failed for want of any thread is kept (no thread has it). */
+const NO_THREAD = -1;
 
 /** How long after its module-load deadline a thread that never reported back is ended. */
 const LOAD_REPORT_SLACK_MS = 500;
@@ -122,9 +149,14 @@ export class WorkerPool {
   #spareCheckQueued = false;
   /** Warm-ups sent to make Piscina start a thread: the balancer refuses each once. */
   #threadsToStart = 0;
+  /** Warm-ups Piscina still holds. */
+  readonly #warmups = new Set<Warmup>();
   /** The thread that took the last call: tried first, so a spare stays idle (and is reaped once not wanted). */
   #lastChosen: PiscinaWorker | undefined;
   #destroyed = false;
+  /** Threads that exited before they loaded their modules: when the next may start, and what calls get meanwhile. */
+  readonly #backoff = new BootBackoff();
+  readonly #stopWatching: () => void;
   /** Listeners of the worker → main per-task messages. */
   readonly messages = new TaskMessages();
   readonly #started: { resolve: () => void; reject: (error: unknown) => void; threadsLoaded: number; done: boolean };
@@ -178,14 +210,15 @@ export class WorkerPool {
         outputBudgets,
         attachmentBudgets,
       } satisfies ToolWorkerData,
-      loadBalancer: ((task: { [queueOptionsSymbol]: SlotTag | null }, workers: PiscinaWorker[]) => this.#choose(task, workers)) as never,
+      loadBalancer: ((task: { [queueOptionsSymbol]: SlotTag }, workers: PiscinaWorker[]) => this.#choose(task, workers)) as never,
       ...(options.resourceLimits === undefined ? {} : { resourceLimits: options.resourceLimits }),
     });
+    // Node tells of a new thread on the next tick: Piscina's first threads are still heard of.
+    this.#stopWatching = watchNewThreads((worker) => this.#onNewThread(worker));
     this.#piscina.on("message", (message: unknown) => this.#onThreadMessage(message));
-    // A thread error no task claims (e.g. the worker entry failing as the pool starts).
-    this.#piscina.on("error", (error: unknown) =>
-      this.#failStart(COURSE_TOOL_WORKER_POOL_START_FAILED, describeFailure(error).text, error),
-    );
+    // A thread error no task claims (the worker entry failing, out of memory while loading):
+    // the thread's own listeners (#onNewThread) have it, and its exit follows.
+    this.#piscina.on("error", ignore);
     if (options.minThreads === 0) this.#settleStart();
   }
 
@@ -233,12 +266,27 @@ export class WorkerPool {
     if (threadId === 0) return;
     SetPrototypeAdd(this.#retiring, threadId);
     this.#wantSpare();
+    this.#failCallsIfNoThread();
     const worker = MapPrototypeGet(this.#piscinaWorkers, threadId);
     if (worker === undefined || worker.currentUsage === 0) this.#terminate(threadId);
   }
 
+  /** While threads cannot boot and the pool waits before starting another: why (what a call gets when no thread can take it). */
+  bootRefusal(): string | undefined {
+    return this.#backoff.refusal();
+  }
+
+  /** Threads that have loaded their modules and take calls (during a boot failure's wait, the only ones a call may use). */
+  usableThreads(): number {
+    let usable = 0;
+    const next = setValueStepper(this.#loaded);
+    for (let step = next(); step.done !== true; step = next()) if (!SetPrototypeHas(this.#retiring, step.value)) usable += 1;
+    return usable;
+  }
+
   destroy(): Promise<void> {
     this.#destroyed = true;
+    this.#stopWatching();
     this.#spareWanted = false;
     if (this.#spareTimer !== undefined) ClearTimeout(this.#spareTimer);
     const timers = mapEntryStepper(this.#loadTimers);
@@ -253,10 +301,10 @@ export class WorkerPool {
    * a spare stays idle), else the first idle thread that has loaded its modules and is not
    * retiring (none: the task waits in Piscina's queue until one is); records which slot went where.
    */
-  #choose(task: { [queueOptionsSymbol]: SlotTag | null }, workers: PiscinaWorker[]): PiscinaWorker | null {
+  #choose(task: { [queueOptionsSymbol]: SlotTag }, workers: PiscinaWorker[]): PiscinaWorker | null {
     // A warm-up sent to start a thread is refused once: Piscina then starts one (and hands the
     // warm-up, a no-op, to whichever thread is free later).
-    if (task[queueOptionsSymbol] === null && this.#threadsToStart > 0) {
+    if (task[queueOptionsSymbol].slot < 0 && this.#threadsToStart > 0) {
       this.#threadsToStart -= 1;
       return null;
     }
@@ -275,12 +323,12 @@ export class WorkerPool {
   }
 
   /** Records the choice: which slot went where, and the thread to try first next time. */
-  #hand(task: { [queueOptionsSymbol]: SlotTag | null }, worker: PiscinaWorker): PiscinaWorker {
+  #hand(task: { [queueOptionsSymbol]: SlotTag }, worker: PiscinaWorker): PiscinaWorker {
     const tag = task[queueOptionsSymbol];
-    if (tag !== null) {
+    if (tag.slot >= 0) {
       this.#slotThread[tag.slot] = worker.id;
       this.#lastChosen = worker;
-    } // a warm-up has no slot, and does not make its thread the one to try first
+    } else (tag as Warmup).handed = true; // a warm-up has no slot, and does not make its thread the one to try first
     if (this.#spareWanted) this.#queueSpareCheck();
     return worker;
   }
@@ -324,7 +372,8 @@ export class WorkerPool {
    * thread is free first; the new one is the spare either way).
    */
   #keepSpare(): void {
-    if (!this.#spareWanted || this.#destroyed) return;
+    // While threads cannot boot, a thread starts only for a call that comes after the wait.
+    if (!this.#spareWanted || this.#destroyed || this.#backoff.failing) return;
     const threads = this.#piscina.threads;
     if (threads.length >= this.#board.slots) return;
     let serving = 0;
@@ -346,8 +395,25 @@ export class WorkerPool {
     // An idle thread is a spare only beside maxThreads others: alone, it is the one the next
     // call takes (and then a spare would only start when that call is aborted, too late to load).
     if (spare && serving > this.#options.maxThreads) return;
+    this.#startThread();
+  }
+
+  /** Sends a warm-up, for which Piscina starts a thread (the balancer refuses it once). */
+  #startThread(): void {
+    const warmup = new Warmup();
     this.#threadsToStart += 1;
-    void PromisePrototypeThen(this.#piscina.run(WARMUP), undefined, ignore);
+    SetPrototypeAdd(this.#warmups, warmup);
+    const done = (): void => {
+      SetPrototypeDelete(this.#warmups, warmup);
+    };
+    void PromisePrototypeThen(this.#piscina.run(warmup.task, { signal: warmup.signal as never }), done, done);
+  }
+
+  /** Takes back the warm-ups no thread has taken (their threads may never boot): no thread is started for them later. */
+  #withdrawWarmups(): void {
+    const next = setValueStepper(this.#warmups);
+    for (let step = next(); step.done !== true; step = next()) if (!step.value.handed) step.value.signal.fire();
+    this.#threadsToStart = 0;
   }
 
   #onThreadMessage(message: unknown): void {
@@ -356,15 +422,35 @@ export class WorkerPool {
     else if ((message as ThreadLoaded).toolgateThreadLoaded === true) this.#onLoaded(message as ThreadLoaded);
   }
 
-  /** A thread started: its port, the watch on its module loading, and what to forget when it exits. */
+  /**
+   * A worker thread was created (by anyone): if it is one of this pool's, its exit is watched
+   * from now on, whenever it comes (before its hello, while it loads, or later), with the
+   * error that ended it, if any (out of memory, the worker entry failing).
+   */
+  #onNewThread(worker: Worker): void {
+    if (this.#destroyed || !this.#holds(worker)) return;
+    const threadId = worker.threadId; // -1 once it has exited
+    const end: ThreadEnd = { error: undefined, failed: false };
+    worker.on("error", (error: unknown) => {
+      end.error = error;
+      end.failed = true;
+    });
+    worker.once("exit", (code: number) => this.#onExit(threadId, code, end));
+  }
+
+  #holds(worker: Worker): boolean {
+    const threads = this.#piscina.threads;
+    for (let index = 0; index < threads.length; index += 1) if (threads[index] === worker) return true;
+    return false;
+  }
+
+  /** A thread started: its port, and the watch on its module loading. */
   #onHello({ threadId, port }: ThreadHello): void {
     MapPrototypeSet(this.#ports, threadId, new ThreadPort(port, this.messages));
     // Capped: a delay of 2^31 ms or more would fire after 1 ms.
     const timer = SetTimeout(() => this.#loadTimedOut(threadId), Math.min(this.#readyWithinMs + LOAD_REPORT_SLACK_MS, MAX_DELAY_MS));
     TimeoutPrototypeUnref(timer);
     MapPrototypeSet(this.#loadTimers, threadId, timer);
-    const worker = this.#workerById(threadId);
-    worker?.once("exit", (code: number) => this.#onExit(threadId, code));
   }
 
   #onLoaded({ threadId, failures }: ThreadLoaded): void {
@@ -372,6 +458,10 @@ export class WorkerPool {
     if (timer !== undefined) ClearTimeout(timer);
     MapPrototypeDelete(this.#loadTimers, threadId);
     SetPrototypeAdd(this.#loaded, threadId);
+    if (this.#backoff.failing) {
+      this.#backoff.loaded(); // threads boot again: the pool gets its minThreads back
+      this.#restoreMinThreads();
+    }
     if (this.#started.done) return; // after start, a module that failed in a thread fails its own calls there
     for (let index = 0; index < failures.length; index += 1) {
       const failure = failures[index];
@@ -412,8 +502,9 @@ export class WorkerPool {
     return onThread;
   }
 
-  #onExit(threadId: number, code: number): void {
+  #onExit(threadId: number, code: number, end: ThreadEnd): void {
     const wasLoaded = SetPrototypeHas(this.#loaded, threadId);
+    const greeted = MapPrototypeGet(this.#ports, threadId) !== undefined;
     const port = MapPrototypeGet(this.#ports, threadId);
     port?.close();
     MapPrototypeDelete(this.#ports, threadId);
@@ -423,6 +514,11 @@ export class WorkerPool {
     const timer = MapPrototypeGet(this.#loadTimers, threadId);
     if (timer !== undefined) ClearTimeout(timer);
     MapPrototypeDelete(this.#loadTimers, threadId);
+    if (this.#destroyed) return;
+    if (!wasLoaded) {
+      this.#bootFailed(threadId, code, end, greeted);
+      return;
+    }
     if (!this.#started.done)
       this.#failStart(COURSE_TOOL_WORKER_POOL_START_FAILED, `a worker thread exited with code ${code} while starting`, undefined);
     // Calls that reached Piscina after we ended a thread that could not load its modules.
@@ -431,10 +527,57 @@ export class WorkerPool {
     if (MapPrototypeGetSize(this.#endReasons) > 64) this.#endReasons.clear();
     // A thread that died mid-task (not our kill: the spare for that started at the abort) is
     // replaced by a warm spare; one that could not load its modules is not (it would fail the same way).
-    if (wasLoaded && this.#diedMidTask(threadId)) this.#wantSpare();
+    if (this.#backoff.failing)
+      this.#failCallsIfNoThread(); // the last thread that loaded is gone: none is coming
+    else if (this.#diedMidTask(threadId)) this.#wantSpare();
     // One thread fewer: while a spare is wanted, start the next one now, not when a call next
     // comes (a thread takes tens of milliseconds to load its modules).
     else this.#queueSpareCheck();
+  }
+
+  /**
+   * A thread exited before it reported its modules loaded (or was ended because it never
+   * did): create() rejects; after start, the calls waiting for a thread fail with why (the
+   * module cannot boot: no thread they could wait for is coming), and the pool waits before
+   * it starts another thread.
+   */
+  #bootFailed(threadId: number, code: number, end: ThreadEnd, greeted: boolean): void {
+    const error = end.failed ? `: ${describeFailure(end.error).text}` : "";
+    const modules = ArrayPrototypeJoin(this.#moduleNames, ", ");
+    const reason =
+      MapPrototypeGet(this.#endReasons, threadId) ??
+      (greeted
+        ? `a worker thread exited with code ${code} before it had loaded the tool modules (${modules})${error}`
+        : `a worker thread exited with code ${code} before it started (tool modules: ${modules})${error}`);
+    if (greeted) this.#failStart(COURSE_TOOL_INVALID_TOOL_MODULE, reason, undefined);
+    else this.#failStart(COURSE_TOOL_WORKER_POOL_START_FAILED, end.failed ? describeFailure(end.error).text : reason, end.error);
+    this.#backoff.failed(reason);
+    this.#withdrawWarmups();
+    this.#failCallsIfNoThread();
+  }
+
+  /**
+   * While threads cannot boot, once no thread that loaded is left to take a call: the calls
+   * waiting in Piscina for a thread fail with why (the one they wait for is not coming). With
+   * one left, they wait for it.
+   */
+  #failCallsIfNoThread(): void {
+    if (!this.#backoff.failing || this.usableThreads() !== 0) return;
+    // Keep the map small, but never drop a reason before the calls that read it settle.
+    if (MapPrototypeGetSize(this.#endReasons) > 64) this.#endReasons.clear();
+    MapPrototypeSet(this.#endReasons, NO_THREAD, this.#backoff.reason);
+    this.#failCallsWaitingFor(NO_THREAD);
+  }
+
+  /** After threads that could not boot, one loaded: starts threads until minThreads are up (Piscina no longer does). */
+  #restoreMinThreads(): void {
+    if (this.#destroyed) return;
+    const threads = this.#piscina.threads;
+    let serving = 0;
+    for (let index = 0; index < threads.length; index += 1) {
+      if (!SetPrototypeHas(this.#retiring, (threads[index] as Worker).threadId)) serving += 1;
+    }
+    for (; serving < this.#options.minThreads; serving += 1) this.#startThread();
   }
 
   /** The thread was running a task when it exited (a crash): its slot still says RUNNING (our kill says KILLED). */

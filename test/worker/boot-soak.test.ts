@@ -1,0 +1,258 @@
+// The fault soak (docs/contract.md, rule W5 — faults are results; docs/operations.md, hooks):
+// a fixed number of calls on each executor, mixing worker threads that die while they boot (at
+// a module's top level and in setup()), setup() faults, calls that crash their thread, async
+// hooks that reject (beforeExecute, onCallStart, onCallEnd), approvals that deny or wait,
+// timeouts and aborts (before the call, during approval, while it waits for a thread, while it
+// runs). Every call settles exactly once, with an outcome its plan allows and linked to its
+// own call; every started call gets exactly one onCallEnd; no rejection goes unhandled; close()
+// settles while a last wave is in flight. Inputs that belong to other defects of issue 28 are
+// left out here (a hook's promise with a throwing `constructor` getter, an async onProgress).
+import { join } from "node:path";
+import type { ApprovalDecision, CallEndEvent, CallStartEvent, CourseToolCall, CourseToolResultMessage, ToolExecutor } from "toolgate";
+import { InProcessToolExecutor, ToolRegistry } from "toolgate";
+import { WorkerToolExecutor } from "toolgate/worker";
+import { describe, expect, test } from "vitest";
+import { call, errorOf, fixture, scratchDir } from "../support/helpers.js";
+
+const HUNG = "hung";
+
+/** Deterministic pseudo-random numbers (mulberry32), so a failure can be replayed. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+type Kind = "echo" | "slow" | "crash";
+type Approval = "allow" | "wait" | "reject" | "deny";
+type Abort = "none" | "before" | "soon";
+
+interface Plan {
+  readonly kind: Kind;
+  readonly approval: Approval;
+  readonly waitMs: number;
+  readonly startRejects: boolean;
+  readonly endRejects: boolean;
+  readonly abort: Abort;
+  readonly abortAfterMs: number;
+  /** A per-call limit below the slow tool's sleep: the call is TOOL_EXECUTION_TIMEOUT. */
+  readonly timesOut: boolean;
+}
+
+function planner(seed: number, crashes: boolean): () => Plan {
+  const next = random(seed);
+  return () => {
+    const kindRoll = next();
+    const kind: Kind = crashes && kindRoll < 0.012 ? "crash" : kindRoll < 0.3 ? "slow" : "echo";
+    const approvalRoll = next();
+    const approval: Approval = approvalRoll < 0.07 ? "reject" : approvalRoll < 0.13 ? "deny" : approvalRoll < 0.3 ? "wait" : "allow";
+    const abortRoll = next();
+    const abort: Abort = abortRoll < 0.04 ? "before" : abortRoll < 0.16 ? "soon" : "none";
+    return {
+      kind,
+      approval,
+      waitMs: Math.floor(next() * 4),
+      startRejects: next() < 0.1,
+      endRejects: next() < 0.1,
+      abort,
+      abortAfterMs: Math.floor(next() * 12),
+      timesOut: kind === "slow" && next() < 0.08,
+    };
+  };
+}
+
+/** Async hooks that reject on plan; they count what they see by call id. */
+class SoakHooks {
+  readonly starts = new Map<string, number>();
+  readonly ends = new Map<string, number>();
+  hookErrors = 0;
+  constructor(readonly plans: Map<string, Plan>) {}
+
+  async beforeExecute(toolCall: Readonly<CourseToolCall>): Promise<ApprovalDecision> {
+    const plan = this.plans.get(toolCall.id) as Plan;
+    if (plan.approval === "reject") {
+      await null;
+      throw new Error(`the approval service is down for ${toolCall.id}`);
+    }
+    if (plan.approval === "deny") return { allow: false, reason: `not ${toolCall.id}` };
+    if (plan.approval === "wait") await new Promise((resolve) => setTimeout(resolve, plan.waitMs));
+    return { allow: true };
+  }
+
+  async onCallStart(event: CallStartEvent): Promise<void> {
+    this.starts.set(event.toolCallId, (this.starts.get(event.toolCallId) ?? 0) + 1);
+    if (this.plans.get(event.toolCallId)?.startRejects === true) throw new Error(`onCallStart fails for ${event.toolCallId}`);
+  }
+
+  async onCallEnd(event: CallEndEvent): Promise<void> {
+    this.ends.set(event.toolCallId, (this.ends.get(event.toolCallId) ?? 0) + 1);
+    await null;
+    if (this.plans.get(event.toolCallId)?.endRejects === true) throw new Error(`onCallEnd fails for ${event.toolCallId}`);
+  }
+
+  onHookError(): void {
+    this.hookErrors += 1;
+  }
+}
+
+interface Row {
+  readonly label: string;
+  readonly calls: number;
+  readonly crashes: boolean;
+  readonly make: (hooks: SoakHooks) => Promise<ToolExecutor & { readonly threadCount?: number }>;
+  /** Outcome labels the run must have produced (the seed is fixed; a hang catcher for the mix, not a count). */
+  readonly mustSee: readonly string[];
+}
+
+const SHARED_MUST_SEE = ["aborted", "TOOL_CALL_DENIED", "TOOL_EXECUTION_TIMEOUT", "success"];
+
+/** The worker rows: a module whose threads die while booting, one boot in seven at its top level, one in setup(). */
+function workerRow(label: string, calls: number, pool: { minThreads: number; idleTimeout?: number }): Row {
+  return {
+    label,
+    calls,
+    crashes: true,
+    make: (hooks) => {
+      const boots = join(scratchDir(), "boots");
+      const module = new URL(`${fixture("soak-boot-faults").href}?boots=${encodeURIComponent(boots)}`);
+      return WorkerToolExecutor.create({ modules: [module], maxThreads: 2, abortGraceMs: 50, timeoutMs: 30_000, hooks, ...pool });
+    },
+    mustSee: [...SHARED_MUST_SEE, "boot failure", "setup fault", "crash"],
+  };
+}
+
+const ROWS: readonly Row[] = [
+  workerRow("worker pool (minThreads 1)", 1500, { minThreads: 1 }),
+  // No thread stays: idle threads are reaped within 20 ms, so threads boot (and die booting) all through the run.
+  workerRow("worker pool (minThreads 0, idle threads reaped)", 1000, { minThreads: 0, idleTimeout: 20 }),
+  {
+    label: "in-process",
+    calls: 3000,
+    crashes: false,
+    make: async (hooks) => {
+      const { default: definitions } = (await import(fixture("soak-boot-faults").href)) as { default: never[] };
+      return new InProcessToolExecutor(new ToolRegistry(definitions), { timeoutMs: 30_000, hooks });
+    },
+    mustSee: SHARED_MUST_SEE,
+  },
+];
+
+describe.each(ROWS)("fault soak, $label executor", ({ calls, crashes, make, mustSee }) => {
+  test(`${calls} calls with boot crashes, setup faults, rejecting async hooks and aborts: each settles once; close() settles`, {
+    timeout: 60_000,
+  }, async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => {
+      unhandled.push(reason);
+    };
+    process.on("unhandledRejection", onUnhandled);
+    const plans = new Map<string, Plan>();
+    const hooks = new SoakHooks(plans);
+    const executor = await make(hooks);
+    const plan = planner(28, crashes);
+    const settlements = new Map<string, number>();
+    const problems: string[] = [];
+    const seen = new Map<string, number>();
+    const note = (label: string): void => {
+      seen.set(label, (seen.get(label) ?? 0) + 1);
+    };
+
+    const one = async (n: number): Promise<void> => {
+      const id = `soak-${n}`;
+      const p = plan();
+      plans.set(id, p);
+      const args = p.kind === "slow" ? { n, ms: p.timesOut ? 400 : 1 + (n % 4) } : { n };
+      const controller = new AbortController();
+      const reason = { abortOf: id };
+      if (p.abort === "before") controller.abort(reason);
+      else if (p.abort === "soon") setTimeout(() => controller.abort(reason), p.abortAfterMs);
+      const count = (): void => {
+        settlements.set(id, (settlements.get(id) ?? 0) + 1);
+      };
+      const pending = executor.executeToolCall(call(p.kind, args, id), controller.signal, p.timesOut ? { timeoutMs: 30 } : undefined);
+      pending.then(count, count);
+      let result: CourseToolResultMessage;
+      try {
+        result = await pending;
+      } catch (error) {
+        if (error !== reason || p.abort === "none") problems.push(`${id} rejected with ${String(error)}`);
+        note("aborted");
+        return;
+      }
+      if (result.toolCallId !== id || result.toolName !== p.kind) {
+        problems.push(`${id} got the result of ${result.toolCallId}`);
+        return;
+      }
+      if (!result.isError) {
+        const content = JSON.parse(result.content) as { id?: string; n?: number };
+        if (p.kind === "crash" || content.id !== id || content.n !== n) problems.push(`${id} (${p.kind}) succeeded with ${result.content}`);
+        if (p.approval === "reject" || p.approval === "deny") problems.push(`${id} ran although its approval ${p.approval}ed`);
+        note("success");
+        return;
+      }
+      const { code, message } = errorOf(result);
+      note(code);
+      if (p.approval === "reject" || p.approval === "deny") {
+        if (code !== "TOOL_CALL_DENIED") problems.push(`${id}: approval ${p.approval}, got ${code}`);
+        return;
+      }
+      if (code === "TOOL_EXECUTION_TIMEOUT") {
+        if (!p.timesOut) problems.push(`${id} (${p.kind}) timed out: ${message}`);
+        return;
+      }
+      if (code !== "TOOL_EXECUTION_FAILED" || !crashes) {
+        problems.push(`${id} (${p.kind}) failed with ${code}: ${message}`);
+        return;
+      }
+      if (message.includes("before it had loaded the tool modules") || message.includes("no worker thread can load")) note("boot failure");
+      else if (message.includes("setup fault on boot")) note("setup fault");
+      else if (p.kind === "crash") note("crash");
+      else problems.push(`${id} (${p.kind}) failed: ${message}`);
+    };
+
+    let issued = 0;
+    const lane = async (): Promise<void> => {
+      while (issued < calls) {
+        const n = issued;
+        issued += 1;
+        await one(n);
+      }
+    };
+    let watchdog: NodeJS.Timeout | undefined;
+    const hung = new Promise<typeof HUNG>((resolve) => {
+      watchdog = setTimeout(() => resolve(HUNG), 45_000);
+    });
+    try {
+      expect(await Promise.race([Promise.all(Array.from({ length: 8 }, lane)), hung])).not.toBe(HUNG);
+      // close() while a last wave is in flight: each of those still settles, once.
+      const last = Array.from({ length: 24 }, (_, k) => one(calls + k));
+      const closing = executor.close();
+      expect(await Promise.race([Promise.all([...last, closing]), hung])).not.toBe(HUNG);
+    } finally {
+      clearTimeout(watchdog);
+      process.off("unhandledRejection", onUnhandled);
+      await executor.close();
+    }
+    // Late deliveries (an onCallEnd after its call settled) have had their turn.
+    await new Promise((resolve) => setImmediate(resolve));
+
+    expect(problems.slice(0, 10)).toEqual([]);
+    expect(unhandled).toEqual([]);
+    const total = calls + 24;
+    expect(settlements.size).toBe(total);
+    for (const [id, times] of settlements) if (times !== 1) problems.push(`${id} settled ${times} times`);
+    for (const [id, started] of hooks.starts) {
+      if (started !== 1 || hooks.ends.get(id) !== 1) problems.push(`${id}: onCallStart ${started}, onCallEnd ${hooks.ends.get(id)}`);
+    }
+    for (const id of hooks.ends.keys()) if (!hooks.starts.has(id)) problems.push(`${id}: onCallEnd without onCallStart`);
+    expect(problems.slice(0, 10)).toEqual([]);
+    expect(hooks.hookErrors).toBeGreaterThan(0);
+    for (const label of mustSee) expect(seen.get(label) ?? 0, label).toBeGreaterThan(0);
+    if (executor.threadCount !== undefined) expect(executor.threadCount).toBe(0);
+  });
+});
