@@ -14,7 +14,6 @@ import {
   describeTools,
   imageContent,
   NonRecoverableToolError,
-  type ToolCallSource,
   type ToolProgress,
   ToolRegistry,
   withAttachments,
@@ -24,6 +23,7 @@ import { WorkerToolExecutor } from "toolgate/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 
+type ToolCallSource = Parameters<typeof toLangChainTools>[0];
 type Reply = { readonly text?: string; readonly calls?: readonly { name: string; args: Record<string, unknown>; id: string }[] };
 
 /** A chat model that answers from a script and records what each request showed it. */
@@ -226,7 +226,7 @@ describe.each(AGENTS)("docs/adapters.md — Use it with LangChain.js and LangGra
     });
     const graph = agent.make(model, new ToolRegistry([counted]), { needsApproval: ({ toolName }) => toolName === "add" });
     const paused = await graph.invoke({ messages: [new HumanMessage("add")] }, thread("t4"));
-    expect(paused.__interrupt__).toEqual([
+    expect((paused as { __interrupt__?: unknown }).__interrupt__).toEqual([
       expect.objectContaining({
         value: { type: "toolgate_approval", toolCallId: "call-a", toolName: "add", arguments: { left: 2, right: 3 } },
       }),
@@ -322,6 +322,6 @@ describe("toLangChainTools: options", () => {
       },
     });
     const paused = await graph.invoke({ messages: [new HumanMessage("add")] }, thread("t7"));
-    expect(paused.__interrupt__).toHaveLength(1);
+    expect((paused as { __interrupt__?: unknown }).__interrupt__).toHaveLength(1);
   });
 });
