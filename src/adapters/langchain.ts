@@ -14,10 +14,10 @@ import { interrupt } from "@langchain/langgraph";
 import { COURSE_TOOL_CALL_DENIED, COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_MAX_STRING_CODE_POINTS } from "../contract/constants.js";
 import { cutToCodePoints } from "../contract/content.js";
 import { type DescribeToolsOptions, describeTools } from "../contract/describe.js";
-import { ToolContractError } from "../contract/errors.js";
+import { isNonRecoverableToolError, type NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
 import { readOwnDataProperty } from "../contract/failure.js";
 import { isProxy, ObjectFreeze, PromisePrototypeThen, ReflectApply } from "../contract/primordials.js";
-import { errorContent } from "../contract/results.js";
+import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
 import { assertOptionsObject, ownOption } from "../executor/options.js";
 import { checkProgressListener, type ProgressListener, type ToolProgress } from "../executor/progress.js";
 import { imageBlocks, type ToolgateImageBlock } from "./image-blocks.js";
@@ -63,6 +63,12 @@ export interface ToLangChainToolsOptions extends DescribeToolsOptions {
    * a checkpointer). A function that throws or answers anything but `false` asks (fails closed).
    */
   readonly needsApproval?: LangChainNeedsApproval;
+  /**
+   * Called with a NonRecoverableToolError before it is thrown. Under ToolNode's default error
+   * handling, abort the run here (`controller.abort(error)` of the `signal` given to `invoke` /
+   * `stream`): the run then rejects with the error itself. A throw from it is ignored.
+   */
+  readonly onNonRecoverableError?: (error: NonRecoverableToolError, toolCallId: string) => void;
 }
 
 /** A toolgate tool as a LangChain StructuredTool: `invoke` resolves with a ToolMessage. */
@@ -138,7 +144,10 @@ interface CallPlan {
   readonly source: ResolvedSource;
   readonly onProgress: ProgressListener | undefined;
   readonly needsApproval: LangChainNeedsApproval;
+  readonly onFatal: FatalHook | undefined;
 }
+
+type FatalHook = NonNullable<ToLangChainToolsOptions["onNonRecoverableError"]>;
 
 /**
  * Every registered tool of `source` (a ToolRegistry, or any ToolExecutor) as a LangChain
@@ -156,7 +165,8 @@ interface CallPlan {
  * - A rejection (the abort reason, a ToolContractError, a NonRecoverableToolError) is thrown.
  *   ToolNode's default error handling turns any throw into an error ToolMessage and goes on:
  *   give ToolNode `handleToolErrors: false` to end the run with it (toolgate tools throw
- *   nothing recoverable, so nothing is lost). docs/adapters.md says how for each agent.
+ *   nothing recoverable, so nothing is lost), or abort the run's signal in
+ *   `onNonRecoverableError`. docs/adapters.md says how for each agent.
  * - Progress reports go to `config.writer` (LangGraph `streamMode: "custom"`), as the custom
  *   event LANGCHAIN_PROGRESS_EVENT (streamEvents) and to `options.onProgress`.
  * - `needsApproval`: such a call first asks `interrupt(ToolgateApprovalRequest)`; the resume
@@ -169,12 +179,22 @@ export function toLangChainTools(source: ToolCallSource, options: ToLangChainToo
   assertOptionsObject(options, "toLangChainTools: options");
   const onProgressOption = ownOption(options, "onProgress", "options");
   const onProgress = onProgressOption === undefined ? undefined : checkProgressListener(onProgressOption);
-  const plan: CallPlan = ObjectFreeze({ source: resolved, onProgress, needsApproval: readNeedsApproval(options) });
+  const onFatal = readFatalHook(ownOption(options, "onNonRecoverableError", "options"));
+  const plan: CallPlan = ObjectFreeze({ source: resolved, onProgress, needsApproval: readNeedsApproval(options), onFatal });
   const tools: ToolgateLangChainTool[] = [];
   for (const { name, description, parameters } of descriptions) {
     tools[tools.length] = new ToolgateLangChainTool(plan, name, description, parameters as JSONSchema);
   }
   return tools;
+}
+
+function readFatalHook(value: unknown): FatalHook | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === "function" && !isProxy(value)) return value as FatalHook;
+  throw new ToolContractError(
+    COURSE_TOOL_INVALID_ARGUMENT,
+    "toLangChainTools: options.onNonRecoverableError must be a function, not a Proxy",
+  );
 }
 
 function readNeedsApproval(options: object): LangChainNeedsApproval {
@@ -207,7 +227,19 @@ async function runCall(plan: CallPlan, facts: CallFacts): Promise<ToolMessage> {
   }
   const call = { type: "toolCall", id: toolCallId, name, arguments: input };
   const signal = config.signal ?? neverAbortedSignal();
-  const result = await plan.source.run(call, signal, { onProgress: progressSink(plan, facts) });
+  let result: CourseToolResultMessage;
+  try {
+    result = await plan.source.run(call, signal, { onProgress: progressSink(plan, facts) });
+  } catch (error) {
+    if (plan.onFatal !== undefined && isNonRecoverableToolError(error)) {
+      try {
+        plan.onFatal(error, toolCallId);
+      } catch {
+        // Ignored, as documented: the error is thrown either way.
+      }
+    }
+    throw error;
+  }
   if (result.isError) return new ToolMessage({ status: "error", content: result.content, tool_call_id: toolCallId, name });
   const images = imageBlocks(result, "toLangChainTools");
   if (images.length === 0) return new ToolMessage({ status: "success", content: result.content, tool_call_id: toolCallId, name });

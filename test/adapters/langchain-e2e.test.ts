@@ -205,7 +205,26 @@ describe.each(AGENTS)("docs/adapters.md — Use it with LangChain.js and LangGra
     expect(model.requests).toHaveLength(1);
   });
 
-  it("without that setting, the framework's default error handling shows the model the fatal error and goes on", async () => {
+  it("under the default error handling, onNonRecoverableError aborting the run's signal ends it with the genuine error", async () => {
+    const model = new ScriptedChatModel([{ calls: [{ name: "fatal", args: {}, id: "call-f" }] }, { text: "never" }]);
+    const controller = new AbortController();
+    const seen: [unknown, string][] = [];
+    const graph = agent.make(model, new ToolRegistry([fatal]), {
+      onNonRecoverableError: (error, toolCallId) => {
+        seen.push([error, toolCallId]);
+        controller.abort(error);
+      },
+    });
+    const error = await graph.invoke({ messages: [new HumanMessage("go")] }, { ...thread(`t8`), signal: controller.signal }).then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(error).toBeInstanceOf(NonRecoverableToolError);
+    expect(seen).toEqual([[error, "call-f"]]);
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it("without either, the framework's default error handling shows the model the fatal error and goes on", async () => {
     const model = new ScriptedChatModel([{ calls: [{ name: "fatal", args: {}, id: "call-f" }] }, { text: "went on" }]);
     const state = await agent.make(model, new ToolRegistry([fatal])).invoke({ messages: [new HumanMessage("go")] }, thread("t3"));
     expect(state.messages.at(-1)?.content).toBe("went on");
@@ -308,6 +327,9 @@ describe("toLangChainTools: options", () => {
     expect(() => toLangChainTools({} as ToolCallSource)).toThrow(expect.objectContaining({ code: COURSE_TOOL_INVALID_ARGUMENT }));
     expect(() => toLangChainTools(registry, { needsApproval: "yes" as unknown as boolean })).toThrow(
       /options.needsApproval must be a boolean or a function/,
+    );
+    expect(() => toLangChainTools(registry, { onNonRecoverableError: "no" as unknown as () => void })).toThrow(
+      /onNonRecoverableError must be a function/,
     );
     expect(() => toLangChainTools(registry, { onProgress: 1 as unknown as () => void })).toThrow(
       expect.objectContaining({ code: COURSE_TOOL_INVALID_ARGUMENT }),
