@@ -193,6 +193,18 @@ describe.each(AGENTS)("docs/adapters.md — Use it with LangChain.js and LangGra
     ]);
   });
 
+  it("progress is also the tool run's custom event (streamEvents' on_custom_event)", async () => {
+    const model = new ScriptedChatModel([{ calls: [{ name: "count", args: {}, id: "call-e" }] }, { text: "done" }]);
+    const events: unknown[] = [];
+    for await (const event of agent
+      .make(model, new ToolRegistry([count]))
+      .streamEvents({ messages: [new HumanMessage("go")] }, { ...thread("t9"), version: "v2" })) {
+      if (event.event === "on_custom_event") events.push([event.name, event.data]);
+    }
+    const progress = { toolCallId: "call-e", toolName: "count", progress: 1, total: 3, message: "one" };
+    expect(events).toEqual([[LANGCHAIN_PROGRESS_EVENT, { type: LANGCHAIN_PROGRESS_EVENT, progress }]]);
+  });
+
   it("a NonRecoverableToolError ends the run with the genuine error (the documented setting)", async () => {
     const model = new ScriptedChatModel([{ calls: [{ name: "fatal", args: {}, id: "call-f" }] }, { text: "never" }]);
     const run = agent.makeFatal(model, new ToolRegistry([fatal])).invoke({ messages: [new HumanMessage("go")] });
