@@ -287,7 +287,13 @@ function progressSink(plan: CallPlan, { config, runManager }: CallFacts): Progre
   const { onProgress } = plan;
   return (progress) => {
     const chunk: ToolgateLangChainProgress = ObjectFreeze({ type: LANGCHAIN_PROGRESS_EVENT, progress });
-    if (typeof writer === "function") ReflectApply(writer, undefined, [chunk]);
+    if (typeof writer === "function") {
+      try {
+        ReflectApply(writer, undefined, [chunk]);
+      } catch {
+        // A failing writer drops this report for the stream; the other sinks still get it.
+      }
+    }
     if (runManager !== undefined) {
       // Observers are not awaited; a failing callback handler never reaches the call.
       void PromisePrototypeThen(runManager.handleCustomEvent(LANGCHAIN_PROGRESS_EVENT, chunk), undefined, () => undefined);

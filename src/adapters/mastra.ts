@@ -8,7 +8,7 @@ import { createTool, type Tool } from "@mastra/core/tools";
 import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
 import { type DescribeToolsOptions, describeTools } from "../contract/describe.js";
 import { isNonRecoverableToolError, type NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
-import { isProxy, ObjectFreeze, ReflectApply } from "../contract/primordials.js";
+import { isProxy, NativePromise, ObjectFreeze, PromisePrototypeThen, ReflectApply } from "../contract/primordials.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
 import { assertOptionsObject, ownOption } from "../executor/options.js";
 import { checkProgressListener, type ProgressListener, type ToolProgress } from "../executor/progress.js";
@@ -145,8 +145,12 @@ async function runCall(plan: CallPlan, name: string, input: unknown, context: Ma
   const sink: ProgressListener = (progress) => {
     if (writer !== undefined) {
       // Mastra's writer is async; a report it fails to write is dropped, never surfaced.
-      const written: unknown = ReflectApply(writer.write, writer, [ObjectFreeze({ type: "toolgate_progress" as const, progress })]);
-      if (written instanceof Promise) written.catch(() => undefined);
+      try {
+        const written: unknown = ReflectApply(writer.write, writer, [ObjectFreeze({ type: "toolgate_progress" as const, progress })]);
+        if (written instanceof NativePromise) void PromisePrototypeThen(written, undefined, () => undefined);
+      } catch {
+        // as above: the other sink still gets the report
+      }
     }
     onProgress?.(progress);
   };

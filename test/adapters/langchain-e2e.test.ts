@@ -196,9 +196,11 @@ describe.each(AGENTS)("docs/adapters.md — Use it with LangChain.js and LangGra
   it("progress is also the tool run's custom event (streamEvents' on_custom_event)", async () => {
     const model = new ScriptedChatModel([{ calls: [{ name: "count", args: {}, id: "call-e" }] }, { text: "done" }]);
     const events: unknown[] = [];
-    for await (const event of agent
-      .make(model, new ToolRegistry([count]))
-      .streamEvents({ messages: [new HumanMessage("go")] }, { ...thread("t9"), version: "v2" })) {
+    // Both agents stream events alike; their graph types differ too much for one call signature.
+    const graph = agent.make(model, new ToolRegistry([count])) as unknown as {
+      streamEvents(input: unknown, options: unknown): AsyncIterable<{ event: string; name: string; data: unknown }>;
+    };
+    for await (const event of graph.streamEvents({ messages: [new HumanMessage("go")] }, { ...thread("t9"), version: "v2" })) {
       if (event.event === "on_custom_event") events.push([event.name, event.data]);
     }
     const progress = { toolCallId: "call-e", toolName: "count", progress: 1, total: 3, message: "one" };
@@ -273,6 +275,7 @@ describe.each(AGENTS)("docs/adapters.md — Use it with LangChain.js and LangGra
     for (const [resume, message] of [
       [{ allow: false, reason: "not today" }, "not today"],
       [{ allow: "yes" }, "the call was not approved: the resume value was not { allow: true } or { allow: false, reason }"],
+      [Object.create({ allow: true }), "the call was not approved: the resume value was not { allow: true } or { allow: false, reason }"],
     ] as const) {
       const model = new ScriptedChatModel([{ calls: [{ name: "add", args: { left: 2, right: 3 }, id: "call-d" }] }, { text: "ok" }]);
       let ran = 0;
@@ -346,6 +349,19 @@ describe("toLangChainTools: options", () => {
     expect(() => toLangChainTools(registry, { onProgress: 1 as unknown as () => void })).toThrow(
       expect.objectContaining({ code: COURSE_TOOL_INVALID_ARGUMENT }),
     );
+  });
+
+  it("invoked directly: a ToolMessage all the same; a writer that throws does not keep the report from onProgress", async () => {
+    const reports: ToolProgress[] = [];
+    const [tool] = toLangChainTools(new ToolRegistry([count]), { onProgress: (progress) => reports.push(progress) });
+    const message = await tool?.invoke({ type: "tool_call", id: "call-direct", name: "count", args: {} }, {
+      writer: () => {
+        throw new Error("broken writer");
+      },
+    } as Parameters<NonNullable<typeof tool>["invoke"]>[1]);
+    expect(ToolMessage.isInstance(message)).toBe(true);
+    expect([message?.tool_call_id, message?.status, message?.content]).toEqual(["call-direct", "success", "3"]);
+    expect(reports).toEqual([{ toolCallId: "call-direct", toolName: "count", progress: 1, total: 3, message: "one" }]);
   });
 
   it("a needsApproval function that throws asks a person (fails closed)", async () => {

@@ -4,6 +4,7 @@
 // (test/package/docs.test.ts holds them together).
 import assert from "node:assert/strict";
 import { Agent } from "@mastra/core/agent";
+import type { MastraModelConfig } from "@mastra/core/llm";
 import { MockLanguageModelV4 } from "ai/test";
 import { defineTool, ToolRegistry } from "toolgate";
 import { toMastraTools } from "toolgate/mastra";
@@ -42,7 +43,7 @@ const agent = new Agent({
   id: "calculator",
   name: "calculator",
   instructions: "Add numbers with the add tool.",
-  model,
+  model: model as MastraModelConfig, // ai/test's mock and Mastra type the model spec from different @ai-sdk/provider versions
   tools: toMastraTools(new ToolRegistry([add]), { onNonRecoverableError: (error) => controller.abort(error) }),
 });
 const result = await agent.generate("What is 2 + 3?", { maxSteps: 5, abortSignal: controller.signal });
