@@ -24,7 +24,7 @@ const TSC = join(ROOT, "node_modules/typescript/bin/tsc");
 /** Where shipped files may live: what users run, and the sources its maps point at. */
 const SHIPPED_DIRS = ["dist/src/", "dist/workers/", "src/", "workers/"];
 const SHIPPED_FILES = ["package.json", "README.md", "LICENSE", "CHANGELOG.md"];
-const SLOW = 420_000; // npm and tsc in child processes (Mastra's and LangChain's types are large), on a contended 2-core machine
+const SLOW = 600_000; // npm and tsc in child processes (Mastra's and LangChain's types are large), on a contended 2-core machine
 
 /** The consumer programs: top-level .ts files, each run on its own. */
 const consumers = readdirSync(CONSUMERS)
