@@ -16,7 +16,7 @@ import { cutToCodePoints } from "../contract/content.js";
 import { type DescribeToolsOptions, describeTools } from "../contract/describe.js";
 import { isNonRecoverableToolError, type NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
 import { readOwnDataProperty } from "../contract/failure.js";
-import { isProxy, ObjectFreeze, PromisePrototypeThen, ReflectApply } from "../contract/primordials.js";
+import { isProxy, JSONStringify, ObjectFreeze, PromisePrototypeThen, ReflectApply } from "../contract/primordials.js";
 import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
 import { assertOptionsObject, ownOption } from "../executor/options.js";
 import { checkProgressListener, type ProgressListener, type ToolProgress } from "../executor/progress.js";
@@ -106,7 +106,7 @@ export class ToolgateLangChainTool extends StructuredTool<JSONSchema, unknown, u
     const callbacks = CallbackManager.configure(config.callbacks, this.callbacks, config.tags, this.tags, config.metadata, this.metadata, {
       verbose: this.verbose,
     });
-    const callbackInput = typeof input === "object" && input !== null && !Array.isArray(input) ? input : JSON.stringify(input);
+    const callbackInput = typeof input === "object" && input !== null && !Array.isArray(input) ? input : describeForCallbacks(input);
     const runManager = await callbacks?.handleToolStart(
       this.toJSON(),
       callbackInput as string,
@@ -300,6 +300,15 @@ function progressSink(plan: CallPlan, { config, runManager }: CallFacts): Progre
     }
     onProgress?.(progress);
   };
+}
+
+/** The input as tool-start callbacks get a non-object one: JSON text, never a throw (a BigInt, a cycle). */
+function describeForCallbacks(input: unknown): string {
+  try {
+    return JSONStringify(input) ?? "undefined";
+  } catch {
+    return "(arguments that are not JSON)";
+  }
 }
 
 function isToolCall(value: unknown): boolean {

@@ -10,9 +10,11 @@ import { createReactAgent, ToolNode } from "@langchain/langgraph/prebuilt";
 import { createAgent, createMiddleware } from "langchain";
 import {
   COURSE_TOOL_INVALID_ARGUMENT,
+  COURSE_TOOL_INVALID_TOOL_CALL,
   defineTool,
   describeTools,
   imageContent,
+  isToolContractError,
   NonRecoverableToolError,
   type ToolProgress,
   ToolRegistry,
@@ -362,6 +364,17 @@ describe("toLangChainTools: options", () => {
     expect(ToolMessage.isInstance(message)).toBe(true);
     expect([message?.tool_call_id, message?.status, message?.content]).toEqual(["call-direct", "success", "3"]);
     expect(reports).toEqual([{ toolCallId: "call-direct", toolName: "count", progress: 1, total: 3, message: "one" }]);
+  });
+
+  it("invoked directly with arguments that are not JSON (a BigInt): toolgate's own refusal, not a serializer's TypeError", async () => {
+    const [tool] = toLangChainTools(new ToolRegistry([add]));
+    const call = { type: "tool_call" as const, id: "call-big", name: "add", args: 1n as unknown as Record<string, unknown> };
+    const error = await tool?.invoke(call).then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(isToolContractError(error)).toBe(true);
+    expect(error).toMatchObject({ code: COURSE_TOOL_INVALID_TOOL_CALL });
   });
 
   it("a needsApproval function that throws asks a person (fails closed)", async () => {

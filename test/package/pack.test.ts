@@ -189,7 +189,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   if (work !== undefined) rmSync(work, { recursive: true, force: true });
-});
+}, SLOW);
 
 /** Every string target in an `exports` map, with the key path that leads to it. */
 function exportTargets(value: unknown, at = "exports"): [string, string][] {
