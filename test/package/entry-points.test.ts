@@ -36,12 +36,16 @@ const FRAMEWORKS = [
   "comlink",
   "bullmq",
   "ioredis",
+  "@langchain/core",
+  "@langchain/langgraph",
+  "langchain",
+  "@mastra/core",
 ];
 
 /**
  * Each entry, the frameworks its own modules import, and whether that is all it loads (false
  * where the framework brings others of the list: the AI SDK and the OpenAI Agents SDK load zod,
- * the MCP SDK too).
+ * the MCP SDK, LangChain and Mastra too).
  */
 const ENTRIES: readonly (readonly [entry: string, own: readonly string[], onlyThese: boolean])[] = [
   ["toolgate", [], true],
@@ -53,6 +57,8 @@ const ENTRIES: readonly (readonly [entry: string, own: readonly string[], onlyTh
   ["toolgate/ai-sdk", ["ai"], false],
   ["toolgate/mcp", ["@modelcontextprotocol/sdk"], false],
   ["toolgate/openai-agents", ["@openai/agents"], false],
+  ["toolgate/langchain", ["@langchain/core", "@langchain/langgraph"], false],
+  ["toolgate/mastra", ["@mastra/core"], false],
 ];
 
 const scratch = scratchDir();
