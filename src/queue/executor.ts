@@ -7,7 +7,7 @@
 // within a bound, and marks its job so that no host ever starts it afterwards.
 // docs/contract.md: rules 1–13 through the shared pipeline, rule W6 — batches; docs/queue.md — Guarantees, and what is not guaranteed.
 import { randomUUID } from "node:crypto";
-import { Queue, QueueEvents } from "bullmq";
+import type { Queue, QueueEvents } from "bullmq";
 import type { Redis } from "ioredis";
 import {
   type ArgumentBudgets,
@@ -45,6 +45,7 @@ import {
   readObject,
   readQueueName,
 } from "./options.js";
+import { loadQueuePeers } from "./peers.js";
 import {
   BULL_PREFIX,
   CANCEL_MARK_TTL_MS,
@@ -164,6 +165,7 @@ export class QueueToolExecutor implements ToolExecutor {
    */
   static async create(options: QueueToolExecutorOptions): Promise<QueueToolExecutor> {
     const { resolved, registry, modules } = resolveOptions(options);
+    const peers = await loadQueuePeers();
     const tools = registry?.snapshot() ?? (await loadToolModules(modules as readonly ToolModuleSpecifier[])).registry;
     const control = openRedis(resolved.connection, { enableOfflineQueue: false, commandTimeout: resolved.redisLostMs });
     await connectOrFail(control, resolved.connectTimeoutMs, resolved.connection);
@@ -174,8 +176,8 @@ export class QueueToolExecutor implements ToolExecutor {
       // Events are read from the newest one now: none of this executor's can be missed.
       const newest = await control.xrevrange(`${BULL_PREFIX}:${resolved.queue}:events`, "+", "-", "COUNT", 1);
       const lastEventId = newest[0]?.[0] ?? "0-0";
-      queue = new Queue(resolved.queue, { connection: clients[1] as Redis });
-      events = new QueueEvents(resolved.queue, { connection: clients[2] as Redis, lastEventId });
+      queue = new peers.Queue(resolved.queue, { connection: clients[1] as Redis });
+      events = new peers.QueueEvents(resolved.queue, { connection: clients[2] as Redis, lastEventId });
       queue.on("error", ignore);
       events.on("error", ignore);
       await withTimeout(Promise.all([queue.waitUntilReady(), events.waitUntilReady()]), resolved.connectTimeoutMs);

@@ -6,7 +6,7 @@
 // message over Redis pub/sub aborts the signal of the job's running tool.
 // docs/contract.md: rules W1–W5 on the host, through WorkerToolExecutor; docs/queue.md — Topology.
 import { availableParallelism } from "node:os";
-import { type Job, Worker } from "bullmq";
+import type { Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { COURSE_TOOL_EXECUTION_FAILED } from "../contract/constants.js";
 import { isNonRecoverableToolError } from "../contract/errors.js";
@@ -26,6 +26,7 @@ import {
   readObject,
   readQueueName,
 } from "./options.js";
+import { loadQueuePeers } from "./peers.js";
 import { type CancelReason, cancelChannel, cancelMarkKey, decodeCancel, type QueueJobData, type QueueJobResult } from "./protocol.js";
 
 /** Options of `runToolWorkerHost`. */
@@ -98,6 +99,7 @@ const STOPPED_JOBS_RECORD_MS = 2000;
  */
 export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise<ToolWorkerHost> {
   const resolved = resolveHostOptions(options);
+  const { Worker } = await loadQueuePeers();
   const control = openRedis(resolved.connection, { enableOfflineQueue: false, commandTimeout: resolved.lockDurationMs });
   await connectOrFail(control, resolved.connectTimeoutMs, resolved.connection);
   const subscriber = openRedis(resolved.connection);
