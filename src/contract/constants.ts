@@ -84,6 +84,8 @@ export const COURSE_TOOL_INVALID_TOOL_MODULE = "INVALID_TOOL_MODULE";
 export const COURSE_TOOL_WORKER_POOL_START_FAILED = "WORKER_POOL_START_FAILED";
 /** The worker executor was used after `close()`. */
 export const COURSE_TOOL_EXECUTOR_CLOSED = "EXECUTOR_CLOSED";
+/** An entry point's optional peer dependency (bullmq, ioredis for toolgate/queue) is not installed. */
+export const COURSE_TOOL_MISSING_PEER_DEPENDENCY = "MISSING_PEER_DEPENDENCY";
 
 export type ToolContractErrorCode =
   | typeof COURSE_TOOL_INVALID_TOOL_CALL
@@ -92,4 +94,5 @@ export type ToolContractErrorCode =
   | typeof COURSE_TOOL_INVALID_ARGUMENT
   | typeof COURSE_TOOL_INVALID_TOOL_MODULE
   | typeof COURSE_TOOL_WORKER_POOL_START_FAILED
-  | typeof COURSE_TOOL_EXECUTOR_CLOSED;
+  | typeof COURSE_TOOL_EXECUTOR_CLOSED
+  | typeof COURSE_TOOL_MISSING_PEER_DEPENDENCY;

@@ -5,6 +5,7 @@ import { COURSE_TOOL_MAX_STRING_CODE_POINTS } from "./constants.js";
 import { cutToCodePoints } from "./content.js";
 import {
   type DOMExceptionInstance,
+  DOMExceptionPrototype,
   DOMExceptionPrototypeGetMessage,
   DOMExceptionPrototypeGetName,
   ErrorPrototype,
@@ -34,8 +35,7 @@ export function describeFailure(value: unknown): FailureText {
     case "object":
       if (value === null) return { text: "null", cut: false };
       if (isProxy(value)) return { text: "a Proxy was thrown", cut: false };
-      if (isNativeError(value)) return describeError(value);
-      return describeDOMException(value) ?? (inheritsFromError(value) ? describeError(value) : describeObject(value));
+      return describeErrorLike(value);
     case "function":
       return { text: "a function was thrown", cut: false };
     case "symbol":
@@ -46,17 +46,37 @@ export function describeFailure(value: unknown): FailureText {
 }
 
 /**
+ * An object, by what it is. A DOMException first: since Node 22 it is also a native error
+ * (made by the Error constructor, so Error.isError and util.types.isNativeError see it), but
+ * its name and message are not data properties, so the error reading would see only "Error".
+ * Its brand is checked only when it inherits DOMException.prototype (a failed check throws,
+ * and building that TypeError costs microseconds every ordinary error would pay).
  * An error rebuilt from another realm (a worker's error as Node deserializes it) is not a
  * native error but still descends from this realm's Error.prototype: described as an error.
  */
-function inheritsFromError(value: object): boolean {
+function describeErrorLike(value: object): FailureText {
+  const ancestry = errorAncestry(value);
+  if (ancestry === INHERITS_DOM_EXCEPTION) {
+    const described = describeDOMException(value);
+    if (described !== undefined) return described;
+  }
+  return ancestry !== INHERITS_NOTHING || isNativeError(value) ? describeError(value) : describeObject(value);
+}
+
+const INHERITS_NOTHING = 0;
+const INHERITS_ERROR = 1;
+const INHERITS_DOM_EXCEPTION = 2;
+
+/** Whether DOMException.prototype (which inherits Error.prototype) or Error.prototype is on the chain; stops at a Proxy. */
+function errorAncestry(value: object): number {
   let current: object | null = ObjectGetPrototypeOf(value) as object | null;
   for (let hops = 0; current !== null && hops < MAX_PROTOTYPE_HOPS; hops += 1) {
-    if (current === ErrorPrototype) return true;
-    if (isProxy(current)) return false;
+    if (current === DOMExceptionPrototype) return INHERITS_DOM_EXCEPTION;
+    if (current === ErrorPrototype) return INHERITS_ERROR;
+    if (isProxy(current)) return INHERITS_NOTHING;
     current = ObjectGetPrototypeOf(current) as object | null;
   }
-  return false;
+  return INHERITS_NOTHING;
 }
 
 /**

@@ -180,6 +180,7 @@ export type AbortControllerInstance = AbortController;
 const abort = AbortController.prototype.abort;
 export const AbortControllerPrototypeAbort = (self: AbortController, reason: unknown): void => ReflectApply(abort, self, [reason]);
 export const AbortControllerPrototypeGetSignal = getterOf<AbortController, AbortSignal>(AbortController.prototype, "signal");
+export const DOMExceptionPrototype = DOMException.prototype;
 export const DOMExceptionPrototypeGetName = getterOf<DOMException, string>(DOMException.prototype, "name");
 export const DOMExceptionPrototypeGetMessage = getterOf<DOMException, string>(DOMException.prototype, "message");
 export const AbortSignalPrototypeGetAborted = getterOf<AbortSignal, boolean>(AbortSignal.prototype, "aborted");

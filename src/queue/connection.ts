@@ -2,11 +2,12 @@
 // so both sides decide how connections retry and when they give up). Reaching Redis is
 // checked once at startup, with a bound, so an unreachable server is a clear error.
 // docs/queue.md — Failure scenarios (Redis unreachable at startup, or lost later).
-import { Redis, type RedisOptions } from "ioredis";
+import type { Redis, RedisOptions } from "ioredis";
 import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import { describeFailure } from "../contract/failure.js";
 import type { QueueConnection } from "./options.js";
+import { queuePeers } from "./peers.js";
 
 /** Reconnects back off up to this; a restarted Redis is found again within it. */
 const MAX_RECONNECT_DELAY_MS = 1000;
@@ -22,6 +23,7 @@ export function openRedis(connection: QueueConnection, overrides: RedisOptions =
     retryStrategy: (times) => Math.min(50 * times, MAX_RECONNECT_DELAY_MS),
     ...overrides,
   };
+  const { Redis } = queuePeers(); // loaded by create() and runToolWorkerHost() before any client
   const client = typeof connection === "string" ? new Redis(connection, options) : new Redis({ ...connection, ...options });
   client.on("error", ignore); // reconnects are ioredis's job; callers see failures as outcomes
   return client;

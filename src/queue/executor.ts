@@ -8,7 +8,7 @@
 // within a bound, and marks its job so that no host ever starts it afterwards.
 // docs/contract.md: rules 1–13 through the shared pipeline, rule W6 — batches; docs/queue.md — Guarantees, and what is not guaranteed.
 import { randomUUID } from "node:crypto";
-import { Queue } from "bullmq";
+import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { adoptAttachments } from "../contract/attachments.js";
 import {
@@ -50,6 +50,7 @@ import { BULLMQ_CLOSE_MS, closeRedis, connectOrFail, openRedis, settlesWithin } 
 import { EventReader } from "./event-reader.js";
 import { type JobState, readJobStates } from "./job-states.js";
 import { durationOption, type QueueConnection, readConnection, readQueueName } from "./options.js";
+import { loadQueuePeers } from "./peers.js";
 import { openRemoteProgress } from "./progress.js";
 import { BULL_PREFIX, type CancelReason, decodeResult, FINISHED_JOB_RETENTION, failedOutcome, type QueueJobData } from "./protocol.js";
 import type { HostFacts } from "./result-codec.js";
@@ -199,6 +200,7 @@ export class QueueToolExecutor implements ToolExecutor {
    */
   static async create(options: QueueToolExecutorOptions): Promise<QueueToolExecutor> {
     const { resolved, registry, modules } = resolveOptions(options);
+    const peers = await loadQueuePeers();
     const tools = registry?.snapshot() ?? (await loadToolModules(modules as readonly ToolModuleSpecifier[])).registry;
     const control = openRedis(resolved.connection, { enableOfflineQueue: false, commandTimeout: resolved.redisLostMs });
     await connectOrFail(control, resolved.connectTimeoutMs, resolved.connection);
@@ -210,7 +212,7 @@ export class QueueToolExecutor implements ToolExecutor {
       // Events are read from the newest one now: none of this executor's can be missed.
       const newest = await control.xrevrange(`${BULL_PREFIX}:${resolved.queue}:events`, "+", "-", "COUNT", 1);
       lastEventId = newest[0]?.[0] ?? "0-0";
-      queue = new Queue(resolved.queue, { connection: clients[1] as Redis });
+      queue = new peers.Queue(resolved.queue, { connection: clients[1] as Redis });
       queue.on("error", ignore);
       await withTimeout(Promise.all([queue.waitUntilReady(), eventsClient.connect()]), resolved.connectTimeoutMs);
     } catch (error) {

@@ -6,7 +6,7 @@
 // message over Redis pub/sub aborts the signal of the job's running tool.
 // docs/contract.md: rules W1–W5 on the host, through WorkerToolExecutor; docs/queue.md — Topology.
 import { availableParallelism } from "node:os";
-import { type Job, Worker } from "bullmq";
+import type { Job } from "bullmq";
 import type { Redis } from "ioredis";
 import {
   type AttachmentBudgets,
@@ -36,6 +36,7 @@ import { MAX_THREADS } from "../worker/options.js";
 import type { ToolModuleSpecifier } from "../worker/tool-modules.js";
 import { closeRedis, connectOrFail, openRedis, settlesWithin } from "./connection.js";
 import { durationOption, type QueueConnection, readConnection, readQueueName } from "./options.js";
+import { loadQueuePeers } from "./peers.js";
 import { relayToJob } from "./progress.js";
 import { type CancelReason, cancelChannel, cancelMarkKey, decodeCancel, type QueueJobData, type QueueJobResult } from "./protocol.js";
 import { attachmentsOverBudget, encodeAttachments } from "./result-codec.js";
@@ -121,6 +122,7 @@ const STOPPED_JOBS_RECORD_MS = 2000;
  */
 export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise<ToolWorkerHost> {
   const resolved = resolveHostOptions(options);
+  const { Worker } = await loadQueuePeers();
   const control = openRedis(resolved.connection, { enableOfflineQueue: false, commandTimeout: resolved.lockDurationMs });
   await connectOrFail(control, resolved.connectTimeoutMs, resolved.connection);
   const subscriber = openRedis(resolved.connection);

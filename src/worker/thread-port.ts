@@ -92,7 +92,33 @@ export class WorkerPort {
   }
 }
 
-/** A Node MessagePort is an EventTarget with `postMessage` and `start`: what comlink takes. */
-const asEndpoint = (port: MessagePort): Endpoint => port as unknown as Endpoint;
+/**
+ * comlink's Endpoint over the port's Node-style listeners (`port.on("message", data => …)`),
+ * never its EventTarget face. A Node MessagePort builds a MessageEvent only for EventTarget
+ * listeners, and since Node 22.3 that class comes from undici, loaded on the first such event
+ * in each thread: some 85 internal modules (http, tls, crypto, http2, zlib, web streams),
+ * 40–300 ms of synchronous work. The first message a pool thread gets is usually an abort, so
+ * the tool saw its signal only after that load, often after its grace period had ended and its
+ * thread was killed. Node-style listeners get the message's data alone: nothing is loaded.
+ * comlink reads only `data` from an event, and adds its two listeners here, once per port.
+ */
+function asEndpoint(port: MessagePort): Endpoint {
+  const relays = new Map<unknown, (data: unknown) => void>();
+  return {
+    postMessage: (message: unknown, transfer?: Parameters<Endpoint["postMessage"]>[1]) => port.postMessage(message, transfer as never),
+    addEventListener: (_type: string, listener: unknown) => {
+      const relay = (data: unknown): void => (listener as (event: { data: unknown }) => void)({ data });
+      MapPrototypeSet(relays, listener, relay);
+      port.on("message", relay);
+    },
+    removeEventListener: (_type: string, listener: unknown) => {
+      const relay = MapPrototypeGet(relays, listener);
+      if (relay === undefined) return;
+      MapPrototypeDelete(relays, listener);
+      port.off("message", relay);
+    },
+    start: () => port.start(),
+  };
+}
 
 function ignore(): void {}

@@ -746,6 +746,40 @@ describe("rule 9 — failure classification: ordinary failures are recoverable; 
     expect(touched).not.toHaveBeenCalled();
   });
 
+  test("a DOMException reads `Name: message` from its own slots, on every Node (a native error since Node 22)", async () => {
+    // Node >= 22 makes a DOMException with the Error constructor (util.types.isNativeError is
+    // true), yet its name and message stay getters on DOMException.prototype.
+    const touched = vi.fn(() => "touched");
+    const planted = new DOMException("not allowed here", "NotAllowedError");
+    Object.defineProperty(planted, "message", { get: touched });
+    Object.defineProperty(planted, "name", { get: touched });
+    let cloneError: unknown;
+    try {
+      structuredClone(() => 1);
+    } catch (error) {
+      cloneError = error;
+    }
+    class QuotaDOMException extends DOMException {}
+    const cases: [unknown, string][] = [
+      [new DOMException("not allowed here", "NotAllowedError"), "NotAllowedError: not allowed here"],
+      [planted, "NotAllowedError: not allowed here"],
+      [new QuotaDOMException("over quota", "QuotaExceededError"), "QuotaExceededError: over quota"],
+      [new DOMException("", "AbortError"), "AbortError"],
+      [cloneError, `DataCloneError: ${(cloneError as DOMException).message}`],
+      // Look-alikes fail the brand check and are read as the data they carry.
+      [Object.create(DOMException.prototype, { name: { value: "Fake" }, message: { value: "look-alike" } }), "Fake: look-alike"],
+    ];
+    for (const [value, message] of cases) {
+      const result = await run(
+        throwing(() => {
+          throw value;
+        }),
+      );
+      expect(errorOf(result)).toEqual({ code: "TOOL_EXECUTION_FAILED", message });
+    }
+    expect(touched).not.toHaveBeenCalled();
+  });
+
   test("a genuine NonRecoverableToolError, subclasses included, rejects with the error itself", async () => {
     class InvariantBroken extends NonRecoverableToolError {}
     const fatal = new NonRecoverableToolError("ledger out of balance");

@@ -53,7 +53,8 @@ const ENTRIES: readonly (readonly [entry: string, own: readonly string[], onlyTh
   ["toolgate/typebox", ["typebox"], true],
   ["toolgate/pi", ["typebox"], true],
   ["toolgate/worker", ["comlink", "piscina"], true],
-  ["toolgate/queue", ["bullmq", "comlink", "ioredis", "piscina"], true],
+  // bullmq and ioredis are optional peers, imported when an executor or a host is created (src/queue/peers.ts).
+  ["toolgate/queue", ["comlink", "piscina"], true],
   ["toolgate/ai-sdk", ["ai"], false],
   ["toolgate/mcp", ["@modelcontextprotocol/sdk"], false],
   ["toolgate/openai-agents", ["@openai/agents"], false],

@@ -8,6 +8,11 @@
 //
 // The tarball is packed from the dist/ that `npm test` has just built (`--ignore-scripts`:
 // the `prepack` script would clean dist/ under the test files still to run).
+//
+// A second project installs the tarball alone: it brings piscina and comlink and nothing of the
+// queue (bullmq and ioredis are optional peers of toolgate/queue, which says how to add them);
+// the consumer project adds them, and its queue consumer runs. The consumers are type-checked
+// by TypeScript 5.9 and by TypeScript 7, the native compiler (test/package/typescript-7/).
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -16,11 +21,16 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { findRedis } from "../support/redis.js";
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CONSUMERS = join(ROOT, "test/package/consumers");
 const TSC = join(ROOT, "node_modules/typescript/bin/tsc");
+/** TypeScript 7, installed through its own package folder so that its `tsc` never shadows 5.9's. */
+const TSC7_PACKAGE = join(ROOT, "test/package/typescript-7/node_modules/typescript");
+/** toolgate/queue's optional peers: installed for the consumers, never by the tarball alone. */
+const QUEUE_PEERS = ["bullmq", "ioredis"];
 /** Where shipped files may live: what users run, and the sources its maps point at. */
 const SHIPPED_DIRS = ["dist/src/", "dist/workers/", "src/", "workers/"];
 const SHIPPED_FILES = ["package.json", "README.md", "LICENSE", "CHANGELOG.md"];
@@ -68,6 +78,11 @@ let installed: string;
 let packedFiles: string[];
 let manifest: PackedManifest;
 let typecheck: { ok: true } | { ok: false; output: string };
+let typecheck7: { ok: true } | { ok: false; output: string };
+/** The project with the tarball alone: its node_modules, and what using toolgate/queue there says. */
+let alone: string;
+let aloneQueue: { executor: unknown; host: unknown };
+let redisUrl: string | undefined;
 
 /** Bare package names the consumers import (besides toolgate itself and node: built-ins). */
 function consumerImports(): string[] {
@@ -141,8 +156,34 @@ beforeAll(async () => {
   const { stdout: manifestText } = await run("tar", ["-xzOf", join(project, packed.filename), "package/package.json"]);
   manifest = JSON.parse(manifestText) as PackedManifest;
 
-  // The consumer project: toolgate from the tarball, @types/node and whatever the consumers import.
-  const extra = ["@types/node", ...consumerImports()];
+  // The tarball alone, as `npm install toolgate` gives it: then toolgate/queue used without its peers.
+  alone = join(work, "alone");
+  mkdirSync(alone);
+  cpSync(join(project, packed.filename), join(alone, packed.filename));
+  const aloneDependencies = { toolgate: `file:${packed.filename}` };
+  writeFileSync(
+    join(alone, "package.json"),
+    JSON.stringify({ name: "toolgate-consumer", version: "1.0.0", private: true, type: "module", dependencies: aloneDependencies }),
+  );
+  writeFileSync(join(alone, "package-lock.json"), JSON.stringify(lockFor(packed.filename, aloneDependencies, [])));
+  await run("npm", ["ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund"], { cwd: alone });
+  const { stdout: queueOutcome } = await run(
+    process.execPath,
+    [
+      "--input-type=module",
+      "-e",
+      `import { QueueToolExecutor, runToolWorkerHost } from "toolgate/queue";
+       const outcome = (promise) => promise.then(() => "created", (error) => ({ name: error.name, code: error.code, message: error.message }));
+       const options = { connection: "redis://127.0.0.1:1", queue: "q", modules: ["./tools.js"] };
+       console.log(JSON.stringify({ executor: await outcome(QueueToolExecutor.create(options)), host: await outcome(runToolWorkerHost(options)) }));`,
+    ],
+    { cwd: alone },
+  );
+  aloneQueue = JSON.parse(queueOutcome) as typeof aloneQueue;
+
+  // The consumer project: toolgate from the tarball, @types/node, whatever the consumers import,
+  // and the queue's peers (the queue consumer imports only toolgate/queue).
+  const extra = ["@types/node", ...new Set([...consumerImports(), ...QUEUE_PEERS])].sort();
   const rootDependencies: Record<string, string> = { toolgate: `file:${packed.filename}` };
   for (const name of extra) {
     const entry = ours.packages[`node_modules/${name}`];
@@ -181,10 +222,15 @@ beforeAll(async () => {
       include: ["consumers"],
     }),
   );
-  typecheck = await run(process.execPath, [TSC, "-p", project], { cwd: project }).then(
-    () => ({ ok: true as const }),
-    (error: { stdout?: string; stderr?: string }) => ({ ok: false as const, output: `${error.stdout ?? ""}${error.stderr ?? ""}` }),
-  );
+  const compiled = (pending: Promise<unknown>) =>
+    pending.then(
+      () => ({ ok: true as const }),
+      (error: { stdout?: string; stderr?: string }) => ({ ok: false as const, output: `${error.stdout ?? ""}${error.stderr ?? ""}` }),
+    );
+  typecheck = await compiled(run(process.execPath, [TSC, "-p", project], { cwd: project }));
+  typecheck7 = await compiled(run(process.execPath, [join(TSC7_PACKAGE, "bin/tsc"), "-p", project, "--noEmit"], { cwd: project }));
+  const redis = await findRedis();
+  redisUrl = "url" in redis ? redis.url : undefined;
 }, SLOW);
 
 afterAll(() => {
@@ -257,15 +303,68 @@ describe("README.md — The public API: consumers of the installed package (test
     expect(typecheck.ok ? "" : typecheck.output).toBe("");
   });
 
+  test("type-check with TypeScript 7 (the native compiler) too", () => {
+    const version = (JSON.parse(readFileSync(join(TSC7_PACKAGE, "package.json"), "utf8")) as { version: string }).version;
+    expect(version).toBe("7.0.2");
+    expect(typecheck7.ok ? "" : typecheck7.output).toBe("");
+  });
+
   test.for(consumers)("%s runs to completion and exits by itself", { timeout: 90_000 }, async (name, { skip }) => {
     expect(typecheck.ok).toBe(true);
     if (!runsOnThisNode(name)) skip(`not run on Node ${process.versions.node}: its framework needs Node >= ${NEEDS_NODE[name]?.join(".")}`);
+    if (name === "queue.ts" && redisUrl === undefined) return; // findRedis() said why (and fails under TOOLGATE_REQUIRE_REDIS=1)
     const script = join(project, "out", name.replace(/\.ts$/, ".js"));
-    const outcome = await run(process.execPath, [script], { cwd: project, timeout: 60_000 }).then(
+    const env = { ...process.env, ...(redisUrl === undefined ? {} : { REDIS_URL: redisUrl }) };
+    const outcome = await run(process.execPath, [script], { cwd: project, timeout: 60_000, env }).then(
       () => "exit 0",
       (error: { code?: unknown; signal?: unknown; stderr?: string }) =>
         `failed (${String(error.code ?? error.signal)}): ${error.stderr ?? ""}`,
     );
     expect(outcome).toBe("exit 0");
+  });
+});
+
+describe("README.md — Install: only what a user needs (toolgate/queue's peers are optional)", () => {
+  /** The packages installed in a project's node_modules, scoped ones as @scope/name. */
+  const installedPackages = (root: string): string[] =>
+    readdirSync(join(root, "node_modules"))
+      .filter((name) => !name.startsWith("."))
+      .flatMap((name) => (name.startsWith("@") ? readdirSync(join(root, "node_modules", name)).map((inner) => `${name}/${inner}`) : [name]))
+      .sort();
+
+  test("the tarball depends on piscina and comlink alone; bullmq and ioredis are optional peers with the ranges we test", () => {
+    expect(Object.keys(manifest.dependencies ?? {}).sort()).toEqual(["comlink", "piscina"]);
+    for (const peer of QUEUE_PEERS) {
+      expect(manifest.peerDependenciesMeta?.[peer]).toEqual({ optional: true });
+      const tested = ours.packages[`node_modules/${peer}`]?.version as string;
+      expect(manifest.peerDependencies?.[peer]).toBe(`~${tested}`);
+    }
+  });
+
+  test("installing the tarball alone brings piscina and comlink (and what they need), no bullmq or ioredis", () => {
+    const closure = new Set<string>();
+    const visit = (name: string): void => {
+      if (closure.has(name)) return;
+      closure.add(name);
+      const entry = ours.packages[`node_modules/${name}`];
+      for (const dependency of Object.keys({ ...entry?.dependencies, ...entry?.optionalDependencies })) visit(dependency);
+    };
+    visit("piscina");
+    visit("comlink");
+    const packages = installedPackages(alone);
+    expect(packages).toEqual(expect.arrayContaining(["comlink", "piscina", "toolgate"]));
+    expect(packages.filter((name) => name !== "toolgate" && !closure.has(name))).toEqual([]);
+    expect(packages).not.toContain("bullmq");
+    expect(packages).not.toContain("ioredis");
+  });
+
+  test("without them, toolgate/queue imports, and creating an executor or a host names what is missing and the install command", () => {
+    const install = `npm install bullmq@${manifest.peerDependencies?.bullmq} ioredis@${manifest.peerDependencies?.ioredis}`;
+    const expected = {
+      name: "ToolContractError",
+      code: "MISSING_PEER_DEPENDENCY",
+      message: `toolgate/queue needs its optional peer dependencies bullmq and ioredis: bullmq and ioredis are not installed. Add them beside toolgate: ${install}`,
+    };
+    expect(aloneQueue).toEqual({ executor: expected, host: expected });
   });
 });

@@ -7,6 +7,7 @@ import { describe, expect, test } from "vitest";
 import { call, fixture, neverAborted, settle } from "../support/helpers.js";
 
 const TYPED_TOOLS = new URL("../fixtures/typescript/typed-tools.ts", import.meta.url);
+const ERASABLE_TOOLS = new URL("../fixtures/typescript/erasable-tools.ts", import.meta.url);
 const TSX_LOADER = fixture("tsx-loader");
 
 describe("rule W1 — tool modules: TypeScript tool modules in worker threads", () => {
@@ -34,6 +35,29 @@ describe("rule W1 — tool modules: TypeScript tool modules in worker threads", 
     // Node 22.18+ strips erasable types by itself, but not this module's enum: it still fails
     // to load, with another reason. Where Node has no type stripping, the reason is exact.
     if (!builtInTypeStripping()) expect(error.message).toContain('Unknown file extension ".ts"');
+  });
+
+  // The CI matrix runs this on Node 20 (no type stripping) and on Node 22.23 and 24 (stripping by default).
+  test("with no loader, an erasable-only .ts module runs where Node strips types (22.18+, 24) and is refused on Node 20", async () => {
+    if (builtInTypeStripping()) {
+      const executor = await WorkerToolExecutor.create({ modules: [ERASABLE_TOOLS], maxThreads: 1 });
+      try {
+        const result = await executor.executeToolCall(call("toKelvin", { celsius: 100 }), neverAborted());
+        expect(result).toMatchObject({ toolName: "toKelvin", content: "373.15 K", isError: false });
+      } finally {
+        await executor.close();
+      }
+    } else {
+      const error = await refusal({ modules: [ERASABLE_TOOLS], maxThreads: 1 });
+      expect(error.code).toBe("INVALID_TOOL_MODULE");
+      expect(error.message).toContain("tool module erasable-tools.ts could not be loaded");
+      expect(error.message).toContain('Unknown file extension ".ts"');
+    }
+  });
+
+  test("the suite knows which Node strips types: none on 20, by default from 22.18 (and on 24)", () => {
+    const [major, minor] = process.versions.node.split(".").map(Number) as [number, number];
+    expect(builtInTypeStripping()).toBe(major > 22 || (major === 22 && minor >= 18));
   });
 
   test("a loader that cannot be imported fails the modules, naming the loader", async () => {
