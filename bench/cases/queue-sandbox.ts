@@ -16,8 +16,9 @@ import { Queue, QueueEvents, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { CourseToolCall } from "toolgate";
 import { QueueToolExecutor } from "toolgate/queue";
-import { type CaseOptions, interleave, median, neverAborted, now, pairedRatios, round, type TargetCheck } from "../harness.js";
+import { type CaseOptions, interleave, median, neverAborted, pairedRatios, round, type TargetCheck } from "../harness.js";
 import { TOOLS_MODULE } from "../paths.js";
+import { drive, startChild, stopChildren } from "./children.js";
 
 export interface SandboxVariant {
   readonly inFlight: number;
@@ -102,45 +103,6 @@ async function startRedis(): Promise<{ url: string; stop: () => Promise<void> }>
   };
 }
 
-function startChild(args: readonly string[]): Promise<ChildProcess> {
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
-      out += chunk;
-      if (out.includes("ready")) resolve(child);
-    });
-    child.once("exit", (code) => reject(new Error(`a benchmark worker exited before it was ready (code ${code})`)));
-  });
-}
-
-async function stop(children: readonly ChildProcess[]): Promise<void> {
-  await Promise.all(
-    children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null) return resolve();
-          child.once("exit", () => resolve());
-          child.kill("SIGTERM");
-        }),
-    ),
-  );
-}
-
-async function drive(total: number, inFlight: number, one: (n: number) => Promise<unknown>): Promise<number> {
-  let next = 0;
-  const loop = async (): Promise<void> => {
-    while (next < total) {
-      const n = next;
-      next += 1;
-      await one(n);
-    }
-  };
-  const start = now();
-  await Promise.all(Array.from({ length: inFlight }, loop));
-  return ((now() - start) * 1000) / total;
-}
-
 /** Every command Redis has run so far (INFO commandstats: the sum of `calls=`). */
 async function commandsSoFar(client: Redis): Promise<number> {
   const info = await client.info("commandstats");
@@ -176,8 +138,10 @@ export async function benchQueueSandbox(options: CaseOptions = {}): Promise<Sand
   let executor: QueueToolExecutor | undefined;
   try {
     options.log?.("queue: vs BullMQ sandboxed (private redis-server)");
-    children.push(await startChild([CLI, "--redis", redis.url, "--queue", oursQueue, "--threads", "1", fileURLToPath(TOOLS_MODULE)]));
-    children.push(await startChild([SELF, PEER_FLAG, redis.url, peerQueue]));
+    children.push(
+      await startChild([CLI, "--redis", redis.url, "--queue", oursQueue, "--threads", "1", fileURLToPath(TOOLS_MODULE)], "ready"),
+    );
+    children.push(await startChild([SELF, PEER_FLAG, redis.url, peerQueue], "ready"));
     executor = await QueueToolExecutor.create({ connection: redis.url, queue: oursQueue, modules: [TOOLS_MODULE] });
     await peerEvents.waitUntilReady();
     const ours = executor;
@@ -212,7 +176,7 @@ export async function benchQueueSandbox(options: CaseOptions = {}): Promise<Sand
     await executor?.close();
     await peerEvents.close();
     await peer.close();
-    await stop(children);
+    await stopChildren(children);
     for (const connection of connections) connection.disconnect();
     await redis.stop();
   }

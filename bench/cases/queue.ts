@@ -6,15 +6,16 @@
 // (default redis://127.0.0.1:6379).
 //
 // This module is also the peer's worker process: `node queue.js --raw-bullmq-worker URL QUEUE`.
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { Queue, QueueEvents, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { CourseToolCall } from "toolgate";
 import { QueueToolExecutor } from "toolgate/queue";
-import { type CaseOptions, interleave, median, neverAborted, now, pairedRatios, round, type TargetCheck } from "../harness.js";
+import { type CaseOptions, interleave, median, neverAborted, pairedRatios, round, type TargetCheck } from "../harness.js";
 import { TOOLS_MODULE } from "../paths.js";
+import { drive, startChild, stopChildren } from "./children.js";
 import { benchQueueSandbox, type SandboxResult, sandboxTargets } from "./queue-sandbox.js";
 
 export interface QueueVariant {
@@ -59,47 +60,6 @@ async function runRawWorker(url: string, queue: string): Promise<void> {
 }
 
 if (process.argv[2] === RAW_WORKER_FLAG) await runRawWorker(process.argv[3] as string, process.argv[4] as string);
-
-/** Starts a child and resolves once it prints `marker`. */
-function startChild(args: readonly string[], marker: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
-      out += chunk;
-      if (out.includes(marker)) resolve(child);
-    });
-    child.once("exit", (code) => reject(new Error(`a benchmark host exited before it was ready (code ${code})`)));
-  });
-}
-
-async function stopChildren(children: readonly ChildProcess[]): Promise<void> {
-  await Promise.all(
-    children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null) return resolve();
-          child.once("exit", () => resolve());
-          child.kill("SIGTERM");
-        }),
-    ),
-  );
-}
-
-/** `total` calls through `inFlight` sequential loops; µs per call (wall time / total). */
-async function drive(total: number, inFlight: number, one: (n: number) => Promise<unknown>): Promise<number> {
-  let next = 0;
-  const loop = async (): Promise<void> => {
-    while (next < total) {
-      const n = next;
-      next += 1;
-      await one(n);
-    }
-  };
-  const start = now();
-  await Promise.all(Array.from({ length: inFlight }, loop));
-  return ((now() - start) * 1000) / total;
-}
 
 async function measureHosts(url: string, hosts: number, calls: number, rounds: number, warmupRounds: number): Promise<QueueVariant[]> {
   const oursQueue = `toolgate-bench-${randomUUID()}`;

@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { defineTool, describeTools, InProcessToolExecutor, ToolRegistry } from "toolgate";
 import { toAiSdkTools } from "toolgate/ai-sdk";
+import { toLangChainTools } from "toolgate/langchain";
 import { createMcpServer } from "toolgate/mcp";
 import { toOpenAiAgentsTools } from "toolgate/openai-agents";
 import { fromPiAgentTool, toPiAgentTools } from "toolgate/pi";
@@ -234,6 +235,16 @@ const SURFACES: ReadonlyArray<readonly [string, Surface]> = [
       typo: ["onprogress", "onProgress", noop],
       known: "onProgress",
       wrong: ["onProgress", "log", "options.onProgress must be a function (got a string)"],
+    },
+  ],
+  [
+    "toLangChainTools options",
+    {
+      run: (options) => toLangChainTools(registry, options as never),
+      base: {},
+      typo: ["needsAproval", "needsApproval", true],
+      known: "needsApproval",
+      wrong: ["needsApproval", 5, "toLangChainTools: options.needsApproval must be a boolean or a function (got number)"],
     },
   ],
   [
