@@ -7,6 +7,7 @@
 // own call; every started call gets exactly one onCallEnd; no rejection goes unhandled; close()
 // settles while a last wave is in flight. Inputs that belong to other defects of issue 28 are
 // left out here (a hook's promise with a throwing `constructor` getter, an async onProgress).
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { ApprovalDecision, CallEndEvent, CallStartEvent, CourseToolCall, CourseToolResultMessage, ToolExecutor } from "toolgate";
 import { InProcessToolExecutor, ToolRegistry } from "toolgate";
@@ -107,22 +108,50 @@ interface Row {
   readonly make: (hooks: SoakHooks) => Promise<ToolExecutor & { readonly threadCount?: number }>;
   /** Outcome labels the run must have produced (the seed is fixed; a hang catcher for the mix, not a count). */
   readonly mustSee: readonly string[];
+  /**
+   * Worker rows: how many threads started booting (the fixture's boot counter). Which calls
+   * meet a dying boot is timing, so the faults are proved to have happened by the count: seven
+   * boots include one that exits at the top level, one that exits in setup() and one whose
+   * setup() throws.
+   */
+  readonly boots?: () => number;
 }
 
 const SHARED_MUST_SEE = ["aborted", "TOOL_CALL_DENIED", "TOOL_EXECUTION_TIMEOUT", "success"];
 
+const QUIET: Plan = {
+  kind: "echo",
+  approval: "allow",
+  waitMs: 0,
+  startRejects: false,
+  endRejects: false,
+  abort: "none",
+  abortAfterMs: 0,
+  timesOut: false,
+};
+/**
+ * Run one by one before the mix, on a pool that has booted cleanly (the fixture's first two
+ * boots load): a success and a timeout. Which outcomes the seeded mix meets depends on timing
+ * (once boots fail, calls beyond the loaded threads fail at once, and a cold run met no timeout
+ * at all), so the mix is not relied on to show these two.
+ */
+const OPENING: readonly Plan[] = [QUIET, { ...QUIET, kind: "slow", timesOut: true }];
+
 /** The worker rows: a module whose threads die while booting, one boot in seven at its top level, one in setup(). */
 function workerRow(label: string, calls: number, pool: { minThreads: number; idleTimeout?: number }): Row {
+  let bootsFile: string | undefined;
   return {
     label,
     calls,
     crashes: true,
     make: (hooks) => {
       const boots = join(scratchDir(), "boots");
+      bootsFile = boots;
       const module = new URL(`${fixture("soak-boot-faults").href}?boots=${encodeURIComponent(boots)}`);
       return WorkerToolExecutor.create({ modules: [module], maxThreads: 2, abortGraceMs: 50, timeoutMs: 30_000, hooks, ...pool });
     },
-    mustSee: [...SHARED_MUST_SEE, "boot failure", "setup fault", "crash"],
+    mustSee: SHARED_MUST_SEE,
+    boots: () => (bootsFile === undefined ? 0 : statSync(bootsFile).size),
   };
 }
 
@@ -142,7 +171,7 @@ const ROWS: readonly Row[] = [
   },
 ];
 
-describe.each(ROWS)("fault soak, $label executor", ({ calls, crashes, make, mustSee }) => {
+describe.each(ROWS)("fault soak, $label executor", ({ calls, crashes, make, mustSee, boots }) => {
   test(`${calls} calls with boot crashes, setup faults, rejecting async hooks and aborts: each settles once; close() settles`, {
     timeout: 60_000,
   }, async () => {
@@ -162,9 +191,9 @@ describe.each(ROWS)("fault soak, $label executor", ({ calls, crashes, make, must
       seen.set(label, (seen.get(label) ?? 0) + 1);
     };
 
-    const one = async (n: number): Promise<void> => {
+    const one = async (n: number, forced?: Plan): Promise<void> => {
       const id = `soak-${n}`;
-      const p = plan();
+      const p = forced ?? plan();
       plans.set(id, p);
       const args = p.kind === "slow" ? { n, ms: p.timesOut ? 400 : 1 + (n % 4) } : { n };
       const controller = new AbortController();
@@ -228,6 +257,7 @@ describe.each(ROWS)("fault soak, $label executor", ({ calls, crashes, make, must
       watchdog = setTimeout(() => resolve(HUNG), 45_000);
     });
     try {
+      for (let k = 0; k < OPENING.length; k += 1) await one(calls + 24 + k, OPENING[k]);
       expect(await Promise.race([Promise.all(Array.from({ length: 8 }, lane)), hung])).not.toBe(HUNG);
       // close() while a last wave is in flight: each of those still settles, once.
       const last = Array.from({ length: 24 }, (_, k) => one(calls + k));
@@ -243,7 +273,7 @@ describe.each(ROWS)("fault soak, $label executor", ({ calls, crashes, make, must
 
     expect(problems.slice(0, 10)).toEqual([]);
     expect(unhandled).toEqual([]);
-    const total = calls + 24;
+    const total = calls + 24 + OPENING.length;
     expect(settlements.size).toBe(total);
     for (const [id, times] of settlements) if (times !== 1) problems.push(`${id} settled ${times} times`);
     for (const [id, started] of hooks.starts) {
@@ -253,6 +283,11 @@ describe.each(ROWS)("fault soak, $label executor", ({ calls, crashes, make, must
     expect(problems.slice(0, 10)).toEqual([]);
     expect(hooks.hookErrors).toBeGreaterThan(0);
     for (const label of mustSee) expect(seen.get(label) ?? 0, label).toBeGreaterThan(0);
+    if (boots !== undefined) {
+      expect(boots()).toBeGreaterThanOrEqual(7);
+      // …and at least one call met a thread's death (booting, in setup(), or the crash tool), answered as allowed above.
+      expect((seen.get("boot failure") ?? 0) + (seen.get("setup fault") ?? 0) + (seen.get("crash") ?? 0)).toBeGreaterThan(0);
+    }
     if (executor.threadCount !== undefined) expect(executor.threadCount).toBe(0);
   });
 });
