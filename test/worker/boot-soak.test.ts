@@ -112,9 +112,9 @@ interface Row {
    * Worker rows: how many threads started booting (the fixture's boot counter), and the least
    * the row must reach. Which calls meet a dying boot is timing, so the faults are proved to
    * have happened by the count: boot 3 exits at the top level; seven boots also hold one that
-   * exits in setup() and one whose setup() throws. A pool that keeps a thread (minThreads 1)
-   * refuses calls at once while its boots fail and its wait grows, so a cold run may boot only
-   * five threads in all; one whose threads are reaped every 20 ms boots all through the run.
+   * exits in setup() and one whose setup() throws. How many boots the seeded mix causes is
+   * timing too (a cold CI run, its pool refusing calls at once while its wait grew, booted five
+   * and six), so after the mix crash calls drive the pool on until the count is reached.
    */
   readonly boots?: { readonly count: () => number; readonly atLeast: number };
 }
@@ -138,6 +138,8 @@ const QUIET: Plan = {
  * at all), so the mix is not relied on to show these two.
  */
 const OPENING: readonly Plan[] = [QUIET, { ...QUIET, kind: "slow", timesOut: true }];
+/** After the mix, on the worker rows, until the boot count is reached: each kills its thread, so the next call boots another. */
+const CRASH: Plan = { ...QUIET, kind: "crash" };
 
 /** The worker rows: a module whose threads die while booting, one boot in seven at its top level, one in setup(). */
 function workerRow(label: string, calls: number, minBoots: number, pool: { minThreads: number; idleTimeout?: number }): Row {
@@ -158,7 +160,7 @@ function workerRow(label: string, calls: number, minBoots: number, pool: { minTh
 }
 
 const ROWS: readonly Row[] = [
-  workerRow("worker pool (minThreads 1)", 1500, 3, { minThreads: 1 }),
+  workerRow("worker pool (minThreads 1)", 1500, 7, { minThreads: 1 }),
   // No thread stays: idle threads are reaped within 20 ms, so threads boot (and die booting) all through the run.
   workerRow("worker pool (minThreads 0, idle threads reaped)", 1000, 7, { minThreads: 0, idleTimeout: 20 }),
   {
@@ -247,6 +249,7 @@ describe.each(ROWS)("fault soak, $label executor", ({ calls, crashes, make, must
     };
 
     let issued = 0;
+    let driven = 0;
     const lane = async (): Promise<void> => {
       while (issued < calls) {
         const n = issued;
@@ -261,6 +264,12 @@ describe.each(ROWS)("fault soak, $label executor", ({ calls, crashes, make, must
     try {
       for (let k = 0; k < OPENING.length; k += 1) await one(calls + 24 + k, OPENING[k]);
       expect(await Promise.race([Promise.all(Array.from({ length: 8 }, lane)), hung])).not.toBe(HUNG);
+      const driveUntil = Date.now() + 20_000;
+      while (boots !== undefined && boots.count() < boots.atLeast && Date.now() < driveUntil) {
+        await one(calls + 24 + OPENING.length + driven, CRASH);
+        driven += 1;
+        await new Promise((resolve) => setTimeout(resolve, 25)); // pacing: a refused call waits out the boot wait
+      }
       // close() while a last wave is in flight: each of those still settles, once.
       const last = Array.from({ length: 24 }, (_, k) => one(calls + k));
       const closing = executor.close();
@@ -275,7 +284,7 @@ describe.each(ROWS)("fault soak, $label executor", ({ calls, crashes, make, must
 
     expect(problems.slice(0, 10)).toEqual([]);
     expect(unhandled).toEqual([]);
-    const total = calls + 24 + OPENING.length;
+    const total = calls + 24 + OPENING.length + driven;
     expect(settlements.size).toBe(total);
     for (const [id, times] of settlements) if (times !== 1) problems.push(`${id} settled ${times} times`);
     for (const [id, started] of hooks.starts) {
