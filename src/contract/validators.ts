@@ -130,13 +130,6 @@ export function validateBoolean(value: unknown, name: string): asserts value is 
   if (typeof value !== "boolean") invalidArgument(`${name} must be a boolean (got ${describeValue(value)})`);
 }
 
-/** `value` must be a string of `minLength` to `maxLength` UTF-16 code units. */
-export function validateString(value: unknown, name: string, minLength: number, maxLength: number): asserts value is string {
-  if (typeof value !== "string" || value.length < minLength || value.length > maxLength) {
-    invalidArgument(`${name} must be a string of ${minLength} to ${maxLength} characters (got ${describeValue(value)})`);
-  }
-}
-
 /** `value` must be one of `choices` (compared with ===). */
 export function validateOneOf<T extends string | number | boolean>(
   value: unknown,

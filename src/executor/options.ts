@@ -73,10 +73,10 @@ export const EXECUTOR_OPTION_KEYS: readonly string[] = ObjectFreeze([
   "attachmentBudgets",
 ]);
 /** The options of one call (`CallOptions`). */
-export const CALL_OPTION_KEYS: readonly string[] = ObjectFreeze(["timeoutMs", "app", "argumentBudgets", "onProgress"]);
+const CALL_OPTION_KEYS: readonly string[] = ObjectFreeze(["timeoutMs", "app", "argumentBudgets", "onProgress"]);
 /** The options of a batch (`BatchOptions`): a call's, and `concurrency`. */
 // Written out, not spread: a module of toolgate may first load after a tool module patched Array.prototype.
-export const BATCH_OPTION_KEYS: readonly string[] = ObjectFreeze(["timeoutMs", "app", "argumentBudgets", "onProgress", "concurrency"]);
+const BATCH_OPTION_KEYS: readonly string[] = ObjectFreeze(["timeoutMs", "app", "argumentBudgets", "onProgress", "concurrency"]);
 
 /** A hook given where an executor's or a call's options are read: where it belongs. */
 export const HOOKS_ELSEWHERE: { readonly [key: string]: string } = ObjectFreeze({

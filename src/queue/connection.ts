@@ -71,7 +71,7 @@ export function describeServer(connection: QueueConnection): string {
  * How long a close waits for Redis to answer QUIT. A silently partitioned link (no RST, no
  * FIN) still reads as "ready" and never answers: then the connection is dropped instead.
  */
-export const QUIT_WAIT_MS = 500;
+const QUIT_WAIT_MS = 500;
 
 /** Closes a client whatever its state, without throwing, within QUIT_WAIT_MS. */
 export async function closeRedis(client: Redis): Promise<void> {
