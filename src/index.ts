@@ -4,16 +4,22 @@
 // `Tool` are the same types under plain names.
 
 export type { ToolApp } from "./contract/app.js";
+export type { ArgumentBudgets, AttachmentBudgets, OutputBudgets } from "./contract/budgets.js";
+export type { CourseToolCall, CourseToolCall as ToolCall, JsonValue } from "./contract/call.js";
+export * from "./contract/constants.js";
+export { type DescribeToolsOptions, describeTools, type ToolDescription, type ToolSource } from "./contract/describe.js";
+export { isNonRecoverableToolError, isToolContractError, NonRecoverableToolError, ToolContractError } from "./contract/errors.js";
+export type { JsonSchema } from "./contract/parameters.js";
+export type { CourseToolResultMessage, CourseToolResultMessage as ToolResultMessage } from "./contract/results.js";
 export {
   type ImageMimeType,
   imageContent,
   type ToolAttachment,
   type ToolOutputWithAttachments,
   withAttachments,
-} from "./contract/attachments.js";
-export type { ArgumentBudgets, AttachmentBudgets, OutputBudgets } from "./contract/budgets.js";
-export type { CourseToolCall, CourseToolCall as ToolCall, JsonValue } from "./contract/call.js";
-export * from "./contract/constants.js";
+} from "./contract/results.js";
+export { type SerializationOutcome, serializeToolOutput } from "./contract/serialize.js";
+export type { StandardSchemaV1, StandardSchemaV1Output } from "./contract/standard-schema.js";
 export {
   type CourseTool,
   type CourseTool as Tool,
@@ -22,16 +28,11 @@ export {
   defineTool,
   type SchemaToolDefinition,
   type ToolContext,
+  type ToolLike,
   type ToolProgressReport,
+  ToolRegistry,
   type ValidationDecision,
-} from "./contract/definition.js";
-export { type DescribeToolsOptions, describeTools, type ToolDescription, type ToolSource } from "./contract/describe.js";
-export { isNonRecoverableToolError, isToolContractError, NonRecoverableToolError, ToolContractError } from "./contract/errors.js";
-export type { JsonSchema } from "./contract/parameters.js";
-export { type ToolLike, ToolRegistry } from "./contract/registry.js";
-export type { CourseToolResultMessage, CourseToolResultMessage as ToolResultMessage } from "./contract/results.js";
-export { type SerializationOutcome, serializeToolOutput } from "./contract/serialize.js";
-export type { StandardSchemaV1, StandardSchemaV1Output } from "./contract/standard-schema.js";
+} from "./contract/tools.js";
 export type {
   ApprovalContext,
   ApprovalDecision,

@@ -11,10 +11,7 @@ import {
   COURSE_TOOL_MAX_STRING_CODE_POINTS,
   COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED,
 } from "../src/contract/constants.js";
-import { cutToCodePoints } from "../src/contract/content.js";
-import type { CourseTool } from "../src/contract/definition.js";
 import { isNonRecoverableToolError } from "../src/contract/errors.js";
-import { describeFailure, readDataProperty } from "../src/contract/failure.js";
 import {
   isPromise,
   MapPrototypeDelete,
@@ -25,6 +22,9 @@ import {
   PromisePrototypeThen,
 } from "../src/contract/primordials.js";
 import { errorContent } from "../src/contract/results.js";
+import { cutToCodePoints } from "../src/contract/serialize.js";
+import type { CourseTool } from "../src/contract/tools.js";
+import { describeFailure, readDataProperty } from "../src/contract/untrusted.js";
 import { runTool, type ToolOutcome } from "../src/executor/run-tool.js";
 import { moveAttachments } from "../src/worker/attachment-move.js";
 import type {

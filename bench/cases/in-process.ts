@@ -3,11 +3,10 @@
 // the contract's own steps called one after another with no pipeline around them (the least
 // a call can cost with these steps: what bounds `inProcess.ratio` from below).
 import { type CourseToolCall, type CourseToolDefinition, type CourseToolResultMessage, executeToolCall, ToolRegistry } from "toolgate";
-import { snapshotToolCall } from "../../src/contract/call.js";
-import type { CourseTool } from "../../src/contract/definition.js";
-import { registeredTools } from "../../src/contract/registry.js";
+import { snapshotToolCall, validateArguments } from "../../src/contract/call.js";
 import { toolResultMessage } from "../../src/contract/results.js";
-import { validateArguments } from "../../src/contract/validation.js";
+import type { CourseTool } from "../../src/contract/tools.js";
+import { registeredTools } from "../../src/contract/tools.js";
 import { discardProgress } from "../../src/executor/progress.js";
 import { runTool } from "../../src/executor/run-tool.js";
 import { throwIfAborted } from "../../src/executor/signal.js";

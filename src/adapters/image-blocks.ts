@@ -4,12 +4,12 @@
 // every adapter.
 // docs/operations.md — Images and other attachments; docs/adapters.md — MCP, Use it with Pi.
 import { Buffer } from "node:buffer";
-import { adoptAttachments, type ImageMimeType } from "../contract/attachments.js";
 import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
-import { readOwnDataProperty } from "../contract/failure.js";
 import { ObjectFreeze, ReflectApply, TypedArrayPrototypeGetLength } from "../contract/primordials.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
+import { adoptAttachments, type ImageMimeType } from "../contract/results.js";
+import { readOwnDataProperty } from "../contract/untrusted.js";
 
 // Captured at load: `buffer.toString("base64")` looks `base64Slice` up on the instance, so a
 // patched Buffer.prototype would choose the text. The native slice takes any Uint8Array.

@@ -12,12 +12,12 @@ import { StructuredTool, type ToolReturnType, type ToolRunnableConfig } from "@l
 import type { JSONSchema } from "@langchain/core/utils/json_schema";
 import { interrupt } from "@langchain/langgraph";
 import { COURSE_TOOL_CALL_DENIED, COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_MAX_STRING_CODE_POINTS } from "../contract/constants.js";
-import { cutToCodePoints } from "../contract/content.js";
 import { type DescribeToolsOptions, describeTools } from "../contract/describe.js";
 import { isNonRecoverableToolError, type NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
-import { readOwnDataProperty } from "../contract/failure.js";
 import { isProxy, JSONStringify, ObjectFreeze, PromisePrototypeThen, ReflectApply } from "../contract/primordials.js";
 import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
+import { cutToCodePoints } from "../contract/serialize.js";
+import { readOwnDataProperty } from "../contract/untrusted.js";
 import { readOptions } from "../contract/validators.js";
 import { checkProgressListener, type ProgressListener, type ToolProgress } from "../executor/progress.js";
 import { imageBlocks, type ToolgateImageBlock } from "./image-blocks.js";

@@ -16,9 +16,9 @@ import {
 import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_INVALID_TOOL_CALL, COURSE_TOOL_INVALID_TOOL_DEFINITION } from "../contract/constants.js";
 import { type DescribeToolsOptions, describeTools, type ToolDescription } from "../contract/describe.js";
 import { isToolContractError, ToolContractError } from "../contract/errors.js";
-import { describeFailure } from "../contract/failure.js";
 import { describeValue } from "../contract/grammar.js";
 import { ObjectFreeze, ObjectGetOwnPropertyDescriptor } from "../contract/primordials.js";
+import { describeFailure } from "../contract/untrusted.js";
 import { readOptions } from "../contract/validators.js";
 import type { CallOptions } from "../executor/tool-executor.js";
 import { contentBlocks } from "./image-blocks.js";

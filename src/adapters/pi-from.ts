@@ -2,10 +2,10 @@
 // a toolgate tool. Pi is not imported: the tool is read structurally, once.
 // docs/adapters.md — Use it with Pi (`fromPiAgentTool`).
 import type { TSchema } from "typebox";
-import { type CourseTool, defineTool, type ToolContext } from "../contract/definition.js";
-import { readDataProperty } from "../contract/failure.js";
 import type { JsonSchema } from "../contract/parameters.js";
 import { ArrayIsArray, ArrayPrototypeJoin, ReflectApply } from "../contract/primordials.js";
+import { type CourseTool, defineTool, type ToolContext } from "../contract/tools.js";
+import { readDataProperty } from "../contract/untrusted.js";
 import { readOptions } from "../contract/validators.js";
 import { type TypeBoxValidatorOptions, validatorFromTypeBox } from "./typebox.js";
 

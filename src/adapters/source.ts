@@ -6,11 +6,11 @@ import { DEFAULT_ARGUMENT_BUDGETS, type ResolvedArgumentBudgets } from "../contr
 import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import { AbortControllerPrototypeGetSignal, NativeAbortController, ReflectApply } from "../contract/primordials.js";
-import { registeredTools, type ToolRegistry } from "../contract/registry.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
-import { argumentBudgetsOf } from "../executor/executor-budgets.js";
+import { registeredTools, type ToolRegistry } from "../contract/tools.js";
 import { executeToolCall } from "../executor/in-process.js";
 import type { CallOptions, ToolExecutor } from "../executor/tool-executor.js";
+import { argumentBudgetsOf } from "../executor/tool-executor.js";
 
 /** What an adapter takes: a registry (calls run in-process) or an executor. */
 export type ToolCallSource = ToolRegistry | Pick<ToolExecutor, "registry" | "executeToolCall">;

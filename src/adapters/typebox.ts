@@ -8,9 +8,7 @@ import type { Static, TSchema } from "typebox";
 import { Compile, type Validator } from "typebox/compile";
 import { Settings } from "typebox/system";
 import { COURSE_TOOL_INVALID_TOOL_DEFINITION } from "../contract/constants.js";
-import type { ValidationDecision } from "../contract/definition.js";
 import { ToolContractError } from "../contract/errors.js";
-import { readDataProperty } from "../contract/failure.js";
 import { type ArgumentIssue, describeIssues, formatPath, readMaxIssues } from "../contract/issues.js";
 import { recordValidatorJsonSchema } from "../contract/parameters.js";
 import {
@@ -22,6 +20,8 @@ import {
   WeakMapPrototypeSet,
 } from "../contract/primordials.js";
 import type { StandardSchemaV1, StandardSchemaV1Issue, StandardSchemaV1Result } from "../contract/standard-schema.js";
+import type { ValidationDecision } from "../contract/tools.js";
+import { readDataProperty } from "../contract/untrusted.js";
 import { readOptions, validateBoolean } from "../contract/validators.js";
 import { recordTypeBoxSchema, typeBoxSchemaOf } from "./typebox-schemas.js";
 

@@ -6,7 +6,7 @@ import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_INVALID_TOOL_DEFINITION } fro
 import { ToolContractError } from "./errors.js";
 import { type JsonSchema, toolJsonSchema } from "./parameters.js";
 import { isProxy, MapPrototypeGet, ObjectFreeze } from "./primordials.js";
-import { registeredTools, type ToolRegistry } from "./registry.js";
+import { registeredTools, type ToolRegistry } from "./tools.js";
 import { readOptions, validateOneOf } from "./validators.js";
 
 /** One tool as a model sees it. Frozen, `parameters` deeply. */

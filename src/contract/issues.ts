@@ -1,5 +1,5 @@
-import { cutToCodePoints } from "./content.js";
 import { ArrayPrototypeJoin, JSONStringify, RegExpPrototypeExec } from "./primordials.js";
+import { cutToCodePoints } from "./serialize.js";
 import { validateInteger } from "./validators.js";
 
 /** One problem with the arguments: where (a `$.items[2].qty` path) and what. */

@@ -4,7 +4,6 @@
 // definition time; the JSON Schema a library generates is made on first use and kept.
 // docs/contract.md: rule 1 — definition snapshot.
 import { COURSE_TOOL_INVALID_TOOL_DEFINITION } from "./constants.js";
-import type { ValidationDecision } from "./definition.js";
 import { ToolContractError } from "./errors.js";
 import { describeValue } from "./grammar.js";
 import { DEFAULT_MAX_LISTED_ISSUES } from "./issues.js";
@@ -24,6 +23,7 @@ import {
   WeakMapPrototypeSet,
 } from "./primordials.js";
 import { readStandardSchema, standardSchemaValidator } from "./standard-schema.js";
+import type { ValidationDecision } from "./tools.js";
 
 /** A JSON Schema object (draft 2020-12), deeply frozen when toolgate hands it out. */
 export type JsonSchema = { readonly [key: string]: unknown };

@@ -6,12 +6,11 @@
 // promise observed, never left unhandled).
 // docs/contract.md: rule 6 — validation first.
 import { COURSE_TOOL_INVALID_TOOL_DEFINITION } from "./constants.js";
-import type { ValidationDecision } from "./definition.js";
 import { ToolContractError } from "./errors.js";
-import { readDataProperty } from "./failure.js";
 import { type ArgumentIssue, describeIssues, formatPath, readMaxIssues } from "./issues.js";
 import { ArrayIsArray, isPromise, isProxy, ReflectApply } from "./primordials.js";
-import { observeRejection } from "./untrusted-promises.js";
+import type { ValidationDecision } from "./tools.js";
+import { observeRejection, readDataProperty } from "./untrusted.js";
 import { readOptions } from "./validators.js";
 
 const MAX_ISSUES_OPTION_KEYS: readonly string[] = ["maxIssues"];

@@ -6,7 +6,6 @@
 import type { ResolvedArgumentBudgets } from "../contract/budgets.js";
 import { type CourseToolCall, snapshotToolCall } from "../contract/call.js";
 import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_INVALID_TOOL_CALL } from "../contract/constants.js";
-import type { CourseTool } from "../contract/definition.js";
 import { ToolContractError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
 import {
@@ -27,9 +26,9 @@ import {
   PromisePrototypeThen,
 } from "../contract/primordials.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
+import type { CourseTool } from "../contract/tools.js";
 import { readOwnOption, validateObject } from "../contract/validators.js";
-import { watchAbort } from "./abort-watch.js";
-import { abortReason, assertAbortSignal, isAborted, throwIfAborted } from "./signal.js";
+import { abortReason, assertAbortSignal, isAborted, throwIfAborted, watchAbort } from "./signal.js";
 import type { BatchOptions } from "./tool-executor.js";
 
 /** Runs one already-snapshotted call under the batch's signal. */

@@ -7,10 +7,7 @@
 import type { ToolApp } from "../contract/app.js";
 import type { CourseToolCall } from "../contract/call.js";
 import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_MAX_STRING_CODE_POINTS } from "../contract/constants.js";
-import { cutToCodePoints } from "../contract/content.js";
-import type { CourseTool } from "../contract/definition.js";
 import { ToolContractError } from "../contract/errors.js";
-import { type FailureText, readOwnDataProperty } from "../contract/failure.js";
 import { describeValue } from "../contract/grammar.js";
 import {
   ArrayPrototypeIncludes,
@@ -29,10 +26,11 @@ import {
   ReflectOwnKeys,
 } from "../contract/primordials.js";
 import { type CourseToolResultMessage, errorCodeOf } from "../contract/results.js";
-import { observeRejection, untrustedPromise, whenSettled } from "../contract/untrusted-promises.js";
+import { cutToCodePoints } from "../contract/serialize.js";
+import type { CourseTool } from "../contract/tools.js";
+import { type FailureText, observeRejection, readOwnDataProperty, untrustedPromise, whenSettled } from "../contract/untrusted.js";
 import { closestKey, invalidArgument, validateObject, validateOptionKeys } from "../contract/validators.js";
-import { watchAbort } from "./abort-watch.js";
-import { abortReason, isAborted } from "./signal.js";
+import { abortReason, isAborted, watchAbort } from "./signal.js";
 
 /** What `beforeExecute` receives besides the call and the tool. Frozen. */
 export interface ApprovalContext {
@@ -215,7 +213,7 @@ function notify(hooks: ResolvedHooks, name: HookName, hook: Hook | undefined, ar
     return;
   }
   // Not awaited (an observer never delays a call), but a rejection is observed and reported,
-  // and so is a promise whose species cannot be read (untrusted-promises.ts).
+  // and so is a promise whose species cannot be read (untrusted.ts).
   observeRejection(returned, (error) => hookFailed(hooks, error, name));
 }
 

@@ -3,20 +3,25 @@
 // docs/contract.md: rules 1–13 through the pipeline; rule 3 — registry snapshot (the executor's own copy).
 import { threadId } from "node:worker_threads";
 import { COURSE_TOOL_EXECUTOR_CLOSED } from "../contract/constants.js";
-import type { ToolContext } from "../contract/definition.js";
 import { ToolContractError } from "../contract/errors.js";
 import { isPromise, ObjectFreeze, PromisePrototypeThen, PromiseReject } from "../contract/primordials.js";
-import { registeredTools, type ToolRegistry } from "../contract/registry.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
-import { recordArgumentBudgets } from "./executor-budgets.js";
+import type { ToolContext } from "../contract/tools.js";
+import { registeredTools, type ToolRegistry } from "../contract/tools.js";
 import type { RunFacts } from "./hooks.js";
-import { InFlight } from "./in-flight.js";
-import { type PipelineSettings, readExecutorOptions } from "./options.js";
-import { executeCall, executeCalls, type Pipeline, type RunRequest } from "./pipeline.js";
+import {
+  executeCall,
+  executeCalls,
+  InFlight,
+  type Pipeline,
+  type PipelineSettings,
+  type RunRequest,
+  readExecutorOptions,
+} from "./pipeline.js";
 import { discardProgress, openProgressChannel } from "./progress.js";
-import { runTool, type ToolOutcome } from "./run-tool.js";
-import { runWithTimeout } from "./timeouts.js";
+import { runTool, runWithTimeout, type ToolOutcome } from "./run-tool.js";
 import type { BatchOptions, CallOptions, ExecutorOptions, ToolExecutor } from "./tool-executor.js";
+import { recordArgumentBudgets } from "./tool-executor.js";
 
 // In-process, the tool runs on the calling thread and nothing waits in a queue.
 const HERE: RunFacts = ObjectFreeze({ threadId, queueWaitMs: 0 });

@@ -4,8 +4,6 @@
 // with the same rules as the in-process executor uses for its listener.
 // docs/contract.md: rule 7 — execution context (`reportProgress`); docs/worker.md — Worker → main: per-task messages.
 import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
-import { cutToCodePoints } from "../contract/content.js";
-import type { ToolProgressReport } from "../contract/definition.js";
 import { ToolContractError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
 import {
@@ -20,7 +18,9 @@ import {
   TimeoutPrototypeUnref,
   type TimerHandle,
 } from "../contract/primordials.js";
-import { observeRejection } from "../contract/untrusted-promises.js";
+import { cutToCodePoints } from "../contract/serialize.js";
+import type { ToolProgressReport } from "../contract/tools.js";
+import { observeRejection } from "../contract/untrusted.js";
 import { isAborted } from "./signal.js";
 
 /** What the caller's `onProgress` receives. Frozen. */

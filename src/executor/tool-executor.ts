@@ -1,9 +1,17 @@
 // The one interface every executor implements: in-process, worker pool, queue. Adapters,
-// batches, benchmarks and the contract suite take a ToolExecutor and nothing else.
+// batches, benchmarks and the contract suite take a ToolExecutor and nothing else; and the record
+// of each executor's argument budgets, which adapters look up by the executor.
 import type { ToolApp } from "../contract/app.js";
-import type { ArgumentBudgets, AttachmentBudgets, OutputBudgets } from "../contract/budgets.js";
-import type { ToolRegistry } from "../contract/registry.js";
+import {
+  type ArgumentBudgets,
+  type AttachmentBudgets,
+  DEFAULT_ARGUMENT_BUDGETS,
+  type OutputBudgets,
+  type ResolvedArgumentBudgets,
+} from "../contract/budgets.js";
+import { WeakMapPrototypeGet, WeakMapPrototypeSet } from "../contract/primordials.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
+import type { ToolRegistry } from "../contract/tools.js";
 import type { ToolExecutorHooks } from "./hooks.js";
 import type { ProgressListener } from "./progress.js";
 
@@ -75,4 +83,23 @@ export interface ToolExecutor {
   executeBatch(calls: readonly unknown[], signal: AbortSignal, options?: BatchOptions): Promise<CourseToolResultMessage[]>;
   /** Stops accepting calls and settles every call already accepted. Idempotent. */
   close(): Promise<void>;
+}
+
+// Each executor's resolved argument budgets, kept where an adapter can find them by the
+// executor object: the Pi adapter checks a call's arguments before Pi's own validator runs,
+// and must refuse what the executor would refuse (issue 28, defect 7). A WeakMap, so the
+// record never keeps an executor alive and nothing is added to the executor's public shape.
+// docs/adapters.md — Use it with Pi.
+
+const argumentBudgetsByExecutor = new WeakMap<object, ResolvedArgumentBudgets>();
+
+/** Records `executor`'s argument budgets (its constructor calls this once). */
+export function recordArgumentBudgets(executor: object, budgets: ResolvedArgumentBudgets): void {
+  WeakMapPrototypeSet(argumentBudgetsByExecutor, executor, budgets);
+}
+
+/** The argument budgets `source` applies to a call: an executor's own, or the defaults (a registry, a wrapper of the user's). */
+export function argumentBudgetsOf(source: unknown): ResolvedArgumentBudgets {
+  if (typeof source !== "object" || source === null) return DEFAULT_ARGUMENT_BUDGETS;
+  return WeakMapPrototypeGet(argumentBudgetsByExecutor, source) ?? DEFAULT_ARGUMENT_BUDGETS;
 }

@@ -6,8 +6,8 @@
 // gracefully (running jobs finish), a second signal exits at once.
 // docs/queue.md — Topology (a worker host as a command), Options.
 import { parseArgs } from "node:util";
-import { describeFailure } from "../contract/failure.js";
 import { describeValue } from "../contract/grammar.js";
+import { describeFailure } from "../contract/untrusted.js";
 import { closestKey, invalidArgument } from "../contract/validators.js";
 import { runToolWorkerHost, type ToolWorkerHostOptions } from "./host.js";
 

@@ -5,7 +5,7 @@
 import type { Redis, RedisOptions } from "ioredis";
 import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
-import { describeFailure } from "../contract/failure.js";
+import { describeFailure } from "../contract/untrusted.js";
 import type { QueueConnection } from "./options.js";
 import { queuePeers } from "./peers.js";
 

@@ -10,7 +10,6 @@
 import { randomUUID } from "node:crypto";
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import { adoptAttachments } from "../contract/attachments.js";
 import {
   type ArgumentBudgets,
   type AttachmentBudgets,
@@ -25,24 +24,29 @@ import {
   resolveBudgets,
 } from "../contract/budgets.js";
 import { COURSE_TOOL_EXECUTION_TIMEOUT, COURSE_TOOL_EXECUTOR_CLOSED, COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
-import { cutToCodePoints } from "../contract/content.js";
 import { NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
-import { describeFailure } from "../contract/failure.js";
 import { describeValue } from "../contract/grammar.js";
 import { ArrayIsArray, isProxy, NativePromise, ObjectFreeze, PerformanceNow } from "../contract/primordials.js";
-import { registeredTools, ToolRegistry } from "../contract/registry.js";
-import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
+import { adoptAttachments, type CourseToolResultMessage, errorContent } from "../contract/results.js";
+import { cutToCodePoints } from "../contract/serialize.js";
 import { checkTimeoutMs } from "../contract/timeout.js";
+import { registeredTools, ToolRegistry } from "../contract/tools.js";
+import { describeFailure } from "../contract/untrusted.js";
 import { integerOr, invalidArgument, readOptions, readOwnOption, validateObject } from "../contract/validators.js";
-import { watchAbort } from "../executor/abort-watch.js";
-import { recordArgumentBudgets } from "../executor/executor-budgets.js";
 import { type RunFacts, resolveHooks, type ToolExecutorHooks } from "../executor/hooks.js";
-import { InFlight } from "../executor/in-flight.js";
-import { HOOKS_ELSEWHERE, type PipelineSettings } from "../executor/options.js";
-import { executeCall, executeCalls, type Pipeline, type RunRequest } from "../executor/pipeline.js";
+import {
+  executeCall,
+  executeCalls,
+  HOOKS_ELSEWHERE,
+  InFlight,
+  type Pipeline,
+  type PipelineSettings,
+  type RunRequest,
+} from "../executor/pipeline.js";
 import type { ToolOutcome } from "../executor/run-tool.js";
-import { abortReason } from "../executor/signal.js";
+import { abortReason, watchAbort } from "../executor/signal.js";
 import type { BatchOptions, CallOptions, ToolExecutor } from "../executor/tool-executor.js";
+import { recordArgumentBudgets } from "../executor/tool-executor.js";
 import { callAppRefusal } from "../worker/app-refusal.js";
 import { loadToolModules, type ToolModuleSpecifier } from "../worker/tool-modules.js";
 import { cancelJob } from "./cancel.js";

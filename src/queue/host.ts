@@ -24,12 +24,12 @@ import {
   COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED,
 } from "../contract/constants.js";
 import { isNonRecoverableToolError } from "../contract/errors.js";
-import { describeFailure, readDataProperty } from "../contract/failure.js";
 import { describeValue } from "../contract/grammar.js";
 import { ArrayIsArray, isProxy } from "../contract/primordials.js";
-import type { ToolRegistry } from "../contract/registry.js";
 import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
 import { checkTimeoutMs } from "../contract/timeout.js";
+import type { ToolRegistry } from "../contract/tools.js";
+import { describeFailure, readDataProperty } from "../contract/untrusted.js";
 import { integerOr, invalidArgument, readOptions, validateFunction } from "../contract/validators.js";
 import { WorkerToolExecutor } from "../worker/executor.js";
 import { MAX_THREADS } from "../worker/options.js";

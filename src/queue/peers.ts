@@ -7,8 +7,8 @@ import type { Queue, QueueEvents, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { COURSE_TOOL_MISSING_PEER_DEPENDENCY } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
-import { describeFailure, readOwnDataProperty } from "../contract/failure.js";
 import { PromiseResolve } from "../contract/primordials.js";
+import { describeFailure, readOwnDataProperty } from "../contract/untrusted.js";
 
 /** The classes toolgate/queue takes from its peers. */
 export interface QueuePeers {

@@ -7,9 +7,9 @@
 // docs/contract.md: rule 13 — frozen, linked results (re-linked on the agent), rule W4 — re-link and freeze on the main thread; docs/queue.md — Guarantees, and what is not guaranteed.
 import type { JsonValue } from "../contract/call.js";
 import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_MAX_STRING_CODE_POINTS } from "../contract/constants.js";
-import { cutToCodePoints } from "../contract/content.js";
 import { ObjectFreeze } from "../contract/primordials.js";
 import { errorContent } from "../contract/results.js";
+import { cutToCodePoints } from "../contract/serialize.js";
 import type { ToolOutcome } from "../executor/run-tool.js";
 import { decodeAttachments, decodeFacts, type EncodedAttachment, type HostFacts } from "./result-codec.js";
 

@@ -3,11 +3,12 @@
 // agent decodes them as untrusted data (anyone with write access to Redis could have
 // written them): strict base64, exact sizes, the absolute limits, then the call's budgets.
 // docs/queue.md — Attachments, progress and thread facts across machines.
-import type { ToolAttachment } from "../contract/attachments.js";
-import { checkAttachments } from "../contract/attachments.js";
+
 import type { ResolvedAttachmentBudgets } from "../contract/budgets.js";
 import { COURSE_TOOL_ATTACHMENT_BYTES_LIMIT, COURSE_TOOL_ATTACHMENTS_LIMIT } from "../contract/constants.js";
 import { ArrayIsArray, NativeUint8Array, NumberIsFinite, ObjectFreeze } from "../contract/primordials.js";
+import type { ToolAttachment } from "../contract/results.js";
+import { checkAttachments } from "../contract/results.js";
 
 /** An attachment as it crosses Redis. */
 export interface EncodedAttachment {

@@ -7,7 +7,6 @@
 // docs/contract.md: rule W2 — abort relay, rule W3 — timeout and termination, rule W5 — faults are results.
 import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_VALIDATION_FAILED } from "../contract/constants.js";
 import { isNonRecoverableToolError } from "../contract/errors.js";
-import { describeFailure } from "../contract/failure.js";
 import {
   ArrayIsArray,
   ClearTimeout,
@@ -25,13 +24,13 @@ import {
   TimeoutPrototypeUnref,
   type TimerHandle,
 } from "../contract/primordials.js";
-import { watchAbort } from "../executor/abort-watch.js";
+import { describeFailure } from "../contract/untrusted.js";
 import type { RunFacts } from "../executor/hooks.js";
 import type { RunRequest } from "../executor/pipeline.js";
 import { openProgressChannel, type ProgressChannel } from "../executor/progress.js";
 import type { ToolOutcome } from "../executor/run-tool.js";
-import { abortReason, isAborted } from "../executor/signal.js";
-import { timeoutOutcome } from "../executor/timeouts.js";
+import { timeoutOutcome } from "../executor/run-tool.js";
+import { abortReason, isAborted, watchAbort } from "../executor/signal.js";
 import { DispatchQueue, type QueueEntry } from "./dispatch-queue.js";
 import type { ResolvedOptions } from "./options.js";
 import { decodeOutcome, failureOutcome, poolFailureOutcome, type StopReason, type WorkerReply } from "./protocol.js";

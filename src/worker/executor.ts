@@ -5,13 +5,11 @@
 import { COURSE_TOOL_EXECUTOR_CLOSED } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import { PromisePrototypeThen, PromiseReject } from "../contract/primordials.js";
-import { registeredTools, type ToolRegistry } from "../contract/registry.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
-import { recordArgumentBudgets } from "../executor/executor-budgets.js";
-import { InFlight } from "../executor/in-flight.js";
-import { type PipelineSettings, readExecutorOptions } from "../executor/options.js";
-import { executeCall, executeCalls, type Pipeline } from "../executor/pipeline.js";
+import { registeredTools, type ToolRegistry } from "../contract/tools.js";
+import { executeCall, executeCalls, InFlight, type Pipeline, type PipelineSettings, readExecutorOptions } from "../executor/pipeline.js";
 import type { BatchOptions, CallOptions, ToolExecutor } from "../executor/tool-executor.js";
+import { recordArgumentBudgets } from "../executor/tool-executor.js";
 import { appRefused, callAppRefusal } from "./app-refusal.js";
 import { Dispatcher } from "./dispatch.js";
 import { type ResolvedOptions, resolveOptions, WORKER_OPTION_KEYS, type WorkerToolExecutorOptions } from "./options.js";

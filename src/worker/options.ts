@@ -14,7 +14,7 @@ import {
   ObjectHasOwn,
 } from "../contract/primordials.js";
 import { integerOr, invalidArgument, MAX_DELAY_MS, readOwnOption, validateObject, validateOptionKeys } from "../contract/validators.js";
-import { HOOKS_ELSEWHERE } from "../executor/options.js";
+import { HOOKS_ELSEWHERE } from "../executor/pipeline.js";
 import type { ExecutorOptions } from "../executor/tool-executor.js";
 import { type ToolModuleSpecifier, toolModuleUrl } from "./tool-modules.js";
 

@@ -4,13 +4,13 @@
 // `then` planted on Object.prototype (in either realm) never adopts it as a thenable.
 // docs/contract.md: rule W4 — re-link and freeze on the main thread, rule W5 — faults are results.
 import type { MessagePort } from "node:worker_threads";
-import type { ImageMimeType, ToolAttachment } from "../contract/attachments.js";
 import type { ResolvedAttachmentBudgets, ResolvedOutputBudgets } from "../contract/budgets.js";
 import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_VALIDATION_FAILED, type RecoverableToolErrorCode } from "../contract/constants.js";
 import { NonRecoverableToolError } from "../contract/errors.js";
-import { describeFailure } from "../contract/failure.js";
 import { ObjectFreeze, StringPrototypeSlice } from "../contract/primordials.js";
+import type { ImageMimeType, ToolAttachment } from "../contract/results.js";
 import { errorContent } from "../contract/results.js";
+import { describeFailure } from "../contract/untrusted.js";
 import { Outcome, OutcomeWithAttachments, type ToolOutcome } from "../executor/run-tool.js";
 
 /** Main → worker, one per call: only validated arguments travel. */

@@ -4,7 +4,6 @@
 // docs/contract.md: rule W2 — abort relay, rule W5 — faults are results (a fault traced to its task).
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { ToolApp } from "../contract/app.js";
-import type { ToolContext } from "../contract/definition.js";
 import {
   type AbortControllerInstance,
   AbortControllerPrototypeAbort,
@@ -13,6 +12,7 @@ import {
   NativeDOMException,
   ObjectFreeze,
 } from "../contract/primordials.js";
+import type { ToolContext } from "../contract/tools.js";
 import { discardProgress, openProgressChannel, type ProgressChannel } from "../executor/progress.js";
 import type { StopReason } from "./protocol.js";
 import type { WorkerPort } from "./thread-port.js";

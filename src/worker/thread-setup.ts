@@ -3,8 +3,7 @@
 // `setup()`, whose value is that module's `context.app` in this thread. A step that never
 // settles fails; it does not hang the thread. Steps settle with a record, never a rejection.
 // docs/contract.md: rule W1 — tool modules.
-import type { CourseTool } from "../contract/definition.js";
-import { describeFailure } from "../contract/failure.js";
+
 import {
   AbortControllerPrototypeAbort,
   AbortControllerPrototypeGetSignal,
@@ -18,7 +17,8 @@ import {
   PromiseResolve,
   SetTimeout,
 } from "../contract/primordials.js";
-import type { ToolRegistry } from "../contract/registry.js";
+import type { CourseTool, ToolRegistry } from "../contract/tools.js";
+import { describeFailure } from "../contract/untrusted.js";
 import { asPromise } from "../executor/run-tool.js";
 import {
   failureText,

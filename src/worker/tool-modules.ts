@@ -7,10 +7,10 @@ import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { COURSE_TOOL_INVALID_TOOL_MODULE } from "../contract/constants.js";
 import { isToolContractError, ToolContractError } from "../contract/errors.js";
-import { describeFailure } from "../contract/failure.js";
 import { describeValue } from "../contract/grammar.js";
 import { ArrayIsArray, isProxy, MapPrototypeSet, RegExpPrototypeExec } from "../contract/primordials.js";
-import { ToolRegistry } from "../contract/registry.js";
+import { ToolRegistry } from "../contract/tools.js";
+import { describeFailure } from "../contract/untrusted.js";
 
 /** Where a tool module lives: a URL, a `file:` URL string, or a filesystem path. */
 export type ToolModuleSpecifier = URL | string;

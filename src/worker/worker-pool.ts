@@ -16,7 +16,6 @@ import {
   type ToolContractErrorCode,
 } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
-import { describeFailure } from "../contract/failure.js";
 import {
   ArrayPrototypeJoin,
   ClearTimeout,
@@ -37,6 +36,7 @@ import {
   TimeoutPrototypeUnref,
   type TimerHandle,
 } from "../contract/primordials.js";
+import { describeFailure } from "../contract/untrusted.js";
 import { BootBackoff } from "./boot-backoff.js";
 import { watchNewThreads } from "./new-threads.js";
 import { MAX_DELAY_MS, type ResolvedOptions } from "./options.js";

@@ -5,9 +5,8 @@
 import type { CallEndEvent } from "toolgate";
 import { type ExecutorOptions, imageContent, type ThreadKilledEvent, type ToolApp, ToolRegistry } from "toolgate";
 import { describe, expect, test } from "vitest";
-import { registeredTools } from "../../dist/src/contract/registry.js";
-import { readExecutorOptions } from "../../dist/src/executor/options.js";
-import { executeCall, type Pipeline, type RunRequest } from "../../dist/src/executor/pipeline.js";
+import { registeredTools } from "../../dist/src/contract/tools.js";
+import { executeCall, type Pipeline, type RunRequest, readExecutorOptions } from "../../dist/src/executor/pipeline.js";
 import { call, errorOf, neverAborted } from "../support/helpers.js";
 
 const tools = registeredTools(
