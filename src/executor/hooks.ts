@@ -30,6 +30,7 @@ import { cutToCodePoints } from "../contract/serialize.js";
 import type { CourseTool } from "../contract/tools.js";
 import { type FailureText, observeRejection, readOwnDataProperty, untrustedPromise, whenSettled } from "../contract/untrusted.js";
 import { closestKey, invalidArgument, validateObject, validateOptionKeys } from "../contract/validators.js";
+import type { RunRequest } from "./pipeline.js";
 import { abortReason, isAborted, watchAbort } from "./signal.js";
 
 /** What `beforeExecute` receives besides the call and the tool. Frozen. */
@@ -235,15 +236,10 @@ const APPROVAL_FAILED: FailureText = ObjectFreeze({ text: "the call could not be
  * the call is allowed, or to the denial's reason; rejects with the signal's reason the
  * moment it aborts, without waiting for the hook.
  */
-export function approve(
-  hooks: ResolvedHooks,
-  call: Readonly<CourseToolCall>,
-  tool: CourseTool,
-  signal: AbortSignal,
-  app: ToolApp | undefined,
-): Promise<FailureText | undefined> | undefined {
+export function approve(hooks: ResolvedHooks, request: RunRequest): Promise<FailureText | undefined> | undefined {
   const beforeExecute = hooks.beforeExecute;
   if (beforeExecute === undefined) return undefined;
+  const { call, tool, signal, app } = request;
   const context: ApprovalContext = ObjectFreeze(app === undefined ? { signal, toolCallId: call.id } : { signal, toolCallId: call.id, app });
   return new NativePromise((resolve, reject) => {
     const unwatch = watchAbort(signal, () => reject(abortReason(signal))); // the pipeline checked it has not aborted

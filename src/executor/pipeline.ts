@@ -95,17 +95,6 @@ export interface Pipeline {
   readonly settings?: PipelineSettings;
 }
 
-/** A validated call whose tool may run. */
-interface ReadyCall {
-  readonly kind: "ready";
-  readonly call: Readonly<CourseToolCall>;
-  readonly tool: CourseTool;
-  readonly args: unknown;
-}
-
-/** A call after the main-thread steps: either already answered, or ready to run. */
-export type PreparedCall = { readonly kind: "answered"; readonly result: CourseToolResultMessage } | ReadyCall;
-
 /**
  * `executeToolCall` of every executor: the signal first, then the options and the snapshot
  * (within the call's argument budgets), then the call. Never throws: every failure is a
@@ -126,8 +115,8 @@ export function executeCall(
     // The tools: a tool's own argument budgets tighten the call's (looked up by the call's name).
     const snapshot = snapshotToolCall(call, callArgumentBudgets(pipeline.settings, callOptions), pipeline.tools);
     const hooks = pipeline.settings?.hooks;
-    if (hooks === undefined) return handOut(settleCall(pipeline, snapshot, signal, callOptions, undefined), signal);
-    return traced(hooks, snapshot, signal, (trace) => handOut(settleCall(pipeline, snapshot, signal, callOptions, trace), signal));
+    if (hooks === undefined) return handOut(settleCall(pipeline, snapshot, signal, callOptions), signal);
+    return traced(hooks, snapshot, signal, (trace) => handOut(settleCall(pipeline, trace, signal, callOptions), signal));
   } catch (error) {
     return PromiseReject(error);
   }
@@ -176,8 +165,8 @@ function completeCallLater(
   try {
     throwIfAborted(signal); // the batch may have been aborted since this call was snapshotted
     const hooks = pipeline.settings?.hooks;
-    if (hooks !== undefined) return traced(hooks, call, signal, (trace) => settleCall(pipeline, call, signal, options, trace));
-    const completed = settleCall(pipeline, call, signal, options, undefined);
+    if (hooks !== undefined) return traced(hooks, call, signal, (trace) => settleCall(pipeline, trace, signal, options));
+    const completed = settleCall(pipeline, call, signal, options);
     return isPromise(completed) ? (completed as Promise<CourseToolResultMessage>) : PromiseResolve(completed as CourseToolResultMessage);
   } catch (error) {
     return PromiseReject(error);
@@ -215,59 +204,65 @@ function settledLater(settle: () => CourseToolResultMessage | Promise<CourseTool
   }
 }
 
-/** Lookup, validation, approval, then the run. Synchronous until something it runs is not. */
+/**
+ * Lookup, validation, approval, then the run. Synchronous until something it runs is not.
+ * `subject` is the call, or the trace that watches it when the executor has hooks.
+ */
 function settleCall(
   pipeline: Pipeline,
-  call: Readonly<CourseToolCall>,
+  subject: Readonly<CourseToolCall> | CallTrace,
   signal: AbortSignal,
   options: CallSettings,
-  trace: CallTrace | undefined,
 ): CourseToolResultMessage | Promise<CourseToolResultMessage> {
+  const trace = subject instanceof CallTrace ? subject : undefined;
+  const call = trace === undefined ? (subject as Readonly<CourseToolCall>) : trace.call;
   throwIfAborted(signal); // onCallStart may have run, and a batch member waits its turn
-  const prepared = prepareToolCall(pipeline.tools, call, signal);
-  if (prepared.kind === "answered") return prepared.result;
+  const tool = MapPrototypeGet(pipeline.tools, call.name);
+  // docs/contract.md: rule 5 — unknown tool.
+  if (tool === undefined) return answered(call, COURSE_TOOL_NOT_FOUND, notFound(call.name, pipeline.tools));
+  // docs/contract.md: rule 6 — validation first.
+  const validation = validateArguments(tool, call.arguments);
+  throwIfAborted(signal); // the validator may have taken long, or aborted the run itself (rule 8 — abort wins)
+  if (!validation.ok) return answered(call, validation.code, validation.failure);
   const settings = pipeline.settings ?? DEFAULT_PIPELINE_SETTINGS;
-  const app = options.app !== undefined ? options.app : settings.app;
-  const approval = trace === undefined ? undefined : approve(trace.hooks, prepared.call, prepared.tool, signal, app);
-  if (approval === undefined) return runPrepared(pipeline.run, prepared, signal, options, settings, app, trace);
-  return PromisePrototypeThen(approval, (denial) => {
-    if (denial !== undefined) return toolResultMessage(prepared.call, errorContent(COURSE_TOOL_CALL_DENIED, denial), true);
-    throwIfAborted(signal);
-    return runPrepared(pipeline.run, prepared, signal, options, settings, app, trace);
-  }) as Promise<CourseToolResultMessage>;
-}
-
-/** The executor's run under the effective timeout (call > tool > executor), then publication. */
-function runPrepared(
-  run: ToolRunner,
-  prepared: ReadyCall,
-  signal: AbortSignal,
-  options: CallSettings,
-  settings: PipelineSettings,
-  app: ToolApp | undefined,
-  trace: CallTrace | undefined,
-): CourseToolResultMessage | Promise<CourseToolResultMessage> {
+  // docs/contract.md: rule 7 — execution context (execute gets the validated value).
+  // The request is the call's one record from here on: approval, the run and publication read it.
   const request: RunRequest = {
-    call: prepared.call,
-    tool: prepared.tool,
-    args: prepared.args,
+    call,
+    tool,
+    args: validation.value,
     signal,
-    timeoutMs: effectiveTimeoutMs(options.timeoutMs, prepared.tool.timeoutMs, settings.timeoutMs),
-    app,
+    timeoutMs: effectiveTimeoutMs(options.timeoutMs, tool.timeoutMs, settings.timeoutMs),
+    app: options.app !== undefined ? options.app : settings.app,
     record: trace === undefined ? ignoreFacts : trace.record,
     outputBudgets: settings.outputBudgets,
     attachmentBudgets: settings.attachmentBudgets,
     onProgress: options.onProgress,
   };
+  const approval = trace === undefined ? undefined : approve(trace.hooks, request);
+  if (approval === undefined) return runRequest(pipeline, request, trace);
+  return PromisePrototypeThen(approval, (denial) => {
+    if (denial !== undefined) return toolResultMessage(call, errorContent(COURSE_TOOL_CALL_DENIED, denial), true);
+    throwIfAborted(signal);
+    return runRequest(pipeline, request, trace);
+  }) as Promise<CourseToolResultMessage>;
+}
+
+/** The executor's run (under the request's effective timeout: call > tool > executor), then publication. */
+function runRequest(
+  pipeline: Pipeline,
+  request: RunRequest,
+  trace: CallTrace | undefined,
+): CourseToolResultMessage | Promise<CourseToolResultMessage> {
   trace?.runStarted();
-  const outcome = run(request);
+  const outcome = pipeline.run(request);
   if (!isPromise(outcome)) {
     trace?.runEnded();
-    return publish(prepared, outcome as ToolOutcome, settings);
+    return publish(request, outcome as ToolOutcome);
   }
   return PromisePrototypeThen(outcome as Promise<ToolOutcome>, (settled) => {
     trace?.runEnded();
-    return publish(prepared, settled, settings);
+    return publish(request, settled);
   }) as Promise<CourseToolResultMessage>;
 }
 
@@ -276,12 +271,12 @@ function runPrepared(
  * The outcome as a frozen linked result; attachments checked again, against the tool's
  * budgets over the executor's (a runner may have carried them across a thread).
  */
-function publish(prepared: ReadyCall, outcome: ToolOutcome, settings: PipelineSettings): CourseToolResultMessage {
-  const call = prepared.call;
+function publish(request: RunRequest, outcome: ToolOutcome): CourseToolResultMessage {
+  const call = request.call;
   // Own only: an `attachments` planted on Object.prototype is not an outcome's.
   const attachments = ObjectHasOwn(outcome, "attachments") ? outcome.attachments : undefined;
   if (attachments === undefined) return toolResultMessage(call, outcome.content, outcome.isError);
-  const adopted = adoptAttachments(attachments, attachmentBudgetsFor(prepared.tool.attachmentBudgets, settings.attachmentBudgets));
+  const adopted = adoptAttachments(attachments, attachmentBudgetsFor(request.tool.attachmentBudgets, request.attachmentBudgets));
   if (typeof adopted === "string") {
     return toolResultMessage(call, errorContent(COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED, { text: adopted, cut: false }), true);
   }
@@ -290,21 +285,8 @@ function publish(prepared: ReadyCall, outcome: ToolOutcome, settings: PipelineSe
 
 function ignoreFacts(): void {}
 
-/** Lookup and validation, then the signal again. Synchronous; nothing here runs the tool. */
-export function prepareToolCall(tools: Map<string, CourseTool>, snapshot: Readonly<CourseToolCall>, signal: AbortSignal): PreparedCall {
-  const tool = MapPrototypeGet(tools, snapshot.name);
-  // docs/contract.md: rule 5 — unknown tool.
-  if (tool === undefined) return answered(snapshot, COURSE_TOOL_NOT_FOUND, notFound(snapshot.name, tools));
-  // docs/contract.md: rule 6 — validation first.
-  const validation = validateArguments(tool, snapshot.arguments);
-  throwIfAborted(signal); // the validator may have taken long, or aborted the run itself (rule 8 — abort wins)
-  if (!validation.ok) return answered(snapshot, validation.code, validation.failure);
-  // docs/contract.md: rule 7 — execution context (execute gets the validated value).
-  return { kind: "ready", call: snapshot, tool, args: validation.value };
-}
-
-function answered(call: Readonly<CourseToolCall>, code: RecoverableToolErrorCode, failure: FailureText): PreparedCall {
-  return { kind: "answered", result: toolResultMessage(call, errorContent(code, failure), true) };
+function answered(call: Readonly<CourseToolCall>, code: RecoverableToolErrorCode, failure: FailureText): CourseToolResultMessage {
+  return toolResultMessage(call, errorContent(code, failure), true);
 }
 
 const MAX_ECHOED_NAME_CODE_POINTS = 128;
