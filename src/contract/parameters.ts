@@ -128,13 +128,20 @@ export function toolJsonSchema(tool: { readonly name: string }): JsonSchema | un
  */
 function copyJsonSchema(value: unknown, what: string): JsonSchema {
   if (typeof value !== "object" || value === null || ArrayIsArray(value)) invalid(`${what} must be a JSON Schema object`);
-  const budget = { nodes: 0 };
-  return copyNode(value, 0, [], budget, what) as JsonSchema;
+  return copyNode({ what, ancestors: [], nodes: 0 }, value, 0) as JsonSchema;
 }
 
-function copyNode(value: unknown, depth: number, ancestors: object[], budget: { nodes: number }, what: string): unknown {
-  budget.nodes += 1;
-  if (budget.nodes > MAX_SCHEMA_NODES) invalid(`${what} has more than ${MAX_SCHEMA_NODES} values`);
+/** One schema copy's state: what it is called in messages, the containers above, the values counted. */
+interface SchemaCopy {
+  readonly what: string;
+  readonly ancestors: object[];
+  nodes: number;
+}
+
+function copyNode(walk: SchemaCopy, value: unknown, depth: number): unknown {
+  const { what, ancestors } = walk;
+  walk.nodes += 1;
+  if (walk.nodes > MAX_SCHEMA_NODES) invalid(`${what} has more than ${MAX_SCHEMA_NODES} values`);
   if (typeof value === "string" || typeof value === "boolean" || value === null) return value;
   if (typeof value === "number") {
     if (!NumberIsFinite(value)) invalid(`${what} holds a number that is not finite`);
@@ -153,7 +160,7 @@ function copyNode(value: unknown, depth: number, ancestors: object[], budget: { 
     for (let index = 0; index < length; index += 1) {
       const descriptor = ObjectGetOwnPropertyDescriptor(value, index);
       if (descriptor === undefined || !ObjectHasOwn(descriptor, "value")) invalid(`${what} holds an array with a hole or an accessor`);
-      copy[index] = copyNode(descriptor.value, depth + 1, ancestors, budget, what);
+      copy[index] = copyNode(walk, descriptor.value, depth + 1);
     }
     return ObjectFreeze(copy);
   }
@@ -169,7 +176,7 @@ function copyNode(value: unknown, depth: number, ancestors: object[], budget: { 
     if (descriptor.value === undefined) continue;
     // defineProperty: "__proto__" and keys with setters up the chain stay ordinary keys.
     ObjectDefineProperty(copy, key, {
-      value: copyNode(descriptor.value, depth + 1, ancestors, budget, what),
+      value: copyNode(walk, descriptor.value, depth + 1),
       writable: true,
       enumerable: true,
       configurable: true,

@@ -34,15 +34,22 @@ import type { BatchOptions } from "./tool-executor.js";
 /** Runs one already-snapshotted call under the batch's signal. */
 type RunOneCall = (call: Readonly<CourseToolCall>, signal: AbortSignal) => Promise<CourseToolResultMessage>;
 
+/** How a batch's calls are snapshotted and run: the pipeline's, made once per batch. */
+export interface BatchRunner {
+  /** The batch's argument budgets (a tool's own tighten them, found in `tools` by the call's name). */
+  readonly argumentBudgets: ResolvedArgumentBudgets;
+  readonly tools: Map<string, CourseTool> | undefined;
+  readonly runOne: RunOneCall;
+}
+
 /** The batch engine behind every executor's `executeBatch` (through the pipeline). */
 export async function runBatch(
   calls: readonly unknown[],
   signal: AbortSignal,
   options: BatchOptions | undefined,
-  argumentBudgets: ResolvedArgumentBudgets,
-  tools: Map<string, CourseTool> | undefined,
-  runOne: RunOneCall,
+  runner: BatchRunner,
 ): Promise<CourseToolResultMessage[]> {
+  const { argumentBudgets, tools, runOne } = runner;
   assertAbortSignal(signal);
   const concurrency = readConcurrency(options);
   throwIfAborted(signal);

@@ -119,16 +119,21 @@ export interface RunFacts {
 
 type Hook = (...args: unknown[]) => unknown;
 
-/** An executor's hooks, read once: the functions and the receiver they are called on. */
+/** An executor's hooks, read once (data properties, never accessors): the functions and the receiver they are called on. */
 export class ResolvedHooks {
-  constructor(
-    readonly receiver: object,
-    readonly beforeExecute: Hook | undefined,
-    readonly onCallStart: Hook | undefined,
-    readonly onCallEnd: Hook | undefined,
-    readonly onThreadKilled: Hook | undefined,
-    readonly onHookError: Hook | undefined,
-  ) {}
+  readonly beforeExecute: Hook | undefined;
+  readonly onCallStart: Hook | undefined;
+  readonly onCallEnd: Hook | undefined;
+  readonly onThreadKilled: Hook | undefined;
+  readonly onHookError: Hook | undefined;
+
+  constructor(readonly receiver: object) {
+    this.beforeExecute = hookOf(receiver, "beforeExecute");
+    this.onCallStart = hookOf(receiver, "onCallStart");
+    this.onCallEnd = hookOf(receiver, "onCallEnd");
+    this.onThreadKilled = hookOf(receiver, "onThreadKilled");
+    this.onHookError = hookOf(receiver, "onHookError");
+  }
 }
 
 const HOOK_NAMES: readonly string[] = ObjectFreeze(["beforeExecute", "onCallStart", "onCallEnd", "onThreadKilled", "onHookError"]);
@@ -141,14 +146,7 @@ const HOOK_NAMES: readonly string[] = ObjectFreeze(["beforeExecute", "onCallStar
 export function resolveHooks(hooks: unknown): ResolvedHooks {
   validateObject(hooks, "options.hooks");
   checkHookKeys(hooks);
-  return new ResolvedHooks(
-    hooks,
-    hookOf(hooks, "beforeExecute"),
-    hookOf(hooks, "onCallStart"),
-    hookOf(hooks, "onCallEnd"),
-    hookOf(hooks, "onThreadKilled"),
-    hookOf(hooks, "onHookError"),
-  );
+  return new ResolvedHooks(hooks);
 }
 
 const MAX_PROTOTYPE_HOPS = 32;

@@ -148,9 +148,11 @@ export async function executeCalls(
   assertAbortSignal(signal); // before the options, as for a single call
   const callOptions = readCallOptions(options, "batch options");
   const budgets = callArgumentBudgets(pipeline.settings, callOptions);
-  const results = await runBatch(calls, signal, options, budgets, pipeline.tools, (call, batchSignal) =>
-    completeCallLater(pipeline, call, batchSignal, callOptions),
-  );
+  const results = await runBatch(calls, signal, options, {
+    argumentBudgets: budgets,
+    tools: pipeline.tools,
+    runOne: (call, batchSignal) => completeCallLater(pipeline, call, batchSignal, callOptions),
+  });
   throwIfAborted(signal); // on the very promise the caller holds
   return results;
 }

@@ -130,6 +130,14 @@ const MAX_CALL_ID_IN_JOB_ID = 64;
 /** Code units kept as they are in a job id: printable ASCII but the escape "%" and BullMQ's ":". */
 const PLAIN_JOB_ID_UNIT = /[\x21-\x24\x26-\x39\x3b-\x7e]/;
 
+/** What `create` connected, handed to the executor once: the queue, the events reader's client and where it starts, every Redis client. */
+interface Connected {
+  readonly queue: Queue;
+  readonly eventsClient: Redis;
+  readonly lastEventId: string;
+  readonly clients: readonly Redis[];
+}
+
 /**
  * The tool contract of `executeToolCall`, with `execute` and the serializer running on
  * worker hosts that consume a BullMQ queue on Redis. Create it with `QueueToolExecutor.create`;
@@ -167,14 +175,8 @@ export class QueueToolExecutor implements ToolExecutor {
   /** Jobs this side stopped, whose host may still terminate the thread: their `record`, for a late kill. */
   readonly #stopped = new StoppedJobs();
 
-  private constructor(
-    registry: ToolRegistry,
-    options: ResolvedOptions,
-    queue: Queue,
-    eventsClient: Redis,
-    lastEventId: string,
-    clients: readonly Redis[],
-  ) {
+  private constructor(registry: ToolRegistry, options: ResolvedOptions, connected: Connected) {
+    const { queue, eventsClient, lastEventId, clients } = connected;
     this.#registry = registry;
     this.#pipeline = { tools: registeredTools(registry), run: (request) => this.#run(request), settings: options.settings };
     recordArgumentBudgets(this, options.settings.argumentBudgets);
@@ -230,7 +232,7 @@ export class QueueToolExecutor implements ToolExecutor {
         },
       );
     }
-    return new QueueToolExecutor(tools, resolved, queue, eventsClient, lastEventId, clients);
+    return new QueueToolExecutor(tools, resolved, ObjectFreeze({ queue, eventsClient, lastEventId, clients }));
   }
 
   /** A copy of the registry (registering into it adds nothing here). */
