@@ -115,13 +115,19 @@ export function runTool(
   // docs/contract.md: rule 7 — execution context (frozen, with the run's own signal).
   const context: ToolContext =
     runContext.reportProgress === undefined ? ObjectFreeze({ ...runContext, reportProgress: discardProgress }) : runContext;
-  const settlement = settleExecution(tool, args, context);
-  if (!isPromise(settlement)) {
-    return finish(settlement as Settlement, lazySignal === undefined ? context.signal : lazySignal.signalIfMade, within, attachmentsWithin);
+  let returned: unknown;
+  try {
+    returned = tool.execute(args, context);
+  } catch (error) {
+    return failed(error, lazySignal === undefined ? context.signal : lazySignal.signalIfMade, within);
   }
+  const pending = untrustedPromise(returned);
+  // A plain value is finished at once, with no settlement record (the common case).
+  if (pending === undefined)
+    return succeeded(returned, lazySignal === undefined ? context.signal : lazySignal.signalIfMade, within, attachmentsWithin);
   // Awaiting the tool read its signal (raceAbort): it exists from here on.
-  return PromisePrototypeThen(settlement as Promise<Settlement>, (settled) =>
-    finish(settled, context.signal, within, attachmentsWithin),
+  return PromisePrototypeThen(raceAbort(pending, context.signal), (settled) =>
+    settled.ok ? succeeded(settled.payload, context.signal, within, attachmentsWithin) : failed(settled.payload, context.signal, within),
   ) as Promise<ToolOutcome>;
 }
 
@@ -138,22 +144,25 @@ function throwIfMadeAndAborted(signal: AbortSignal | undefined): void {
   if (signal !== undefined) throwIfAborted(signal);
 }
 
-/** After the tool settled: the abort check, then failure normalization or serialization. */
-function finish(
-  settlement: Settlement,
+// docs/contract.md: rule 9 — failure classification.
+/** After the tool threw or rejected: the abort check, then the failure as an error outcome (or rethrown, when non-recoverable). */
+function failed(error: unknown, signal: AbortSignal | undefined, budgets: ResolvedOutputBudgets): ToolOutcome {
+  throwIfMadeAndAborted(signal); // the tool settled, but abort may have come first
+  if (isNonRecoverableToolError(error)) throw error;
+  return new Outcome(errorContent(COURSE_TOOL_EXECUTION_FAILED, describeFailure(error), budgets.maxContentCodePoints), true);
+}
+
+/** After the tool gave a value: the abort check, then its attachments checked and the value serialized. */
+function succeeded(
+  output: unknown,
   signal: AbortSignal | undefined,
   budgets: ResolvedOutputBudgets,
   attachmentBudgets: ResolvedAttachmentBudgets,
 ): ToolOutcome {
   throwIfMadeAndAborted(signal); // the tool settled, but abort may have come first
   const cap = budgets.maxContentCodePoints;
-  if (!settlement.ok) {
-    // docs/contract.md: rule 9 — failure classification.
-    if (isNonRecoverableToolError(settlement.payload)) throw settlement.payload;
-    return new Outcome(errorContent(COURSE_TOOL_EXECUTION_FAILED, describeFailure(settlement.payload), cap), true);
-  }
-  const split = splitOutput(settlement.payload);
-  const value = split === undefined ? settlement.payload : split.value;
+  const split = splitOutput(output);
+  const value = split === undefined ? output : split.value;
   const attachments = split === undefined ? undefined : split.attachments;
   // Where the tool runs (a worker thread too), so over-budget bytes never cross to the caller.
   const overBudget = attachments === undefined ? undefined : checkAttachments(attachments, attachmentBudgets);
@@ -165,17 +174,6 @@ function finish(
   if (serialized.ok)
     return attachments === undefined ? new Outcome(serialized.content, false) : new OutcomeWithAttachments(serialized.content, attachments);
   return new Outcome(errorContent(COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED, { text: serialized.message, cut: false }, cap), true);
-}
-
-function settleExecution(tool: CourseTool, args: unknown, context: ToolContext): Settlement | Promise<Settlement> {
-  let returned: unknown;
-  try {
-    returned = tool.execute(args, context);
-  } catch (error) {
-    return new Settlement(false, error);
-  }
-  const pending = untrustedPromise(returned);
-  return pending === undefined ? new Settlement(true, returned) : raceAbort(pending, context.signal);
 }
 
 // docs/contract.md: rule 8 — abort wins (while awaiting execute).
