@@ -4,7 +4,6 @@
 // tool detached or made untransferable fails this call with a result, never the reply itself.
 // The tool's own `attachment.data` is detached afterwards: one imageContent goes out once.
 // docs/contract.md: rule W4 — re-link and freeze on the main thread (attachments re-checked there).
-
 // The `buffer` getter is captured before any tool module loads: a patched one cannot pick what moves.
 import { MapPrototypeGet, MapPrototypeSet, StructuredClone, TypedArrayPrototypeGetBuffer } from "../contract/primordials.js";
 import type { ToolAttachment } from "../contract/results.js";

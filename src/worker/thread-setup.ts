@@ -3,7 +3,6 @@
 // `setup()`, whose value is that module's `context.app` in this thread. A step that never
 // settles fails; it does not hang the thread. Steps settle with a record, never a rejection.
 // docs/contract.md: rule W1 — tool modules.
-
 import {
   AbortControllerPrototypeAbort,
   AbortControllerPrototypeGetSignal,
