@@ -2,6 +2,7 @@
 // figures that `npm run bench` prints and writes to bench/results.json. Every case also
 // runs on its own, and takes `{ smoke: true }` (one round, tiny counts) for CI.
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
+import { BENCH_CASE_NAMES, type BenchCaseName, isBenchCaseName } from "./case-names.js";
 import { type AbortResult, benchAbort } from "./cases/abort.js";
 import { type BudgetsResult, benchBudgets } from "./cases/budgets.js";
 import { benchCpuBatch, type CpuBatchResult, type ResponsivenessResult } from "./cases/cpu-batch.js";
@@ -30,6 +31,8 @@ export type {
   WorkerDispatchResult,
 };
 export {
+  BENCH_CASE_NAMES,
+  type BenchCaseName,
   benchAbort,
   benchBudgets,
   benchCpuBatch,
@@ -40,6 +43,7 @@ export {
   benchSerializer,
   benchVersus,
   benchWorkerDispatch,
+  isBenchCaseName,
 };
 
 export const RESULTS_SCHEMA = "toolgate-bench/1";
@@ -178,8 +182,8 @@ export const SECTION_ORDER: readonly SectionName[] = [
   "versus",
 ];
 
-/** Every case by the name BENCH_CASE takes, returning the sections it writes (cpuBatch writes two). */
-export const BENCH_CASES = {
+/** Every case by the name BENCH_CASE takes (bench/case-names.ts), returning the sections it writes (cpuBatch writes two). */
+export const BENCH_CASES: { readonly [K in BenchCaseName]: (options: CaseOptions) => Promise<Partial<Sections>> } = {
   serializer: async (options: CaseOptions) => ({ serializer: await benchSerializer(options) }),
   inProcess: async (options: CaseOptions) => ({ inProcess: await benchInProcess(options) }),
   workerDispatch: async (options: CaseOptions) => ({ workerDispatch: await benchWorkerDispatch(options) }),
@@ -190,12 +194,7 @@ export const BENCH_CASES = {
   queue: async (options: CaseOptions) => ({ queue: await benchQueue(options) }),
   budgets: async (options: CaseOptions) => ({ budgets: await benchBudgets(options) }),
   versus: async (options: CaseOptions) => ({ versus: await benchVersus(options) }),
-} satisfies Record<string, (options: CaseOptions) => Promise<Partial<Sections>>>;
-
-export type BenchCaseName = keyof typeof BENCH_CASES;
-export const BENCH_CASE_NAMES = Object.keys(BENCH_CASES) as BenchCaseName[];
-
-export const isBenchCaseName = (name: string): name is BenchCaseName => Object.hasOwn(BENCH_CASES, name);
+};
 
 /** What running one case alone produced: its sections, and when and where it ran. */
 export interface CaseResults {

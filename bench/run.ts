@@ -4,17 +4,18 @@
 // BENCH_OUT=path writes the JSON there instead. BENCH_CASE=<name> runs that case alone (below).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import {
-  BENCH_CASE_NAMES,
-  type BenchResults,
-  hasEverySection,
-  isBenchCaseName,
-  mergeCaseResults,
-  runBenchCase,
-  runBenchmarks,
-} from "./index.js";
+import { BENCH_CASE_NAMES, isBenchCaseName } from "./case-names.js";
+import type { BenchResults } from "./index.js";
 import { REPORT_DIR, RESULTS_FILE } from "./paths.js";
-import { renderCaseReport, renderCharts, renderMarkdownReport, renderReport } from "./report.js";
+
+const caseName = process.env.BENCH_CASE;
+if (caseName !== undefined && !isBenchCaseName(caseName)) {
+  // Refused before any case (and every framework the cases import) is loaded.
+  process.stderr.write(`BENCH_CASE: no case named ${JSON.stringify(caseName)}; the cases are: ${BENCH_CASE_NAMES.join(", ")}\n`);
+  process.exit(2);
+}
+const { hasEverySection, mergeCaseResults, runBenchCase, runBenchmarks } = await import("./index.js");
+const { renderCaseReport, renderCharts, renderMarkdownReport, renderReport } = await import("./report.js");
 
 const smoke = process.env.BENCH_SMOKE === "1";
 const log = (line: string): void => {
@@ -31,13 +32,8 @@ function writeMarkdownReport(results: BenchResults): void {
   process.stdout.write(`wrote ${fileURLToPath(REPORT_DIR)}report.md and ${Object.keys(charts).length} charts\n`);
 }
 
-const caseName = process.env.BENCH_CASE;
 if (caseName !== undefined) {
   // One case alone: its sections and its target rows go into the results file (the rest stays).
-  if (!isBenchCaseName(caseName)) {
-    process.stderr.write(`BENCH_CASE: no case named ${JSON.stringify(caseName)}; the cases are: ${BENCH_CASE_NAMES.join(", ")}\n`);
-    process.exit(2);
-  }
   const results = await runBenchCase(caseName, { smoke, log });
   process.stdout.write(`${renderCaseReport(results)}\n`);
   if (out !== undefined) {

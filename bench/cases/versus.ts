@@ -6,6 +6,8 @@
 // only the tool layer differs. Figures: µs per call of each side, and ours / peer (median of
 // per-round ratios over interleaved rotated rounds; > 1 means toolgate is slower).
 import { availableParallelism, loadavg } from "node:os";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { executeTool, safeValidateTypes } from "@ai-sdk/provider-utils";
 import { type AgentTool, agentLoop } from "@earendil-works/pi-agent-core";
 import {
@@ -117,6 +119,20 @@ async function calibrate(plan: Plan, sides: readonly Call[]): Promise<number> {
   return Math.min(10_000, Math.max(2, Math.round((plan.roundMs * 1000) / slowest)));
 }
 
+/**
+ * A minor GC, run before each side's round (outside its timing): rounds are short, and the
+ * young garbage one side leaves would otherwise be collected in the other side's round.
+ */
+let minorGc: (() => void) | undefined;
+function collectYoungGeneration(): void {
+  if (minorGc === undefined) {
+    setFlagsFromString("--expose-gc"); // as bench/cases/scaling.ts does, when the case first needs it
+    const gc = runInNewContext("gc") as (options: { type: "minor" }) => void;
+    minorGc = () => gc({ type: "minor" });
+  }
+  minorGc();
+}
+
 /** Each side's µs per call in every counted round: wall time, and the process's CPU time (every thread). */
 interface Measured {
   readonly calls: number;
@@ -133,6 +149,7 @@ async function measure(plan: Plan, sides: Record<string, Call>): Promise<Measure
     const cpu: number[] = [];
     cpuUs[name] = cpu;
     variants[name] = async () => {
+      collectYoungGeneration();
       const cpuBefore = process.cpuUsage();
       const us = await timePerCall(calls, one);
       const used = process.cpuUsage(cpuBefore);
