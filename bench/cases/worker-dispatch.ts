@@ -103,7 +103,10 @@ export async function benchWorkerDispatch(options: CaseOptions = {}): Promise<Wo
   options.log?.(`worker dispatch: parallel, ${cores} threads`);
   // A window of 4 calls per thread in flight keeps every thread fed.
   const parallel = await measure(cores, 4 * cores, smoke ? 20 : 4000, rounds, warmupRounds);
-  const pass = sequential.ratio <= 1.2;
+  // Issue 32's targets: at most 10% over a bare Piscina round trip one call at a time, and
+  // ahead of it (<= 0.9) with every core busy and calls in flight.
+  const pass = sequential.ratio <= 1.1;
+  const parallelPass = parallel.ratio <= 0.9;
   return {
     rounds,
     sequential,
@@ -111,21 +114,25 @@ export async function benchWorkerDispatch(options: CaseOptions = {}): Promise<Wo
     targets: [
       {
         id: "workerDispatch.sequential.ratio",
-        target: "ours/Piscina (time per call, 1 thread) <= 1.2",
+        target: "ours/Piscina (time per call, 1 thread) <= 1.1",
         value: sequential.ratio,
         pass,
         ...(pass
           ? {}
           : {
-              note: "per-call boundary work on both threads (main: snapshot, validation, relinking, freezing; worker: deserializing the larger task, the per-task context, runTool, AsyncLocalStorage, the serializer) costs more than 20% of a bare round trip",
+              note: "per-call boundary work on both threads (main: snapshot, validation, relinking, freezing; worker: deserializing the larger task, the per-task context, runTool, AsyncLocalStorage, the serializer) costs more than 10% of a bare round trip",
             }),
       },
       {
         id: "workerDispatch.parallel.ratio",
-        target: `ours/Piscina (time per call, ${cores} threads) <= 1.3`,
+        target: `ours/Piscina (time per call, ${cores} threads) <= 0.9: ahead of bare Piscina`,
         value: parallel.ratio,
-        pass: parallel.ratio <= 1.3,
-        ...(parallel.ratio <= 1.3 ? {} : { note: "the same per-call work as sequentially, with both cores busy" }),
+        pass: parallelPass,
+        ...(parallelPass
+          ? {}
+          : {
+              note: "the per-call boundary work on both threads, and a call waits for an idle thread where Piscina queues it behind a busy one (docs/benchmarks.md)",
+            }),
       },
     ],
   };
