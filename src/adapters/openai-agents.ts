@@ -177,7 +177,7 @@ async function runCall(
   const call = { type: "toolCall", id, name, arguments: input };
   let result: CourseToolResultMessage;
   try {
-    result = await source.run(call, details?.signal ?? neverAbortedSignal(), onProgress === undefined ? {} : { onProgress });
+    result = await source.run(call, details?.signal ?? neverAbortedSignal(), onProgress === undefined ? undefined : { onProgress });
   } catch (error) {
     // The id and name are ours, so a malformed call here is the model's arguments (valid JSON
     // but not an object, or over the argument budgets): model data, which must not end the

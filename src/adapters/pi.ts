@@ -13,7 +13,7 @@ import type { CourseTool } from "../contract/definition.js";
 import { type DescribeToolsOptions, describeTools, type ToolDescription } from "../contract/describe.js";
 import { isNonRecoverableToolError, isToolContractError, type NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
 import type { JsonSchema } from "../contract/parameters.js";
-import { ObjectFreeze } from "../contract/primordials.js";
+import { ObjectFreeze, PromisePrototypeThen, PromiseReject, PromiseResolve } from "../contract/primordials.js";
 import { ToolRegistry } from "../contract/registry.js";
 import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
 import { validateArguments } from "../contract/validation.js";
@@ -162,18 +162,15 @@ function makeAgentTool(
       return args;
     }),
     execute: ObjectFreeze(
-      async (
+      (
         toolCallId: string,
         params: unknown,
         signal?: AbortSignal,
         onUpdate?: (partialResult: ToolgatePiResult<ToolProgress>) => void,
       ): Promise<ToolgatePiResult<ToolgatePiDetails>> => {
         const call = { type: "toolCall", id: toolCallId, name, arguments: params };
-        const callOptions: CallOptions = typeof onUpdate === "function" ? { onProgress: relayProgress(onUpdate) } : {};
-        let result: CourseToolResultMessage;
-        try {
-          result = await source.run(call, signal ?? neverAbortedSignal(), callOptions);
-        } catch (error) {
+        const callOptions: CallOptions | undefined = typeof onUpdate === "function" ? { onProgress: relayProgress(onUpdate) } : undefined;
+        const failed = (error: unknown): never => {
           if (hook !== undefined && isNonRecoverableToolError(error)) {
             try {
               hook(error, toolCallId);
@@ -182,12 +179,26 @@ function makeAgentTool(
             }
           }
           throw error;
+        };
+        // A `then` rather than an async function: one promise and one turn fewer per call.
+        let pending: Promise<CourseToolResultMessage>;
+        try {
+          // A custom executor's `executeToolCall` may throw, or hand back a thenable: both are read as `await` would.
+          pending = PromiseResolve(source.run(call, signal ?? neverAbortedSignal(), callOptions));
+        } catch (error) {
+          pending = PromiseReject(error);
         }
-        if (result.isError) throw new Error(result.content);
-        return ObjectFreeze({
-          content: contentBlocks(result, "toPiAgentTool"),
-          details: ObjectFreeze({ toolCallId: result.toolCallId, toolName: result.toolName, resultId: result.id }),
-        });
+        return PromisePrototypeThen(
+          pending,
+          (result) => {
+            if (result.isError) throw new Error(result.content);
+            return ObjectFreeze({
+              content: contentBlocks(result, "toPiAgentTool"),
+              details: ObjectFreeze({ toolCallId: result.toolCallId, toolName: result.toolName, resultId: result.id }),
+            });
+          },
+          failed,
+        ) as Promise<ToolgatePiResult<ToolgatePiDetails>>;
       },
     ),
   });
