@@ -9,7 +9,6 @@ import { ToolContractError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
 import { isProxy, ObjectFreeze } from "../contract/primordials.js";
 import { errorContent } from "../contract/results.js";
-import { readOwnOption } from "../contract/validators.js";
 
 /** A model's call, as the adapters' `needsApproval` option sees it (before it runs). */
 export interface ToolgateApprovalRequest {
@@ -25,9 +24,8 @@ export interface ToolgateApprovalRequest {
  */
 export type ToolgateNeedsApproval = (request: ToolgateApprovalRequest) => boolean | PromiseLike<boolean>;
 
-/** `options.needsApproval`, read once as an own data property: a function or absent. */
-export function readNeedsApproval(options: object, api: string): ToolgateNeedsApproval | undefined {
-  const value = readOwnOption(options, "needsApproval", `${api}: options`);
+/** `options.needsApproval` as `readOptions` read it (an own data property): a function or absent. */
+export function checkNeedsApproval(value: unknown, api: string): ToolgateNeedsApproval | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== "function" || isProxy(value)) {
     throw new ToolContractError(
