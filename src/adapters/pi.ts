@@ -151,14 +151,14 @@ function makeAgentTool(
   const name = tool.name;
   // The budgets the executor applies to this tool's calls: its own, tightened by the tool's.
   const budgets = source.argumentBudgets;
-  const tools = new Map([[name, tool]]);
+  const target: PrecheckTarget = { tool, tools: new Map([[name, tool]]), budgets };
   return ObjectFreeze({
     name,
     label: name,
     description: tool.description,
     parameters,
     prepareArguments: ObjectFreeze((args: unknown): unknown => {
-      precheck({ tool, tools, budgets }, args);
+      precheck(target, args);
       return args;
     }),
     execute: ObjectFreeze(

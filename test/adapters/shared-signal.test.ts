@@ -49,7 +49,8 @@ const adapters: Adapter[] = [
   {
     name: "AI SDK (execute without abortSignal)",
     call: (source, id) => drain(toAiSdkTools(source).probe?.execute?.({}, { toolCallId: id, messages: [], context: undefined })),
-    callWith: (source, id, abortSignal) => drain(toAiSdkTools(source).probe?.execute?.({}, { toolCallId: id, messages: [], context: undefined, abortSignal })),
+    callWith: (source, id, abortSignal) =>
+      drain(toAiSdkTools(source).probe?.execute?.({}, { toolCallId: id, messages: [], context: undefined, abortSignal })),
   },
   {
     name: "OpenAI Agents (invoke without details.signal)",
