@@ -10,6 +10,7 @@ import { benchPeers, type PeersResult } from "./cases/peers.js";
 import { benchQueue, type QueueResult } from "./cases/queue.js";
 import { benchScaling, type ScalingResult } from "./cases/scaling.js";
 import { benchSerializer, type SerializerResult } from "./cases/serializer.js";
+import { benchVersus, type VersusFigure, type VersusResult } from "./cases/versus.js";
 import { benchWorkerDispatch, type WorkerDispatchResult } from "./cases/worker-dispatch.js";
 import { type CaseOptions, now, round, type TargetCheck } from "./harness.js";
 
@@ -24,6 +25,8 @@ export type {
   ResponsivenessResult,
   ScalingResult,
   SerializerResult,
+  VersusFigure,
+  VersusResult,
   WorkerDispatchResult,
 };
 export {
@@ -35,6 +38,7 @@ export {
   benchQueue,
   benchScaling,
   benchSerializer,
+  benchVersus,
   benchWorkerDispatch,
 };
 
@@ -68,10 +72,23 @@ export interface BenchResults {
   readonly queue: QueueResult;
   /** The worst admitted input of each default budget, beside JSON.stringify (informational: no targets). */
   readonly budgets: BudgetsResult;
+  /** Versus what a user would pick instead: each framework's own tool, a bare Piscina behind it. */
+  readonly versus: VersusResult;
   /** Every case's targets, in case order. */
   readonly targets: TargetCheck[];
   /** Passes and misses of the targets that are not informational. */
   readonly summary: { readonly passed: number; readonly missed: number; readonly missedIds: string[] };
+  /** The cases run alone (BENCH_CASE) since the last full run, by name: their sections are newer than `startedAt`. */
+  readonly caseRuns?: Record<string, CaseRun>;
+}
+
+/** When and where a case ran alone (BENCH_CASE=name). */
+export interface CaseRun {
+  readonly startedAt: string;
+  readonly durationMs: number;
+  readonly node: string;
+  readonly loadAverageStart: number;
+  readonly loadAverageEnd: number;
 }
 
 export async function runBenchmarks(options: CaseOptions = {}): Promise<BenchResults> {
@@ -87,11 +104,10 @@ export async function runBenchmarks(options: CaseOptions = {}): Promise<BenchRes
   const peers = await benchPeers(options);
   const queue = await benchQueue(options);
   const budgets = await benchBudgets(options);
-  const targets = [serializer, inProcess, workerDispatch, cpuBatch, responsiveness, abort, scaling, peers, queue].flatMap(
+  const versus = await benchVersus(options);
+  const targets = [serializer, inProcess, workerDispatch, cpuBatch, responsiveness, abort, scaling, peers, queue, versus].flatMap(
     (result) => result.targets,
   );
-  const counted = targets.filter((check) => check.informational !== true);
-  const missed = counted.filter((check) => !check.pass);
   return {
     schema: RESULTS_SCHEMA,
     mode: options.smoke === true ? "smoke" : "full",
@@ -117,7 +133,127 @@ export async function runBenchmarks(options: CaseOptions = {}): Promise<BenchRes
     peers,
     queue,
     budgets,
+    versus,
     targets,
-    summary: { passed: counted.length - missed.length, missed: missed.length, missedIds: missed.map((check) => check.id) },
+    summary: summarize(targets),
   };
 }
+
+/** Passes and misses of the targets that are not informational. */
+function summarize(targets: readonly TargetCheck[]): BenchResults["summary"] {
+  const counted = targets.filter((check) => check.informational !== true);
+  const missed = counted.filter((check) => !check.pass);
+  return { passed: counted.length - missed.length, missed: missed.length, missedIds: missed.map((check) => check.id) };
+}
+
+/** The sections of the results that hold a case's figures (each with its `targets`). */
+type Sections = Pick<
+  BenchResults,
+  | "serializer"
+  | "inProcess"
+  | "workerDispatch"
+  | "cpuBatch"
+  | "responsiveness"
+  | "abort"
+  | "scaling"
+  | "peers"
+  | "queue"
+  | "budgets"
+  | "versus"
+>;
+export type SectionName = keyof Sections;
+
+/** The sections in report order: a target's section is its id up to the first dot. */
+export const SECTION_ORDER: readonly SectionName[] = [
+  "serializer",
+  "inProcess",
+  "workerDispatch",
+  "cpuBatch",
+  "responsiveness",
+  "abort",
+  "scaling",
+  "peers",
+  "queue",
+  "budgets",
+  "versus",
+];
+
+/** Every case by the name BENCH_CASE takes, returning the sections it writes (cpuBatch writes two). */
+export const BENCH_CASES = {
+  serializer: async (options: CaseOptions) => ({ serializer: await benchSerializer(options) }),
+  inProcess: async (options: CaseOptions) => ({ inProcess: await benchInProcess(options) }),
+  workerDispatch: async (options: CaseOptions) => ({ workerDispatch: await benchWorkerDispatch(options) }),
+  cpuBatch: (options: CaseOptions) => benchCpuBatch(options),
+  abort: async (options: CaseOptions) => ({ abort: await benchAbort(options) }),
+  scaling: async (options: CaseOptions) => ({ scaling: await benchScaling(options) }),
+  peers: async (options: CaseOptions) => ({ peers: await benchPeers(options) }),
+  queue: async (options: CaseOptions) => ({ queue: await benchQueue(options) }),
+  budgets: async (options: CaseOptions) => ({ budgets: await benchBudgets(options) }),
+  versus: async (options: CaseOptions) => ({ versus: await benchVersus(options) }),
+} satisfies Record<string, (options: CaseOptions) => Promise<Partial<Sections>>>;
+
+export type BenchCaseName = keyof typeof BENCH_CASES;
+export const BENCH_CASE_NAMES = Object.keys(BENCH_CASES) as BenchCaseName[];
+
+export const isBenchCaseName = (name: string): name is BenchCaseName => Object.hasOwn(BENCH_CASES, name);
+
+/** What running one case alone produced: its sections, and when and where it ran. */
+export interface CaseResults {
+  readonly name: BenchCaseName;
+  readonly sections: Partial<Sections>;
+  readonly run: CaseRun;
+}
+
+/** Runs the case `name` alone (BENCH_CASE=name). */
+export async function runBenchCase(name: BenchCaseName, options: CaseOptions = {}): Promise<CaseResults> {
+  const started = now();
+  const startedAt = new Date().toISOString();
+  const loadAverageStart = round(loadavg()[0] ?? 0, 2);
+  const sections: Partial<Sections> = await BENCH_CASES[name](options);
+  return {
+    name,
+    sections,
+    run: {
+      startedAt,
+      durationMs: round(now() - started, 0),
+      node: process.version,
+      loadAverageStart,
+      loadAverageEnd: round(loadavg()[0] ?? 0, 2),
+    },
+  };
+}
+
+const sectionOf = (id: string): number => {
+  const index = SECTION_ORDER.indexOf(id.slice(0, id.indexOf(".")) as SectionName);
+  return index === -1 ? SECTION_ORDER.length : index;
+};
+
+/**
+ * The results file after a case ran alone: its sections replace the previous ones, and so do
+ * its target rows (every previous row of those sections goes, the rest stays, in section
+ * order); the summary is counted again and the run is recorded in `caseRuns`.
+ * `previous` is whatever the file held (an empty object when there was none).
+ */
+export function mergeCaseResults(previous: Record<string, unknown>, results: CaseResults): Record<string, unknown> {
+  const written = Object.keys(results.sections);
+  const kept = (Array.isArray(previous.targets) ? (previous.targets as TargetCheck[]) : []).filter(
+    (check) => !written.includes(check.id.slice(0, check.id.indexOf("."))),
+  );
+  const fresh = Object.values(results.sections).flatMap((section) => section.targets);
+  const targets = [...kept, ...fresh]
+    .map((check, index) => ({ check, index }))
+    .sort((a, b) => sectionOf(a.check.id) - sectionOf(b.check.id) || a.index - b.index)
+    .map(({ check }) => check);
+  const caseRuns = typeof previous.caseRuns === "object" && previous.caseRuns !== null ? previous.caseRuns : {};
+  return {
+    ...previous,
+    ...results.sections,
+    targets,
+    summary: summarize(targets),
+    caseRuns: { ...caseRuns, [results.name]: results.run },
+  };
+}
+
+/** True when `value` holds every section (a full run's file, or one that cases alone have filled): the report can render it. */
+export const hasEverySection = (value: Record<string, unknown>): value is Record<string, unknown> & BenchResults =>
+  SECTION_ORDER.every((name) => typeof value[name] === "object" && value[name] !== null);

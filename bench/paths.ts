@@ -9,3 +9,6 @@ export const REPORT_DIR = new URL("../../bench/", import.meta.url);
 export const PEER_POOL_WORKER = new URL("./peers/pool-worker.js", import.meta.url);
 export const PEER_WORKERPOOL_WORKER = new URL("./peers/workerpool-worker.js", import.meta.url);
 export const PEER_PORT_WORKER = new URL("./peers/port-worker.js", import.meta.url);
+/** The versus case's zod tool module (toolgate's worker pool loads it) and the bare Piscina worker beside it. */
+export const VERSUS_TOOLS_MODULE = new URL("./versus-tools.js", import.meta.url);
+export const VERSUS_PISCINA_WORKER = new URL("./peers/versus-piscina.js", import.meta.url);

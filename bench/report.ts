@@ -1,7 +1,8 @@
 // The results as Markdown tables (readable in a terminal, pasteable into docs) and, for
 // bench/report.md, the same tables with an SVG chart per section (bench/svg.ts).
 import type { QueueResult } from "./cases/queue.js";
-import type { BenchResults } from "./index.js";
+import { VERSUS_COMMAND, type VersusFigure, type VersusResult } from "./cases/versus.js";
+import type { BenchResults, CaseResults, SectionName, TargetCheck } from "./index.js";
 import { type Bar, barChart, logLogChart } from "./svg.js";
 
 const fmt = (value: number, digits = 2): string =>
@@ -13,13 +14,12 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
   return [line(header), `|${widths.map((width) => "-".repeat(width + 2)).join("|")}|`, ...rows.map(line)].join("\n");
 }
 
-export function renderReport(results: BenchResults): string {
-  const { serializer, inProcess, workerDispatch, cpuBatch, responsiveness, abort, queue, machine } = results;
-  const out: string[] = [];
-  out.push(
-    `toolgate benchmarks (${results.mode}) — Node ${machine.node}, ${machine.platform}/${machine.arch}, ${machine.availableParallelism} cores (${machine.cpuModel}), ${fmt(results.durationMs / 1000, 1)} s, load average ${machine.loadAverageStart} -> ${machine.loadAverageEnd}`,
-    "Medians of interleaved rounds; ratios are medians of per-round ratios. Absolute times vary by machine; ratios hold.",
-    "",
+type Sections = Omit<BenchResults, "schema" | "mode" | "startedAt" | "durationMs" | "machine" | "targets" | "summary" | "caseRuns">;
+
+/** Each section's tables, from its own figures (a case run alone renders just its sections). */
+const SECTION_RENDERERS: { readonly [K in SectionName]: (section: Sections[K]) => string[] } = {
+  versus: versusSection,
+  serializer: (serializer) => [
     `1. Serializer: ops/s (higher is better), ${serializer.rounds} rounds`,
     table(
       ["shape", "values/members/depth", "toolgate", "safe-stable-stringify", "JSON.stringify", "ours/sss", "ours/JSON"],
@@ -33,7 +33,8 @@ export function renderReport(results: BenchResults): string {
         `${fmt(shape.oursVsJson)}x`,
       ]),
     ),
-    "",
+  ],
+  inProcess: (inProcess) => [
     `2. In-process call overhead (trivial tool), ${inProcess.rounds} rounds`,
     table(
       ["path", "µs/call"],
@@ -41,11 +42,12 @@ export function renderReport(results: BenchResults): string {
         ["executeToolCall", fmt(inProcess.oursUsPerCall, 3)],
         ["naive (validate, await execute, JSON.stringify)", fmt(inProcess.naiveUsPerCall, 3)],
         ["the contract's steps alone (no pipeline)", fmt(inProcess.stepsUsPerCall, 3)],
-        ["ratio ours/naive", `${fmt(inProcess.ratio)}x`],
+        ["ratio ours/naive (informational context: a call with no contract)", `${fmt(inProcess.ratio)}x`],
         ["ratio steps/naive (the floor of ours/naive)", `${fmt(inProcess.stepsRatio)}x`],
       ],
     ),
-    "",
+  ],
+  workerDispatch: (workerDispatch) => [
     `3. Worker dispatch round trip (trivial tool), ${workerDispatch.rounds} rounds`,
     table(
       [
@@ -76,7 +78,8 @@ export function renderReport(results: BenchResults): string {
         ];
       }),
     ),
-    "",
+  ],
+  cpuBatch: (cpuBatch) => [
     `4. CPU-heavy batch: ${cpuBatch.calls} calls x ${fmt(cpuBatch.toolMs)} ms (burn ${fmt(cpuBatch.iterations, 0)} iterations), ${cpuBatch.rounds} rounds`,
     table(
       ["executor", "batch ms", "calls/s", "speedup", "cores of CPU used"],
@@ -104,7 +107,8 @@ export function renderReport(results: BenchResults): string {
         ],
       ],
     ),
-    "",
+  ],
+  responsiveness: (responsiveness) => [
     `5. Main-thread event-loop delay during 4 (monitorEventLoopDelay, resolution ${responsiveness.resolutionMs} ms; p50/p99: median over rounds)`,
     table(
       ["executor", "samples", "p50 ms", "p99 ms", "max ms"],
@@ -119,7 +123,8 @@ export function renderReport(results: BenchResults): string {
         ];
       }),
     ),
-    "",
+  ],
+  abort: (abort) => [
     `6. Abort latency, ${abort.rounds} rounds (worker pool: 1 thread, abortGraceMs ${abort.abortGraceMs})`,
     table(
       ["executor", "tool", "abort() -> rejection ms", "abort() -> next call served ms"],
@@ -140,17 +145,50 @@ export function renderReport(results: BenchResults): string {
         ],
       ],
     ),
-    "",
-    ...scalingSection(results),
-    "",
-    ...peersSection(results),
-    "",
-    renderQueueSection(queue),
-    "",
-    `Targets: ${results.summary.passed} pass, ${results.summary.missed} miss (info rows are context, not counted)`,
+  ],
+  scaling: scalingSection,
+  peers: peersSection,
+  queue: (queue) => [renderQueueSection(queue)],
+  budgets: (budgets) => [
+    `Budgets: the worst admitted input of each default budget, beside JSON.stringify of the same value, ${budgets.rounds} rounds`,
+    table(
+      ["side", "budget", "input", "toolgate µs", "JSON.stringify µs", "ours/JSON"],
+      Object.values(budgets.cases).map((figures) => [
+        figures.side,
+        figures.budget,
+        figures.input,
+        fmt(figures.oursUs, 2),
+        fmt(figures.jsonUs, 2),
+        `${fmt(figures.oursOverJson)}x`,
+      ]),
+    ),
+  ],
+};
+
+/** The sections a full report shows, in order (the budgets' figures live in docs/benchmarks.md). */
+const REPORT_SECTIONS: readonly SectionName[] = [
+  "versus",
+  "serializer",
+  "inProcess",
+  "workerDispatch",
+  "cpuBatch",
+  "responsiveness",
+  "abort",
+  "scaling",
+  "peers",
+  "queue",
+];
+
+function sectionLines<K extends SectionName>(name: K, section: Sections[K]): string[] {
+  return SECTION_RENDERERS[name](section);
+}
+
+function targetsTable(targets: readonly TargetCheck[], summary: BenchResults["summary"]): string {
+  return [
+    `Targets: ${summary.passed} pass, ${summary.missed} miss (info rows are context, not counted)`,
     table(
       ["id", "target", "value", "verdict", "note"],
-      results.targets.map((check) => [
+      targets.map((check) => [
         check.id,
         check.target,
         fmt(check.value, 3),
@@ -158,8 +196,104 @@ export function renderReport(results: BenchResults): string {
         check.note ?? "",
       ]),
     ),
-  );
+  ].join("\n");
+}
+
+export function renderReport(results: BenchResults): string {
+  const { machine } = results;
+  const out: string[] = [
+    `toolgate benchmarks (${results.mode}) — Node ${machine.node}, ${machine.platform}/${machine.arch}, ${machine.availableParallelism} cores (${machine.cpuModel}), ${fmt(results.durationMs / 1000, 1)} s, load average ${machine.loadAverageStart} -> ${machine.loadAverageEnd}`,
+    "Medians of interleaved rounds; ratios are medians of per-round ratios. Absolute times vary by machine; ratios hold.",
+  ];
+  const alone = Object.entries(results.caseRuns ?? {});
+  if (alone.length > 0) {
+    out.push(
+      `Run alone since (BENCH_CASE): ${alone.map(([name, run]) => `${name} at ${run.startedAt} (Node ${run.node}, load average ${run.loadAverageStart} -> ${run.loadAverageEnd})`).join("; ")}`,
+    );
+  }
+  for (const name of REPORT_SECTIONS) out.push("", ...sectionLines(name, results[name]));
+  out.push("", ...versusContext(results), "", targetsTable(results.targets, results.summary));
   return out.join("\n");
+}
+
+/** What `BENCH_CASE=<name>` prints: the case's sections, and its target rows. */
+export function renderCaseReport(results: CaseResults): string {
+  const { run, sections } = results;
+  const out: string[] = [
+    `toolgate benchmark case ${results.name} alone — Node ${run.node}, ${fmt(run.durationMs / 1000, 1)} s, load average ${run.loadAverageStart} -> ${run.loadAverageEnd}`,
+  ];
+  for (const name of Object.keys(sections) as SectionName[]) {
+    const section = sections[name];
+    if (section !== undefined) out.push("", ...sectionLines(name, section));
+  }
+  const targets = Object.values(sections).flatMap((section) => section.targets);
+  const counted = targets.filter((check) => check.informational !== true);
+  const missed = counted.filter((check) => !check.pass);
+  if (targets.length > 0) {
+    out.push("", targetsTable(targets, { passed: counted.length - missed.length, missed: missed.length, missedIds: [] }));
+  }
+  return out.join("\n");
+}
+
+/** The comparisons of case 10, in the order of the issue that set their targets. */
+const VERSUS_ROWS: readonly { readonly key: VersusKey; readonly what: string }[] = [
+  { key: "aiSdkStep", what: "one AI SDK 7 agent step with a tool call" },
+  { key: "openAiAgentsStep", what: "one OpenAI Agents step" },
+  { key: "mcpCall", what: "one MCP callTool (in-memory transport)" },
+  { key: "mcpCallPoolAlive", what: "the same, an idle worker pool alive in the process" },
+  { key: "piStep", what: "one Pi 0.85 step" },
+  { key: "inProcessVsAiSdkSteps", what: "one in-process call / the AI SDK's own per-call steps" },
+  { key: "aiSdkStepWorker", what: "one AI SDK step, the tool on a 1-thread pool" },
+  { key: "mcpCallWorker", what: "one MCP callTool, the tool on a 1-thread pool" },
+];
+type VersusKey = { [K in keyof VersusResult]: VersusResult[K] extends VersusFigure ? K : never }[keyof VersusResult];
+
+function versusSection(versus: VersusResult): string[] {
+  const rows = VERSUS_ROWS.map(({ key, what }) => {
+    const figure = versus[key];
+    const check = versus.targets.find((target) => target.id === `versus.${key}`);
+    const verdict = check === undefined ? "-" : check.informational === true ? "info" : check.pass ? "PASS" : "MISS";
+    const bar = check === undefined || check.informational === true ? "-" : (/<= [0-9.]+$/.exec(check.target)?.[0] ?? "-");
+    return [
+      what,
+      `\`versus.${key}\``,
+      `${figure.ours} / ${figure.peer}`,
+      fmt(figure.oursUsPerCall, 2),
+      fmt(figure.peerUsPerCall, 2),
+      `${fmt(figure.ratio, 3)}x (${fmt(figure.min, 2)}-${fmt(figure.max, 2)})`,
+      `${fmt(figure.cpuRatio, 3)}x`,
+      bar,
+      verdict,
+      `\`${VERSUS_COMMAND}\``,
+    ];
+  });
+  return [
+    `Versus what you would use instead: the same trivial zod tool, toolgate / what a user would write without it, the model or transport shared; ${versus.rounds} rounds, load average ${versus.loadAverageStart} -> ${versus.loadAverageEnd}`,
+    "ours/instead is time per call (> 1: toolgate slower), the median of per-round ratios (lowest-highest round in brackets); CPU: the same with the process's CPU time (every thread), which a preempted round does not inflate.",
+    table(
+      ["comparison", "id", "toolgate / instead", "toolgate µs/call", "instead µs/call", "ours/instead", "target", "verdict", "command"],
+      rows,
+    ),
+    `(an InProcessToolExecutor took ${fmt(versus.inProcessExecutorUsPerCall, 3)} µs per call in the in-process row's rounds)`,
+  ];
+}
+
+/** The naive-call ratios, kept as context beside the versus rows: a call with no contract at all, and the floor the contract's own steps set. */
+function versusContext({ inProcess }: BenchResults): string[] {
+  return [
+    "Context, not targets: toolgate against a call with no contract at all (the floor is what the contract's own steps cost)",
+    table(
+      ["id", "what", "ours / naive", "floor"],
+      [
+        [
+          "`inProcess.ratio`",
+          "executeToolCall / validate, await execute, JSON.stringify",
+          `${fmt(inProcess.ratio)}x`,
+          `${fmt(inProcess.stepsRatio)}x (\`inProcess.stepsRatio\`: the contract's steps alone)`,
+        ],
+      ],
+    ),
+  ];
 }
 
 /** Case 7's tables: vs raw BullMQ, and side by side with BullMQ's sandboxed processor. */
@@ -190,7 +324,7 @@ export function renderQueueSection(queue: QueueResult): string {
   )}\nRedis commands per call (INFO commandstats, Lua included): toolgate ${fmt(sandbox.commandsPerCall.ours, 1)}, sandboxed BullMQ ${fmt(sandbox.commandsPerCall.peer, 1)}`;
 }
 
-function scalingSection({ scaling }: BenchResults): string[] {
+function scalingSection(scaling: BenchResults["scaling"]): string[] {
   const rows = Object.entries(scaling.series).map(([name, series]) => {
     const first = series.points[0];
     const last = series.points[series.points.length - 1];
@@ -210,7 +344,7 @@ function scalingSection({ scaling }: BenchResults): string[] {
   ];
 }
 
-function peersSection({ peers }: BenchResults): string[] {
+function peersSection(peers: BenchResults["peers"]): string[] {
   const rows = Object.entries(peers.peers).map(([name, figures]) => [
     name,
     fmt(figures.usPerCall, 2),
@@ -236,6 +370,12 @@ export function renderCharts(results: BenchResults): Record<string, string> {
     .filter(([name]) => name !== "cpuThreads")
     .map(([name, series]) => ({ name, points: series.points.map((point) => ({ x: point.n, y: point.us })) }));
   return {
+    versus: barChart(
+      "Versus what you would use instead: toolgate / instead (time per call)",
+      "x",
+      VERSUS_ROWS.map(({ key }) => ({ label: key, value: results.versus[key].ratio })),
+      { value: 1, label: "parity" },
+    ),
     serializer: barChart("1. Serializer: toolgate's speed relative to each baseline (ops/s ratio)", "x", ratioBars, {
       value: 1,
       label: "parity",

@@ -1,8 +1,13 @@
 // The benchmarks are not tests, but they must not rot: run every case once with tiny
 // counts (smoke mode) and check that each produced its figures under their stable names.
 // Nothing here asserts a performance target.
-import { beforeAll, describe, expect, test } from "vitest";
-import { type BenchResults, benchBudgets, RESULTS_SCHEMA, runBenchmarks } from "../../dist/bench/index.js";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { BENCH_CASE_NAMES, type BenchResults, benchBudgets, RESULTS_SCHEMA, runBenchmarks } from "../../dist/bench/index.js";
 import { renderCharts, renderMarkdownReport, renderReport } from "../../dist/bench/report.js";
 
 /** Every number anywhere in `value`, with its path. */
@@ -46,7 +51,20 @@ const TARGET_IDS = [
   "peers.toolgate.usPerCall",
 ];
 
+/** Case 10, versus what a user would pick instead (issue 32), after the queue's rows. */
+const VERSUS_TARGET_IDS = [
+  "versus.aiSdkStep",
+  "versus.openAiAgentsStep",
+  "versus.mcpCall",
+  "versus.mcpCallPoolAlive",
+  "versus.piStep",
+  "versus.inProcessVsAiSdkSteps",
+  "versus.aiSdkStepWorker",
+  "versus.mcpCallWorker",
+];
+
 const INFORMATIONAL = [
+  "inProcess.ratio", // a call with no contract: context, its floor inProcess.stepsRatio (issue 32)
   "inProcess.stepsRatio",
   "cpuBatch.piscinaSpeedup",
   "abort.inProcess.spinningSettledAfterMs",
@@ -187,18 +205,25 @@ describe("docs/benchmarks.md — How to reproduce: benchmarks, smoke mode (one t
   test("every target has a stable id, a verdict, and the report renders it", () => {
     const sandboxIds = results.queue.ran && results.queue.sandbox.ran ? SANDBOX_TARGET_IDS : [];
     const queueIds = results.queue.ran ? [...sandboxIds, ...QUEUE_TARGET_IDS] : [];
-    expect(results.targets.map((check) => check.id)).toEqual([...TARGET_IDS, ...queueIds]);
+    expect(results.targets.map((check) => check.id)).toEqual([...TARGET_IDS, ...queueIds, ...VERSUS_TARGET_IDS]);
     for (const check of results.targets) {
       expect(check).toMatchObject({ target: expect.any(String), value: expect.any(Number), pass: expect.any(Boolean) });
     }
     const informational = results.targets.filter((check) => check.informational === true).map((check) => check.id);
     // The sandboxed comparison's two ratios have targets (issue 29); every other queue row is context.
-    expect(informational).toEqual([...INFORMATIONAL, ...queueIds.filter((id) => !id.startsWith("queue.vsSandbox"))]);
+    expect(informational).toEqual([
+      ...INFORMATIONAL,
+      ...queueIds.filter((id) => !id.startsWith("queue.vsSandbox")),
+      "versus.mcpCallPoolAlive",
+    ]);
     // A figure shown for context has no bar to miss: its verdict never reads as a miss.
     expect(results.targets.filter((check) => check.informational === true && !check.pass).map((check) => check.id)).toEqual([]);
-    expect(results.summary.passed + results.summary.missed).toBe(TARGET_IDS.length + queueIds.length - informational.length);
+    expect(results.summary.passed + results.summary.missed).toBe(
+      TARGET_IDS.length + queueIds.length + VERSUS_TARGET_IDS.length - informational.length,
+    );
     const report = renderReport(results);
     for (const heading of [
+      "Versus what you would use instead",
       "1. Serializer",
       "2. In-process",
       "3. Worker dispatch",
@@ -208,10 +233,13 @@ describe("docs/benchmarks.md — How to reproduce: benchmarks, smoke mode (one t
       "7. Scaling",
       "8. Peers",
       "9. Through Redis",
+      "Context, not targets",
       "Targets:",
     ]) {
       expect(report).toContain(heading);
     }
+    // Every versus row names the command that measures it.
+    for (const id of VERSUS_TARGET_IDS) expect(report).toMatch(new RegExp(`\`${id}\`.*\`BENCH_CASE=versus npm run bench\``));
     expect(report).not.toContain("NaN");
     expect(JSON.parse(JSON.stringify(results))).toEqual(results);
   });
@@ -243,9 +271,24 @@ describe("docs/benchmarks.md — How to reproduce: benchmarks, smoke mode (one t
     expect(results.peers.peers.toolgate.toolgateRatio).toBe(1);
   });
 
+  test("versus: every comparison times both sides, with wall and CPU ratios", () => {
+    for (const id of VERSUS_TARGET_IDS) {
+      const key = id.slice("versus.".length) as keyof BenchResults["versus"];
+      const figure = results.versus[key];
+      expect(figure).toMatchObject({ ours: expect.any(String), peer: expect.any(String), callsPerRound: expect.any(Number) });
+      if (typeof figure !== "object" || !("oursUsPerCall" in figure)) throw new Error(`${id} is not a comparison`);
+      expect(figure.oursUsPerCall).toBeGreaterThan(0);
+      expect(figure.peerUsPerCall).toBeGreaterThan(0);
+      expect(figure.ratio).toBeCloseTo(figure.oursUsPerCall / figure.peerUsPerCall, 1); // one round: the ratio is that round's
+      expect(Number.isFinite(figure.cpuRatio)).toBe(true);
+    }
+    expect(results.versus.inProcessExecutorUsPerCall).toBeGreaterThan(0);
+  });
+
   test("report.md: one well-formed SVG chart per section, each referenced", () => {
     const charts = renderCharts(results);
     expect(Object.keys(charts)).toEqual([
+      "versus",
       "serializer",
       "in-process",
       "worker-dispatch",
@@ -292,4 +335,78 @@ describe("benchmarks, smoke mode: the budgets case", () => {
     }
     expect(budgets.targets).toEqual([]);
   }, 60_000);
+});
+
+describe("docs/benchmarks.md — How to reproduce: BENCH_CASE=<name> runs one case alone and merges it into the results file", () => {
+  const RUN = fileURLToPath(new URL("../../dist/bench/run.js", import.meta.url));
+  const dir = mkdtempSync(join(tmpdir(), "toolgate-bench-case-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const runCase = (name: string, out: string) =>
+    spawnSync(process.execPath, [RUN], {
+      env: { ...process.env, BENCH_SMOKE: "1", BENCH_CASE: name, BENCH_OUT: out },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+
+  /** A results file as a previous run left it: a section of another case, rows of both, one stale row of the case. */
+  function previousFile(name: string, section: string): string {
+    const file = join(dir, `${name}.json`);
+    const kept = { id: "serializer.flat100.oursVsSss", target: "kept", value: 1, pass: false };
+    const stale = { id: `${section}.gone`, target: "replaced", value: 9, pass: false };
+    writeFileSync(
+      file,
+      JSON.stringify({ schema: RESULTS_SCHEMA, serializer: { marker: "kept" }, [section]: { marker: "old" }, targets: [stale, kept] }),
+    );
+    return file;
+  }
+
+  test.each([
+    ["versus", "versus", "Versus what you would use instead"],
+    ["inProcess", "inProcess", "2. In-process call overhead"],
+  ])(
+    "BENCH_CASE=%s: prints its section, replaces its section and rows, keeps the rest, counts the summary again",
+    (name, section, heading) => {
+      const file = previousFile(name, section);
+      const run = runCase(name, file);
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout).toContain(heading);
+      const merged = JSON.parse(readFileSync(file, "utf8")) as BenchResults & Record<string, unknown>;
+      expect(merged.serializer).toEqual({ marker: "kept" });
+      expect(merged[section]).not.toEqual({ marker: "old" });
+      const ids = merged.targets.map((check) => check.id);
+      const fresh = (merged[section] as { targets: { id: string }[] }).targets.map((check) => check.id);
+      expect(fresh.length).toBeGreaterThan(0);
+      // Section order: the serializer's row first, then the case's fresh rows; the stale one is gone.
+      expect(ids).toEqual(["serializer.flat100.oursVsSss", ...fresh]);
+      const counted = merged.targets.filter((check) => check.informational !== true);
+      expect(merged.summary.passed + merged.summary.missed).toBe(counted.length);
+      expect(merged.summary.missedIds).toContain("serializer.flat100.oursVsSss");
+      expect(merged.caseRuns?.[name]).toMatchObject({ node: process.version, loadAverageStart: expect.any(Number) });
+    },
+    60_000,
+  );
+
+  test("every case has a name BENCH_CASE takes", () => {
+    expect(BENCH_CASE_NAMES).toEqual([
+      "serializer",
+      "inProcess",
+      "workerDispatch",
+      "cpuBatch",
+      "abort",
+      "scaling",
+      "peers",
+      "queue",
+      "budgets",
+      "versus",
+    ]);
+  });
+
+  test("an unknown name is refused with exit code 2 and the list of valid names; nothing is written", () => {
+    const file = join(dir, "unknown.json");
+    const run = runCase("nope", file);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain(`BENCH_CASE: no case named "nope"; the cases are: ${BENCH_CASE_NAMES.join(", ")}`);
+    expect(() => readFileSync(file)).toThrow();
+  });
 });

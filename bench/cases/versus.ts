@@ -1,0 +1,538 @@
+// Case 10, "versus what you would use instead": the same trivial tool (bench/versus-tools.ts)
+// through toolgate and through what a user of each framework would write without it, side by
+// side in one process: one agent step of the AI SDK, the OpenAI Agents SDK and Pi, one MCP
+// `callTool`, the AI SDK's own per-call steps, and the pool variants against the user's own
+// tool calling a bare Piscina. The model (or transport) is the same object on both sides, so
+// only the tool layer differs. Figures: µs per call of each side, and ours / peer (median of
+// per-round ratios over interleaved rotated rounds; > 1 means toolgate is slower).
+import { availableParallelism, loadavg } from "node:os";
+import { executeTool, safeValidateTypes } from "@ai-sdk/provider-utils";
+import { type AgentTool, agentLoop } from "@earendil-works/pi-agent-core";
+import {
+  createAssistantMessageEventStream,
+  fauxAssistantMessage,
+  fauxProvider,
+  fauxToolCall,
+  type Message,
+  type Model as PiModel,
+} from "@earendil-works/pi-ai";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { Agent, type Model, type ModelResponse, tool as openAiTool, Runner, Usage } from "@openai/agents";
+import { functionCall } from "@openai/agents/testing";
+import {
+  type Tool as AiSdkTool,
+  tool as aiSdkTool,
+  asSchema,
+  generateText,
+  isStepCount,
+  type ToolExecutionOptions,
+  type ToolSet,
+} from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import { Piscina } from "piscina";
+import { type CourseToolCall, executeToolCall, InProcessToolExecutor, ToolRegistry } from "toolgate";
+import { toAiSdkTools } from "toolgate/ai-sdk";
+import { createMcpServer } from "toolgate/mcp";
+import { toOpenAiAgentsTools } from "toolgate/openai-agents";
+import { toPiAgentTools } from "toolgate/pi";
+import { WorkerToolExecutor } from "toolgate/worker";
+import Type from "typebox";
+import { type CaseOptions, interleave, median, neverAborted, now, pairedRatios, round, type TargetCheck } from "../harness.js";
+import { VERSUS_PISCINA_WORKER, VERSUS_TOOLS_MODULE } from "../paths.js";
+import { pingArguments, pong, versusPing } from "../versus-tools.js";
+
+/** One comparison: both sides' µs per call and their ratio. */
+export interface VersusFigure {
+  /** What is compared, in words: toolgate's side, then the peer. */
+  readonly ours: string;
+  readonly peer: string;
+  readonly callsPerRound: number;
+  readonly oursUsPerCall: number;
+  readonly peerUsPerCall: number;
+  /** Time per call, ours / peer: the median of per-round ratios (> 1 means slower). */
+  readonly ratio: number;
+  /** The lowest and highest per-round ratio. */
+  readonly min: number;
+  readonly max: number;
+  /**
+   * Process CPU time (every thread) per call, and ours / peer, as medians over rounds like the
+   * wall times: less sensitive to other load (a preempted round costs wall time, not CPU time).
+   */
+  readonly oursCpuUsPerCall: number;
+  readonly peerCpuUsPerCall: number;
+  readonly cpuRatio: number;
+}
+
+export interface VersusResult {
+  readonly rounds: number;
+  /** 1-minute load average when the case started and ended (the machine may be shared). */
+  readonly loadAverageStart: number;
+  readonly loadAverageEnd: number;
+  readonly aiSdkStep: VersusFigure;
+  readonly openAiAgentsStep: VersusFigure;
+  readonly mcpCall: VersusFigure;
+  /** `mcpCall` again while an idle WorkerToolExecutor (every core a thread) is alive in the process (informational). */
+  readonly mcpCallPoolAlive: VersusFigure;
+  readonly piStep: VersusFigure;
+  readonly inProcessVsAiSdkSteps: VersusFigure;
+  /** The same call through an InProcessToolExecutor instead of `executeToolCall` (informational). */
+  readonly inProcessExecutorUsPerCall: number;
+  readonly aiSdkStepWorker: VersusFigure;
+  readonly mcpCallWorker: VersusFigure;
+  readonly targets: TargetCheck[];
+}
+
+/** The command that measures this case alone (the report's rows name it). */
+export const VERSUS_COMMAND = "BENCH_CASE=versus npm run bench";
+
+interface Plan {
+  readonly smoke: boolean;
+  /** Rounds counted, after `warmupRounds` discarded ones. */
+  readonly rounds: number;
+  readonly warmupRounds: number;
+  /** Wall time a side gets per round, ms (calls per round are calibrated to it). */
+  readonly roundMs: number;
+}
+
+/** Many short rounds: on a shared machine a short round is more often not preempted, and the median keeps those. */
+const FULL_PLAN = { rounds: 301, warmupRounds: 30, roundMs: 2 };
+
+type Call = () => Promise<unknown>;
+
+async function timePerCall(calls: number, one: Call): Promise<number> {
+  const start = now();
+  for (let call = 0; call < calls; call += 1) await one();
+  return ((now() - start) * 1000) / calls;
+}
+
+/** Calls per round so the slower side takes about `plan.roundMs` (after a short warm-up of every side). */
+async function calibrate(plan: Plan, sides: readonly Call[]): Promise<number> {
+  if (plan.smoke) return 3;
+  for (const side of sides) await timePerCall(200, side);
+  let slowest = 0;
+  for (const side of sides) slowest = Math.max(slowest, await timePerCall(100, side));
+  return Math.min(10_000, Math.max(2, Math.round((plan.roundMs * 1000) / slowest)));
+}
+
+/** Each side's µs per call in every counted round: wall time, and the process's CPU time (every thread). */
+interface Measured {
+  readonly calls: number;
+  readonly us: Record<string, number[]>;
+  readonly cpuUs: Record<string, number[]>;
+}
+
+/** Interleaved rotated rounds of `calls` sequential calls per side (bench/harness.ts `interleave`). */
+async function measure(plan: Plan, sides: Record<string, Call>): Promise<Measured> {
+  const calls = await calibrate(plan, Object.values(sides));
+  const cpuUs: Record<string, number[]> = {};
+  const variants: Record<string, () => Promise<number>> = {};
+  for (const [name, one] of Object.entries(sides)) {
+    const cpu: number[] = [];
+    cpuUs[name] = cpu;
+    variants[name] = async () => {
+      const cpuBefore = process.cpuUsage();
+      const us = await timePerCall(calls, one);
+      const used = process.cpuUsage(cpuBefore);
+      cpu.push((used.user + used.system) / calls);
+      return us;
+    };
+  }
+  const us = await interleave(variants, plan.rounds, plan.warmupRounds);
+  // The warm-up rounds' CPU figures are dropped like their times.
+  for (const [name, cpu] of Object.entries(cpuUs)) cpuUs[name] = cpu.slice(plan.warmupRounds);
+  return { calls, us, cpuUs };
+}
+
+function figureOf(labels: { readonly ours: string; readonly peer: string }, measured: Measured): VersusFigure {
+  const ratios = pairedRatios(measured.us.ours ?? [], measured.us.peer ?? []);
+  const cpuRatios = pairedRatios(measured.cpuUs.ours ?? [], measured.cpuUs.peer ?? []);
+  return {
+    ...labels,
+    callsPerRound: measured.calls,
+    oursUsPerCall: round(median(measured.us.ours ?? []), 2),
+    peerUsPerCall: round(median(measured.us.peer ?? []), 2),
+    ratio: round(median(ratios)),
+    min: round(Math.min(...ratios)),
+    max: round(Math.max(...ratios)),
+    oursCpuUsPerCall: round(median(measured.cpuUs.ours ?? []), 2),
+    peerCpuUsPerCall: round(median(measured.cpuUs.peer ?? []), 2),
+    cpuRatio: round(median(cpuRatios)),
+  };
+}
+
+async function compare(
+  plan: Plan,
+  labels: { readonly ours: string; readonly peer: string },
+  ours: Call,
+  peer: Call,
+): Promise<VersusFigure> {
+  return figureOf(labels, await measure(plan, { ours, peer }));
+}
+
+/** Throws unless `actual` is `expected` (as JSON): a side that errored would be timing its error path. */
+function expectSame(what: string, actual: unknown, expected: unknown): void {
+  if (JSON.stringify(actual) !== JSON.stringify(expected)) {
+    throw new Error(`versus benchmark: ${what} returned ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`);
+  }
+}
+
+const PONG_TEXT = JSON.stringify(pong({ n: 1 }));
+
+/** An AI SDK tool that has an `execute` (what the SDK's `executeTool` takes). */
+type ExecutableAiSdkTool = AiSdkTool & { readonly execute: NonNullable<AiSdkTool["execute"]> };
+
+/** The user's own AI SDK tool: the same zod schema and `execute`, no boundary. */
+const sdkPing = (execute: (input: { n: number }) => unknown): ExecutableAiSdkTool =>
+  aiSdkTool({ description: versusPing.description, inputSchema: pingArguments, execute }) as ExecutableAiSdkTool;
+
+// ---- the AI SDK ----
+
+/** A model that answers every request with one call of `ping` (the SDK's own mock model). */
+function aiSdkModel(): MockLanguageModelV4 {
+  const usage = {
+    inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: 1, text: 1, reasoning: undefined },
+  };
+  const model = new MockLanguageModelV4({
+    doGenerate: async () => {
+      model.doGenerateCalls.length = 0; // the mock records every request: keep it from growing over a run
+      return {
+        content: [{ type: "tool-call", toolCallId: "call-1", toolName: "ping", input: '{"n":1}' }],
+        finishReason: { unified: "tool-calls", raw: undefined },
+        usage,
+        warnings: [],
+      };
+    },
+  });
+  return model;
+}
+
+/** One agent step: the model calls `ping`, the SDK runs it, the step ends. Returns the tool's output. */
+async function aiSdkStep(model: MockLanguageModelV4, tools: ToolSet): Promise<unknown> {
+  const result = await generateText({ model, tools, prompt: "go", stopWhen: isStepCount(1) });
+  const part = result.steps[0]?.content.find((item) => item.type === "tool-result" || item.type === "tool-error");
+  return part?.type === "tool-result" ? part.output : part;
+}
+
+/** JSON round trip of an in-process tool output, as the SDK makes its model output (`toJSONValue` in ai's source). */
+function toJsonValue(value: unknown): unknown {
+  if (value === undefined) return null;
+  const text = JSON.stringify(value);
+  return text === undefined ? null : JSON.parse(text);
+}
+
+/**
+ * The AI SDK's own work per tool call, as ai 7's generateText does it (doParseToolCall,
+ * executeToolCall, createToolModelOutput): the tool's schema checked with the SDK's
+ * `safeValidateTypes` (after `asSchema`, per call as the SDK does), the SDK's own
+ * `executeTool` generator, and the output's JSON round trip. The model's argument text is
+ * parsed before both sides (toolgate gets the parsed arguments too), and the SDK's
+ * bookkeeping around these steps (callbacks, telemetry wrappers, timing) is left out: this
+ * side is a lower bound of the SDK's own per-call cost.
+ */
+async function aiSdkOwnSteps(sdkTool: ExecutableAiSdkTool, input: unknown): Promise<unknown> {
+  const parsed = await safeValidateTypes({ value: input, schema: asSchema(sdkTool.inputSchema) });
+  if (!parsed.success) throw parsed.error;
+  let output: unknown;
+  // The options the SDK passes for a call without abort signal, tool context or sandbox.
+  const options = { toolCallId: "call-1", messages: [], abortSignal: undefined, context: undefined, experimental_sandbox: undefined };
+  for await (const part of executeTool({
+    tool: sdkTool,
+    input: parsed.value,
+    options: options as unknown as ToolExecutionOptions<never>,
+  })) {
+    if (part.type === "final") output = part.output;
+  }
+  return { type: "json", value: toJsonValue(output) };
+}
+
+// ---- the OpenAI Agents SDK ----
+
+/** A model that answers every request with one call of `ping`. */
+const openAiModel: Model = {
+  getResponse: async (): Promise<ModelResponse> => ({
+    output: [functionCall("ping", { n: 1 }, { callId: "call-1" })],
+    usage: new Usage({ requests: 1 }),
+    responseId: "response-1",
+  }),
+  getStreamedResponse: () => {
+    throw new Error("versus benchmark: the model does not stream");
+  },
+};
+
+/** One agent turn: the model calls `ping`, the SDK runs it, and the run stops on that tool's output. */
+async function openAiStep(runner: Runner, agent: Agent): Promise<unknown> {
+  const result = await runner.run(agent, "go");
+  return result.finalOutput;
+}
+
+// ---- Pi 0.85 ----
+
+/** Pi's stream function, answering every request with one call of `ping` (no token chunking: the same on both sides). */
+const piStream = () => {
+  const stream = createAssistantMessageEventStream();
+  stream.push({
+    type: "done",
+    reason: "toolUse",
+    message: fauxAssistantMessage([fauxToolCall("ping", { n: 1 }, { id: "call-1" })], { stopReason: "toolUse" }),
+  });
+  return stream;
+};
+
+/** One turn of Pi's agent loop: the model calls `ping`, Pi checks and runs it, the loop stops. Returns the tool result's text. */
+async function piStep(tools: AgentTool[], model: PiModel<string>): Promise<unknown> {
+  const stream = agentLoop(
+    [{ role: "user", content: "go", timestamp: 0 }],
+    { systemPrompt: "", messages: [], tools },
+    { model, convertToLlm: (messages) => messages as Message[], shouldStopAfterTurn: () => true },
+    undefined,
+    piStream,
+  );
+  for await (const _event of stream) {
+    // a loop's caller reads its events; both sides emit the same ones
+  }
+  const messages = await stream.result();
+  const result = messages.find((message) => "role" in message && message.role === "toolResult");
+  if (result === undefined || !("content" in result) || !Array.isArray(result.content)) return undefined;
+  return result.isError ? result : (result.content[0] as { text?: string } | undefined)?.text;
+}
+
+/** Pi's own tool: the TypeBox schema Pi checks, and the same `pong` as text. */
+const piOwnPing: AgentTool = {
+  name: "ping",
+  label: "ping",
+  description: versusPing.description,
+  parameters: Type.Object({ n: Type.Number() }),
+  execute: async (_toolCallId, params) => ({
+    content: [{ type: "text", text: JSON.stringify(pong(params as { n: number })) }],
+    details: {},
+  }),
+};
+
+// ---- MCP ----
+
+/** A client connected to `server` over the SDK's in-memory transport pair. */
+async function mcpClient(server: Server | McpServer): Promise<Client> {
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverTransport);
+  const client = new Client({ name: "bench-client", version: "1.0.0" });
+  await client.connect(clientTransport);
+  return client;
+}
+
+/** The user's own MCP server: `registerTool` with the zod shape, the output as JSON text. */
+function mcpOwnServer(execute: (input: { n: number }) => unknown): McpServer {
+  const server = new McpServer({ name: "bench-peer", version: "1.0.0" });
+  server.registerTool("ping", { description: versusPing.description, inputSchema: pingArguments.shape }, async (input) => ({
+    content: [{ type: "text", text: JSON.stringify(await execute(input)) }],
+  }));
+  return server;
+}
+
+async function mcpCall(client: Client): Promise<unknown> {
+  const result = await client.callTool({ name: "ping", arguments: { n: 1 } });
+  const content = result.content as { type: string; text?: string }[] | undefined;
+  return result.isError === true ? result : content?.[0]?.text;
+}
+
+// ---- the case ----
+
+/** The figure's own numbers, for a target row's note: both sides, the CPU ratio, the spread, and the command. */
+const describeFigure = (figure: VersusFigure, context = ""): string =>
+  `${figure.oursUsPerCall} µs vs ${figure.peerUsPerCall} µs per call${context}; CPU ratio ${figure.cpuRatio}; per-round ratios ${figure.min}-${figure.max}; ${VERSUS_COMMAND}`;
+
+function check(id: string, figure: VersusFigure, max: number): TargetCheck {
+  return {
+    id,
+    target: `${figure.ours} / ${figure.peer} (time per call) <= ${max}`,
+    value: figure.ratio,
+    min: figure.min,
+    pass: figure.ratio <= max,
+    note: describeFigure(figure),
+  };
+}
+
+export async function benchVersus(options: CaseOptions = {}): Promise<VersusResult> {
+  const smoke = options.smoke === true;
+  const plan: Plan = smoke ? { smoke, rounds: 1, warmupRounds: 0, roundMs: 0 } : { smoke, ...FULL_PLAN };
+  const loadAverageStart = round(loadavg()[0] ?? 0, 2);
+  const registry = new ToolRegistry([versusPing]);
+  const signal = neverAborted();
+
+  options.log?.("versus: executeToolCall / the AI SDK's own per-call steps");
+  const inProcess = await measureInProcess(plan, registry, signal);
+
+  options.log?.("versus: one AI SDK step");
+  const aiModel = aiSdkModel();
+  const oursAiTools = toAiSdkTools(registry) as ToolSet;
+  const ownAiTools: ToolSet = { ping: sdkPing(pong) };
+  expectSame("the AI SDK step through toolgate", await aiSdkStep(aiModel, oursAiTools), PONG_TEXT);
+  expectSame("the AI SDK step with its own tool", await aiSdkStep(aiModel, ownAiTools), pong({ n: 1 }));
+  const aiSdkStepFigure = await compare(
+    plan,
+    { ours: "toAiSdkTools", peer: "the SDK's tool()" },
+    () => aiSdkStep(aiModel, oursAiTools),
+    () => aiSdkStep(aiModel, ownAiTools),
+  );
+
+  options.log?.("versus: one OpenAI Agents step");
+  const runner = new Runner({ tracingDisabled: true });
+  const agentOf = (tools: Agent["tools"]) =>
+    new Agent({ name: "bench", instructions: "Call ping.", model: openAiModel, tools, toolUseBehavior: "stop_on_first_tool" });
+  const oursAgent = agentOf(toOpenAiAgentsTools(registry));
+  const ownAgent = agentOf([
+    openAiTool({ name: "ping", description: versusPing.description, parameters: pingArguments, execute: (input) => pong(input) }),
+  ]);
+  expectSame("the OpenAI Agents step through toolgate", await openAiStep(runner, oursAgent), PONG_TEXT);
+  expectSame("the OpenAI Agents step with its own tool", await openAiStep(runner, ownAgent), PONG_TEXT);
+  const openAiAgentsStep = await compare(
+    plan,
+    { ours: "toOpenAiAgentsTools", peer: "the SDK's tool() (zod)" },
+    () => openAiStep(runner, oursAgent),
+    () => openAiStep(runner, ownAgent),
+  );
+
+  options.log?.("versus: one Pi 0.85 step");
+  const piModel = fauxProvider().getModel();
+  const oursPiTools = toPiAgentTools(registry) as unknown as AgentTool[];
+  const ownPiTools = [piOwnPing];
+  expectSame("the Pi step through toolgate", await piStep(oursPiTools, piModel), PONG_TEXT);
+  expectSame("the Pi step with its own tool", await piStep(ownPiTools, piModel), PONG_TEXT);
+  const piStepFigure = await compare(
+    plan,
+    { ours: "toPiAgentTools (zod)", peer: "Pi's own TypeBox tool" },
+    () => piStep(oursPiTools, piModel),
+    () => piStep(ownPiTools, piModel),
+  );
+
+  options.log?.("versus: one MCP callTool");
+  const oursMcp = await mcpClient(createMcpServer(registry, { name: "bench-toolgate", version: "1.0.0" }));
+  const ownMcp = await mcpClient(mcpOwnServer(pong));
+  let mcpCallFigure: VersusFigure;
+  let mcpCallPoolAlive: VersusFigure;
+  try {
+    expectSame("the MCP call through toolgate", await mcpCall(oursMcp), PONG_TEXT);
+    expectSame("the MCP call to registerTool", await mcpCall(ownMcp), PONG_TEXT);
+    const mcpLabels = { ours: "createMcpServer", peer: "McpServer.registerTool" };
+    mcpCallFigure = await compare(
+      plan,
+      mcpLabels,
+      () => mcpCall(oursMcp),
+      () => mcpCall(ownMcp),
+    );
+    options.log?.("versus: one MCP callTool, an idle worker pool alive");
+    const threads = availableParallelism();
+    const idlePool = await WorkerToolExecutor.create({ modules: [VERSUS_TOOLS_MODULE], minThreads: threads, maxThreads: threads });
+    try {
+      mcpCallPoolAlive = await compare(
+        plan,
+        mcpLabels,
+        () => mcpCall(oursMcp),
+        () => mcpCall(ownMcp),
+      );
+    } finally {
+      await idlePool.close();
+    }
+  } finally {
+    await oursMcp.close();
+    await ownMcp.close();
+  }
+
+  options.log?.("versus: 1-thread pools, an AI SDK step and an MCP call");
+  const workerExecutor = await WorkerToolExecutor.create({ modules: [VERSUS_TOOLS_MODULE], minThreads: 1, maxThreads: 1 });
+  const piscina = new Piscina({ filename: VERSUS_PISCINA_WORKER.href, minThreads: 1, maxThreads: 1 });
+  const viaPiscina = (input: { n: number }) => piscina.run(input) as Promise<unknown>;
+  let aiSdkStepWorker: VersusFigure;
+  let mcpCallWorker: VersusFigure;
+  try {
+    const oursWorkerAiTools = toAiSdkTools(workerExecutor) as ToolSet;
+    const ownWorkerAiTools: ToolSet = { ping: sdkPing(viaPiscina) };
+    expectSame("the AI SDK step through toolgate's pool", await aiSdkStep(aiModel, oursWorkerAiTools), PONG_TEXT);
+    expectSame("the AI SDK step through Piscina", await aiSdkStep(aiModel, ownWorkerAiTools), pong({ n: 1 }));
+    aiSdkStepWorker = await compare(
+      plan,
+      { ours: "toAiSdkTools(WorkerToolExecutor, 1 thread)", peer: "the SDK's tool() calling piscina.run (1 thread)" },
+      () => aiSdkStep(aiModel, oursWorkerAiTools),
+      () => aiSdkStep(aiModel, ownWorkerAiTools),
+    );
+    const oursWorkerMcp = await mcpClient(createMcpServer(workerExecutor, { name: "bench-toolgate", version: "1.0.0" }));
+    const ownWorkerMcp = await mcpClient(mcpOwnServer(viaPiscina));
+    try {
+      expectSame("the MCP call through toolgate's pool", await mcpCall(oursWorkerMcp), PONG_TEXT);
+      expectSame("the MCP call through Piscina", await mcpCall(ownWorkerMcp), PONG_TEXT);
+      mcpCallWorker = await compare(
+        plan,
+        { ours: "createMcpServer(WorkerToolExecutor, 1 thread)", peer: "registerTool calling piscina.run (1 thread)" },
+        () => mcpCall(oursWorkerMcp),
+        () => mcpCall(ownWorkerMcp),
+      );
+    } finally {
+      await oursWorkerMcp.close();
+      await ownWorkerMcp.close();
+    }
+  } finally {
+    await workerExecutor.close();
+    await piscina.close();
+  }
+
+  return {
+    rounds: plan.rounds,
+    loadAverageStart,
+    loadAverageEnd: round(loadavg()[0] ?? 0, 2),
+    aiSdkStep: aiSdkStepFigure,
+    openAiAgentsStep,
+    mcpCall: mcpCallFigure,
+    mcpCallPoolAlive,
+    piStep: piStepFigure,
+    inProcessVsAiSdkSteps: inProcess.figure,
+    inProcessExecutorUsPerCall: inProcess.executorUsPerCall,
+    aiSdkStepWorker,
+    mcpCallWorker,
+    targets: [
+      check("versus.aiSdkStep", aiSdkStepFigure, 1.0),
+      check("versus.openAiAgentsStep", openAiAgentsStep, 1.05),
+      check("versus.mcpCall", mcpCallFigure, 1.05),
+      {
+        id: "versus.mcpCallPoolAlive",
+        target: "createMcpServer / McpServer.registerTool (time per call) with an idle worker pool alive (informational)",
+        value: mcpCallPoolAlive.ratio,
+        min: mcpCallPoolAlive.min,
+        pass: true,
+        note: describeFigure(mcpCallPoolAlive, `, an idle ${availableParallelism()}-thread WorkerToolExecutor alive`),
+        informational: true,
+      },
+      check("versus.piStep", piStepFigure, 1.05),
+      check("versus.inProcessVsAiSdkSteps", inProcess.figure, 0.8),
+      check("versus.aiSdkStepWorker", aiSdkStepWorker, 1.05),
+      check("versus.mcpCallWorker", mcpCallWorker, 1.05),
+    ],
+  };
+}
+
+/** executeToolCall (and an InProcessToolExecutor) against the AI SDK's own per-call steps. */
+async function measureInProcess(
+  plan: Plan,
+  registry: ToolRegistry,
+  signal: AbortSignal,
+): Promise<{ figure: VersusFigure; executorUsPerCall: number }> {
+  const executor = new InProcessToolExecutor(registry);
+  const call: CourseToolCall = { type: "toolCall", id: "call-1", name: "ping", arguments: { n: 1 } };
+  const input = { n: 1 };
+  const sdkTool = sdkPing(pong);
+  expectSame("executeToolCall", (await executeToolCall(registry, call, signal)).content, PONG_TEXT);
+  expectSame("the InProcessToolExecutor", (await executor.executeToolCall(call, signal)).content, PONG_TEXT);
+  expectSame("the AI SDK's own steps", await aiSdkOwnSteps(sdkTool, input), { type: "json", value: pong({ n: 1 }) });
+  const measured = await measure(plan, {
+    ours: () => executeToolCall(registry, call, signal),
+    executor: () => executor.executeToolCall(call, signal),
+    peer: () => aiSdkOwnSteps(sdkTool, input),
+  });
+  await executor.close();
+  return {
+    figure: figureOf({ ours: "executeToolCall", peer: "the AI SDK's own per-call steps" }, measured),
+    executorUsPerCall: round(median(measured.us.executor ?? []), 2),
+  };
+}
