@@ -10,7 +10,7 @@ import { ArrayIsArray, ObjectCreate, ObjectFreeze } from "../contract/primordial
 import type { CourseToolResultMessage } from "../contract/results.js";
 import { readOptions } from "../contract/validators.js";
 import type { ToolProgress } from "../executor/progress.js";
-import { askNeedsApproval, readNeedsApproval, type ToolgateNeedsApproval } from "./approval.js";
+import { askNeedsApproval, checkNeedsApproval, type ToolgateNeedsApproval } from "./approval.js";
 import { imageBlocks, type ToolgateImageBlock } from "./image-blocks.js";
 import { progressStream } from "./progress-stream.js";
 import { neverAbortedSignal, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
@@ -101,7 +101,7 @@ export function toAiSdkTools(source: ToolCallSource, options: ToAiSdkToolsOption
   const resolved = resolveSource(source, "toAiSdkTools");
   const read = readOptions(options, "toAiSdkTools: options", AI_SDK_OPTION_KEYS);
   const descriptions = describeTools(resolved.registry, { withoutSchema: read.withoutSchema as DescribeToolsOptions["withoutSchema"] });
-  const needsApproval = readNeedsApproval(options, "toAiSdkTools");
+  const needsApproval = checkNeedsApproval(read.needsApproval, "toAiSdkTools");
   // No prototype: a tool named `__proto__` (or `constructor`, `toString`) is an own key like any other,
   // and a model's call to a name we do not have finds nothing inherited. The SDK looks tools up as own keys.
   const tools = ObjectCreate(null) as Record<string, ToolgateAiSdkTool>;

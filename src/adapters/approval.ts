@@ -4,12 +4,11 @@
 // unchanged. toolgate's executor hook `beforeExecute` still runs for every approved call.
 // docs/adapters.md — Approval.
 import { COURSE_TOOL_CALL_DENIED, COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_MAX_STRING_CODE_POINTS } from "../contract/constants.js";
+import { cutToCodePoints } from "../contract/serialize.js";
 import { ToolContractError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
 import { isProxy, ObjectFreeze } from "../contract/primordials.js";
 import { errorContent } from "../contract/results.js";
-import { cutToCodePoints } from "../contract/serialize.js";
-import { readOwnOption } from "../contract/validators.js";
 
 /** A model's call, as the adapters' `needsApproval` option sees it (before it runs). */
 export interface ToolgateApprovalRequest {
@@ -25,9 +24,8 @@ export interface ToolgateApprovalRequest {
  */
 export type ToolgateNeedsApproval = (request: ToolgateApprovalRequest) => boolean | PromiseLike<boolean>;
 
-/** `options.needsApproval`, read once as an own data property: a function or absent. */
-export function readNeedsApproval(options: object, api: string): ToolgateNeedsApproval | undefined {
-  const value = readOwnOption(options, "needsApproval", `${api}: options`);
+/** `options.needsApproval` as `readOptions` read it (an own data property): a function or absent. */
+export function checkNeedsApproval(value: unknown, api: string): ToolgateNeedsApproval | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== "function" || isProxy(value)) {
     throw new ToolContractError(

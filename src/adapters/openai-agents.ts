@@ -13,7 +13,7 @@ import { JSONStringify, MapPrototypeGet, MapPrototypeSet, ObjectFreeze } from ".
 import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
 import { readOptions } from "../contract/validators.js";
 import { checkProgressListener, deliverProgress, type ProgressListener } from "../executor/progress.js";
-import { askNeedsApproval, readNeedsApproval, type ToolgateNeedsApproval, toolCallDenied } from "./approval.js";
+import { askNeedsApproval, checkNeedsApproval, type ToolgateNeedsApproval, toolCallDenied } from "./approval.js";
 import { imageBlocks } from "./image-blocks.js";
 import { neverAbortedSignal, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
 
@@ -125,7 +125,7 @@ export function toOpenAiAgentsTools<Context = UnknownContext>(
   const descriptions = describeTools(resolved.registry, { withoutSchema: read.withoutSchema as DescribeToolsOptions["withoutSchema"] });
   const onProgressOption = read.onProgress;
   const onProgress = onProgressOption === undefined ? undefined : ignoringFailures(checkProgressListener(onProgressOption));
-  const needsApproval = readNeedsApproval(options, "toOpenAiAgentsTools");
+  const needsApproval = checkNeedsApproval(read.needsApproval, "toOpenAiAgentsTools");
   const bySdkName = new Map<string, string>();
   const tools: ToolgateOpenAiAgentsTool<Context>[] = [];
   for (const { name, description, parameters } of descriptions) {
@@ -177,7 +177,7 @@ async function runCall(
   const call = { type: "toolCall", id, name, arguments: input };
   let result: CourseToolResultMessage;
   try {
-    result = await source.run(call, details?.signal ?? neverAbortedSignal(), onProgress === undefined ? {} : { onProgress });
+    result = await source.run(call, details?.signal ?? neverAbortedSignal(), onProgress === undefined ? undefined : { onProgress });
   } catch (error) {
     // The id and name are ours, so a malformed call here is the model's arguments (valid JSON
     // but not an object, or over the argument budgets): model data, which must not end the

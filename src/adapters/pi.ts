@@ -7,15 +7,16 @@
 // Nothing here imports Pi, not even its types: the tools are plain objects of the shape both
 // majors' `AgentTool` accept, so one build serves either major, whichever the user installed.
 import type { ResolvedArgumentBudgets } from "../contract/budgets.js";
-import { snapshotToolCall, validateArguments } from "../contract/call.js";
+import { snapshotToolCall } from "../contract/call.js";
 import { COURSE_TOOL_ARGUMENTS_INVALID, COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_INVALID_TOOL_CALL } from "../contract/constants.js";
+import type { CourseTool } from "../contract/tools.js";
 import { type DescribeToolsOptions, describeTools, type ToolDescription } from "../contract/describe.js";
 import { isNonRecoverableToolError, isToolContractError, type NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
 import type { JsonSchema } from "../contract/parameters.js";
-import { ObjectFreeze } from "../contract/primordials.js";
-import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
-import type { CourseTool } from "../contract/tools.js";
+import { ObjectFreeze, PromisePrototypeThen, PromiseReject, PromiseResolve } from "../contract/primordials.js";
 import { ToolRegistry } from "../contract/tools.js";
+import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
+import { validateArguments } from "../contract/call.js";
 import { readOptions, validateFunction } from "../contract/validators.js";
 import type { ProgressListener, ToolProgress } from "../executor/progress.js";
 import type { CallOptions, ToolExecutor } from "../executor/tool-executor.js";
@@ -150,29 +151,26 @@ function makeAgentTool(
   const name = tool.name;
   // The budgets the executor applies to this tool's calls: its own, tightened by the tool's.
   const budgets = source.argumentBudgets;
-  const tools = new Map([[name, tool]]);
+  const target: PrecheckTarget = { tool, tools: new Map([[name, tool]]), budgets };
   return ObjectFreeze({
     name,
     label: name,
     description: tool.description,
     parameters,
     prepareArguments: ObjectFreeze((args: unknown): unknown => {
-      precheck({ tool, tools, budgets }, args);
+      precheck(target, args);
       return args;
     }),
     execute: ObjectFreeze(
-      async (
+      (
         toolCallId: string,
         params: unknown,
         signal?: AbortSignal,
         onUpdate?: (partialResult: ToolgatePiResult<ToolProgress>) => void,
       ): Promise<ToolgatePiResult<ToolgatePiDetails>> => {
         const call = { type: "toolCall", id: toolCallId, name, arguments: params };
-        const callOptions: CallOptions = typeof onUpdate === "function" ? { onProgress: relayProgress(onUpdate) } : {};
-        let result: CourseToolResultMessage;
-        try {
-          result = await source.run(call, signal ?? neverAbortedSignal(), callOptions);
-        } catch (error) {
+        const callOptions: CallOptions | undefined = typeof onUpdate === "function" ? { onProgress: relayProgress(onUpdate) } : undefined;
+        const failed = (error: unknown): never => {
           if (hook !== undefined && isNonRecoverableToolError(error)) {
             try {
               hook(error, toolCallId);
@@ -181,12 +179,26 @@ function makeAgentTool(
             }
           }
           throw error;
+        };
+        // A `then` rather than an async function: one promise and one turn fewer per call.
+        let pending: Promise<CourseToolResultMessage>;
+        try {
+          // A custom executor's `executeToolCall` may throw, or hand back a thenable: both are read as `await` would.
+          pending = PromiseResolve(source.run(call, signal ?? neverAbortedSignal(), callOptions));
+        } catch (error) {
+          pending = PromiseReject(error);
         }
-        if (result.isError) throw new Error(result.content);
-        return ObjectFreeze({
-          content: contentBlocks(result, "toPiAgentTool"),
-          details: ObjectFreeze({ toolCallId: result.toolCallId, toolName: result.toolName, resultId: result.id }),
-        });
+        return PromisePrototypeThen(
+          pending,
+          (result) => {
+            if (result.isError) throw new Error(result.content);
+            return ObjectFreeze({
+              content: contentBlocks(result, "toPiAgentTool"),
+              details: ObjectFreeze({ toolCallId: result.toolCallId, toolName: result.toolName, resultId: result.id }),
+            });
+          },
+          failed,
+        ) as Promise<ToolgatePiResult<ToolgatePiDetails>>;
       },
     ),
   });

@@ -2,15 +2,24 @@
 // `executeToolCall`) or any ToolExecutor (in-process, worker pool, queue). One resolver,
 // so every adapter reads a source the same way.
 // docs/adapters.md (every adapter takes a registry or an executor).
+import { getEventListeners } from "node:events";
 import { DEFAULT_ARGUMENT_BUDGETS, type ResolvedArgumentBudgets } from "../contract/budgets.js";
 import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
-import { AbortControllerPrototypeGetSignal, NativeAbortController, ReflectApply } from "../contract/primordials.js";
-import type { CourseToolResultMessage } from "../contract/results.js";
+import {
+  AbortControllerPrototypeGetSignal,
+  ArrayPrototypeIncludes,
+  NativeAbortController,
+  ObjectGetPrototypeOf,
+  ObjectHasOwn,
+  ReflectApply,
+  ReflectOwnKeys,
+} from "../contract/primordials.js";
 import { registeredTools, type ToolRegistry } from "../contract/tools.js";
+import type { CourseToolResultMessage } from "../contract/results.js";
+import { argumentBudgetsOf } from "../executor/tool-executor.js";
 import { executeToolCall } from "../executor/in-process.js";
 import type { CallOptions, ToolExecutor } from "../executor/tool-executor.js";
-import { argumentBudgetsOf } from "../executor/tool-executor.js";
 
 /** What an adapter takes: a registry (calls run in-process) or an executor. */
 export type ToolCallSource = ToolRegistry | Pick<ToolExecutor, "registry" | "executeToolCall">;
@@ -58,7 +67,51 @@ function isToolRegistry(value: unknown): value is ToolRegistry {
   }
 }
 
-/** A signal that never aborts, for frameworks that pass none. */
+/**
+ * A signal that never aborts, for frameworks that pass none. Making one costs microseconds
+ * (Node 20), as much as the rest of a trivial call, so calls share one while nothing has been
+ * left on it: an in-process tool sees the signal itself, and a tool that keeps an abort
+ * listener on it (or a signal made by `AbortSignal.any` from it, which Node keeps on it) would
+ * otherwise pile them up over every later call. The shared signal is handed out only while it
+ * holds at most one abort listener (the boundary's own watcher, added once per signal: see
+ * executor/abort-watch.ts) and no such dependants; else a fresh one replaces it, so a signal
+ * never carries more than one leftover per call running at once.
+ */
 export function neverAbortedSignal(): AbortSignal {
-  return AbortControllerPrototypeGetSignal(new NativeAbortController());
+  const current = shared;
+  if (current !== undefined && untouched(current)) return current;
+  const fresh = AbortControllerPrototypeGetSignal(new NativeAbortController());
+  shared = fresh;
+  return fresh;
+}
+
+let shared: AbortSignal | undefined;
+
+// Captured at load, as the primordials are.
+const countListeners = getEventListeners;
+const ObjectIsExtensible = Object.isExtensible;
+const AbortSignalPrototype = AbortSignal.prototype;
+
+/** The own keys `AbortSignal.any` adds to a source signal (where Node keeps its dependants), found once on a probe. */
+const DEPENDANTS_KEYS: readonly (string | symbol)[] = (() => {
+  const probe = AbortControllerPrototypeGetSignal(new NativeAbortController());
+  const before = ReflectOwnKeys(probe);
+  AbortSignal.any([probe]); // at load, like the captures above
+  const added: (string | symbol)[] = [];
+  const after = ReflectOwnKeys(probe);
+  for (let index = 0; index < after.length; index += 1) {
+    const key = after[index] as string | symbol;
+    if (!ArrayPrototypeIncludes(before, key)) added[added.length] = key;
+  }
+  return added;
+})();
+
+/** Nothing but the boundary's watcher is on `signal`, and nothing changed its shape. */
+function untouched(signal: AbortSignal): boolean {
+  if (countListeners(signal, "abort").length > 1) return false;
+  for (let index = 0; index < DEPENDANTS_KEYS.length; index += 1) {
+    if (ObjectHasOwn(signal, DEPENDANTS_KEYS[index] as string | symbol)) return false;
+  }
+  // Frozen, it would make a later tool's `AbortSignal.any([signal])` throw; another prototype, lie to it.
+  return ObjectIsExtensible(signal) && ObjectGetPrototypeOf(signal) === AbortSignalPrototype;
 }
