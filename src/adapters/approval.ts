@@ -4,11 +4,11 @@
 // unchanged. toolgate's executor hook `beforeExecute` still runs for every approved call.
 // docs/adapters.md — Approval.
 import { COURSE_TOOL_CALL_DENIED, COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_MAX_STRING_CODE_POINTS } from "../contract/constants.js";
-import { cutToCodePoints } from "../contract/serialize.js";
 import { ToolContractError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
 import { isProxy, ObjectFreeze } from "../contract/primordials.js";
 import { errorContent } from "../contract/results.js";
+import { cutToCodePoints } from "../contract/serialize.js";
 
 /** A model's call, as the adapters' `needsApproval` option sees it (before it runs). */
 export interface ToolgateApprovalRequest {

@@ -16,7 +16,6 @@ import {
 import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_INVALID_TOOL_CALL, COURSE_TOOL_INVALID_TOOL_DEFINITION } from "../contract/constants.js";
 import { type DescribeToolsOptions, describeTools, type ToolDescription } from "../contract/describe.js";
 import { isToolContractError, ToolContractError } from "../contract/errors.js";
-import { describeFailure } from "../contract/untrusted.js";
 import { describeValue } from "../contract/grammar.js";
 import {
   ObjectFreeze,
@@ -26,6 +25,7 @@ import {
   PromiseResolve,
 } from "../contract/primordials.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
+import { describeFailure } from "../contract/untrusted.js";
 import { readOptions } from "../contract/validators.js";
 import type { CallOptions } from "../executor/tool-executor.js";
 import { contentBlocks } from "./image-blocks.js";

@@ -7,16 +7,15 @@
 // Nothing here imports Pi, not even its types: the tools are plain objects of the shape both
 // majors' `AgentTool` accept, so one build serves either major, whichever the user installed.
 import type { ResolvedArgumentBudgets } from "../contract/budgets.js";
-import { snapshotToolCall } from "../contract/call.js";
+import { snapshotToolCall, validateArguments } from "../contract/call.js";
 import { COURSE_TOOL_ARGUMENTS_INVALID, COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_INVALID_TOOL_CALL } from "../contract/constants.js";
-import type { CourseTool } from "../contract/tools.js";
 import { type DescribeToolsOptions, describeTools, type ToolDescription } from "../contract/describe.js";
 import { isNonRecoverableToolError, isToolContractError, type NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
 import type { JsonSchema } from "../contract/parameters.js";
 import { ObjectFreeze, PromisePrototypeThen, PromiseReject, PromiseResolve } from "../contract/primordials.js";
-import { ToolRegistry } from "../contract/tools.js";
 import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
-import { validateArguments } from "../contract/call.js";
+import type { CourseTool } from "../contract/tools.js";
+import { ToolRegistry } from "../contract/tools.js";
 import { readOptions, validateFunction } from "../contract/validators.js";
 import type { ProgressListener, ToolProgress } from "../executor/progress.js";
 import type { CallOptions, ToolExecutor } from "../executor/tool-executor.js";

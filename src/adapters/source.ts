@@ -15,11 +15,11 @@ import {
   ReflectApply,
   ReflectOwnKeys,
 } from "../contract/primordials.js";
-import { registeredTools, type ToolRegistry } from "../contract/tools.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
-import { argumentBudgetsOf } from "../executor/tool-executor.js";
+import { registeredTools, type ToolRegistry } from "../contract/tools.js";
 import { executeToolCall } from "../executor/in-process.js";
 import type { CallOptions, ToolExecutor } from "../executor/tool-executor.js";
+import { argumentBudgetsOf } from "../executor/tool-executor.js";
 
 /** What an adapter takes: a registry (calls run in-process) or an executor. */
 export type ToolCallSource = ToolRegistry | Pick<ToolExecutor, "registry" | "executeToolCall">;
