@@ -268,7 +268,7 @@ function versusSection(versus: VersusResult): string[] {
     ];
   });
   return [
-    `Versus what you would use instead: the same trivial zod tool, toolgate / what a user would write without it, the model or transport shared; ${versus.rounds} rounds, load average ${versus.loadAverageStart} -> ${versus.loadAverageEnd}`,
+    `Versus what you would use instead: the same trivial zod tool, toolgate / what a user would write without it, the model or transport shared; ${versus.rounds} rounds (the pool rows ${versus.aiSdkStepWorker.rounds}), load average ${versus.loadAverageStart} -> ${versus.loadAverageEnd}`,
     "ours/instead is time per call (> 1: toolgate slower), the median of per-round ratios (lowest-highest round in brackets); CPU: the same with the process's CPU time (every thread), which a preempted round does not inflate.",
     table(
       ["comparison", "id", "toolgate / instead", "toolgate µs/call", "instead µs/call", "ours/instead", "target", "verdict", "command"],

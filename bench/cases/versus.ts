@@ -51,6 +51,8 @@ export interface VersusFigure {
   /** What is compared, in words: toolgate's side, then the peer. */
   readonly ours: string;
   readonly peer: string;
+  /** Rounds counted, and calls per side in each. */
+  readonly rounds: number;
   readonly callsPerRound: number;
   readonly oursUsPerCall: number;
   readonly peerUsPerCall: number;
@@ -101,6 +103,8 @@ interface Plan {
 
 /** Many short rounds: on a shared machine a short round is more often not preempted, and the median keeps those. */
 const FULL_PLAN = { rounds: 301, warmupRounds: 30, roundMs: 2 };
+/** The pool rows: longer rounds, so what an idle pool thread does between rounds (parked or not) is amortized over many calls. */
+const FULL_POOL_PLAN = { rounds: 101, warmupRounds: 10, roundMs: 10 };
 
 type Call = () => Promise<unknown>;
 
@@ -116,7 +120,8 @@ async function calibrate(plan: Plan, sides: readonly Call[]): Promise<number> {
   for (const side of sides) await timePerCall(200, side);
   let slowest = 0;
   for (const side of sides) slowest = Math.max(slowest, await timePerCall(100, side));
-  return Math.min(10_000, Math.max(2, Math.round((plan.roundMs * 1000) / slowest)));
+  // At least 8 calls: a pool's thread is parked between rounds, and one call should not be all of a round.
+  return Math.min(10_000, Math.max(8, Math.round((plan.roundMs * 1000) / slowest)));
 }
 
 /**
@@ -168,6 +173,7 @@ function figureOf(labels: { readonly ours: string; readonly peer: string }, meas
   const cpuRatios = pairedRatios(measured.cpuUs.ours ?? [], measured.cpuUs.peer ?? []);
   return {
     ...labels,
+    rounds: ratios.length,
     callsPerRound: measured.calls,
     oursUsPerCall: round(median(measured.us.ours ?? []), 2),
     peerUsPerCall: round(median(measured.us.peer ?? []), 2),
@@ -375,6 +381,7 @@ function check(id: string, figure: VersusFigure, max: number): TargetCheck {
 export async function benchVersus(options: CaseOptions = {}): Promise<VersusResult> {
   const smoke = options.smoke === true;
   const plan: Plan = smoke ? { smoke, rounds: 1, warmupRounds: 0, roundMs: 0 } : { smoke, ...FULL_PLAN };
+  const poolPlan: Plan = smoke ? plan : { smoke, ...FULL_POOL_PLAN };
   const loadAverageStart = round(loadavg()[0] ?? 0, 2);
   const registry = new ToolRegistry([versusPing]);
   const signal = neverAborted();
@@ -470,7 +477,7 @@ export async function benchVersus(options: CaseOptions = {}): Promise<VersusResu
     expectSame("the AI SDK step through toolgate's pool", await aiSdkStep(aiModel, oursWorkerAiTools), PONG_TEXT);
     expectSame("the AI SDK step through Piscina", await aiSdkStep(aiModel, ownWorkerAiTools), pong({ n: 1 }));
     aiSdkStepWorker = await compare(
-      plan,
+      poolPlan,
       { ours: "toAiSdkTools(WorkerToolExecutor, 1 thread)", peer: "the SDK's tool() calling piscina.run (1 thread)" },
       () => aiSdkStep(aiModel, oursWorkerAiTools),
       () => aiSdkStep(aiModel, ownWorkerAiTools),
@@ -481,7 +488,7 @@ export async function benchVersus(options: CaseOptions = {}): Promise<VersusResu
       expectSame("the MCP call through toolgate's pool", await mcpCall(oursWorkerMcp), PONG_TEXT);
       expectSame("the MCP call through Piscina", await mcpCall(ownWorkerMcp), PONG_TEXT);
       mcpCallWorker = await compare(
-        plan,
+        poolPlan,
         { ours: "createMcpServer(WorkerToolExecutor, 1 thread)", peer: "registerTool calling piscina.run (1 thread)" },
         () => mcpCall(oursWorkerMcp),
         () => mcpCall(ownWorkerMcp),
