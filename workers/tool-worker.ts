@@ -32,7 +32,7 @@ import type {
 import { TaskBoard } from "../src/worker/task-board.js";
 import { RunningTask, runInTask, tracedTask, useThreadPort } from "../src/worker/task-context.js";
 import { WorkerPort } from "../src/worker/thread-port.js";
-import { importLoader, loadModuleInWorker, unusableModule, type WorkerModule } from "../src/worker/thread-setup.js";
+import { importLoader, loadModuleInWorker, WorkerModule } from "../src/worker/thread-setup.js";
 import { moduleFileName } from "../src/worker/tool-modules.js";
 
 const {
@@ -93,7 +93,7 @@ const loading: (WorkerModule | Promise<WorkerModule>)[] = [];
 for (let index = 0; index < moduleUrls.length; index += 1) {
   loading[index] =
     loaderFailure !== undefined && !loaderFailure.ok
-      ? unusableModule(loaderFailure.failure, false)
+      ? WorkerModule.unusable(loaderFailure.failure, false)
       : loadModuleInWorker(moduleUrls[index] as string, threadId, moduleLoadTimeoutMs, setupTimeoutMs);
 }
 const loaded: WorkerModule[] = [];
