@@ -1,4 +1,4 @@
-// The Piscina worker entry: runs a validated call's tool and the serializer, and returns an
+// The task function of the pool's threads (workers/piscina-entry.cts hands it to the pool): runs a validated call's tool and the serializer, and returns an
 // explicitly encoded outcome (attachments' bytes moved, not copied). At start it hands its
 // thread port to the main thread, imports the loader if there is one, loads the tool modules
 // (each within moduleLoadTimeoutMs, then its setup() within setupTimeoutMs) and reports how that went. Nothing here may
@@ -12,15 +12,7 @@ import {
   COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED,
 } from "../src/contract/constants.js";
 import { isNonRecoverableToolError } from "../src/contract/errors.js";
-import {
-  isPromise,
-  MapPrototypeDelete,
-  MapPrototypeGet,
-  MapPrototypeSet,
-  NativePromise,
-  ObjectHasOwn,
-  PromisePrototypeThen,
-} from "../src/contract/primordials.js";
+import { isPromise, MapPrototypeGet, NativePromise, ObjectHasOwn, PromisePrototypeThen } from "../src/contract/primordials.js";
 import { errorContent } from "../src/contract/results.js";
 import { cutToCodePoints } from "../src/contract/serialize.js";
 import type { CourseTool } from "../src/contract/tools.js";
@@ -40,7 +32,7 @@ import type {
 import { TaskBoard } from "../src/worker/task-board.js";
 import { RunningTask, runInTask, tracedTask, useThreadPort } from "../src/worker/task-context.js";
 import { WorkerPort } from "../src/worker/thread-port.js";
-import { importLoader, loadModuleInWorker, unusableModule, type WorkerModule } from "../src/worker/thread-setup.js";
+import { importLoader, loadModuleInWorker, WorkerModule } from "../src/worker/thread-setup.js";
 import { moduleFileName } from "../src/worker/tool-modules.js";
 
 const {
@@ -54,14 +46,15 @@ const {
 } = workerData as ToolWorkerData;
 
 /** runTool within the executor's output and attachment budgets (a tool's own override them), with the task's signal made on first read. */
-function runWithinBudgets(tool: CourseTool, args: unknown, task: RunningTask): ToolOutcome | Promise<ToolOutcome> {
-  return runTool(tool, args, task.context, outputBudgets, task, attachmentBudgets);
+function runWithinBudgets(task: RunningTask): ToolOutcome | Promise<ToolOutcome> {
+  return runTool(task.tool as CourseTool, task.args, task.context, outputBudgets, task, attachmentBudgets);
 }
 const board = TaskBoard.attach(boardMemory);
 
-/** Tasks this thread has started and not finished, by id (the abort RPC looks them up). */
-const running = new Map<number, RunningTask>();
-/** The task whose outcome Piscina is waiting for (at most one: one task per thread). */
+/**
+ * The task this thread has started and not finished (at most one: one task per thread), which
+ * the abort RPC looks up by id: a task still running after its call settled stays here.
+ */
 let active: RunningTask | undefined;
 /** A fault this thread's running task did not cause: finish the task, then let the thread go. */
 let retiring = false;
@@ -72,8 +65,8 @@ const channel = new MessageChannel();
 useThreadPort(
   new WorkerPort(channel.port1, {
     abort(taskId, reason) {
-      const task = MapPrototypeGet(running, taskId);
-      if (task === undefined) return false;
+      const task = active;
+      if (task === undefined || task.taskId !== taskId) return false;
       task.abort(reason);
       return true;
     },
@@ -100,7 +93,7 @@ const loading: (WorkerModule | Promise<WorkerModule>)[] = [];
 for (let index = 0; index < moduleUrls.length; index += 1) {
   loading[index] =
     loaderFailure !== undefined && !loaderFailure.ok
-      ? unusableModule(loaderFailure.failure, false)
+      ? WorkerModule.unusable(loaderFailure.failure, false)
       : loadModuleInWorker(moduleUrls[index] as string, threadId, moduleLoadTimeoutMs, setupTimeoutMs);
 }
 const loaded: WorkerModule[] = [];
@@ -117,10 +110,10 @@ parentPort?.postMessage({ toolgateThreadLoaded: true, threadId, failures } satis
  * and every skipped await is a microtask less on each call's round trip).
  */
 export default function runToolTask(task: WorkerTask | WorkerWarmup): WorkerReply | Promise<WorkerReply> {
-  if (task.kind === "warmup") return new Reply("warm", "", false, "", retiring);
-  if (retiring) return new Reply("refused", "", false, "", true); // not claimed: the main thread runs it elsewhere
+  if (task.kind === "warmup") return Reply.warm(retiring);
+  if (retiring) return Reply.refused(); // not claimed: the main thread runs it elsewhere
   // Stopped while it waited for this thread: never started.
-  if (!board.claim(task.slot, threadId)) return new Reply("stopped", "", false, "", retiring);
+  if (!board.claim(task.slot, threadId)) return Reply.stopped(retiring);
   const module = loaded[task.module] as WorkerModule;
   if (!module.ok) {
     if (module.replaceThread) retiring = true; // its setup may work on a new thread
@@ -131,12 +124,11 @@ export default function runToolTask(task: WorkerTask | WorkerWarmup): WorkerRepl
     const file = moduleFileName(moduleUrls[task.module] as string);
     return finish(undefined, task, failed(`tool "${task.toolName}" is not defined by ${file} in the worker thread`));
   }
-  const record = new RunningTask(task.taskId, task.toolCallId, task.toolName, module.app, task.progress);
-  MapPrototypeSet(running, task.taskId, record);
+  const record = new RunningTask(task, tool, module.app);
   active = record;
   let outcome: ToolOutcome | Promise<ToolOutcome>;
   try {
-    outcome = runInTask(record, runWithinBudgets, tool, task.args, record);
+    outcome = runInTask(record, runWithinBudgets);
   } catch (error) {
     return finish(record, task, encodeFailure(error, record));
   }
@@ -162,7 +154,6 @@ export default function runToolTask(task: WorkerTask | WorkerWarmup): WorkerRepl
 function finish(record: RunningTask | undefined, task: WorkerTask, reply: Reply): WorkerReply | Promise<WorkerReply> {
   if (record !== undefined) {
     record.settle();
-    MapPrototypeDelete(running, task.taskId);
     if (active === record) active = undefined;
   }
   if (!board.release(task.slot)) board.awaitTermination(task.slot);
@@ -170,47 +161,69 @@ function finish(record: RunningTask | undefined, task: WorkerTask, reply: Reply)
   const transfer = ReplyWithAttachments.transferOf(reply);
   // A plain success goes back as its bare content (WorkerReply in protocol.ts).
   if (transfer === undefined) return reply.kind === "result" && !reply.isError && !retiring ? reply.content : reply;
-  const transferred = new Transferred(reply, transfer);
-  if (markMovable !== undefined) return markMovable(transferred) as unknown as WorkerReply;
-  // Loaded on the first reply with attachments, not at thread start: piscina's main module
-  // costs every new thread tens of milliseconds, and most threads never send an attachment.
-  return PromisePrototypeThen(import("piscina"), (piscina) => {
-    const move = piscina.move as unknown as (value: Transferred) => unknown; // our keys are its registered symbols
-    markMovable = move;
-    return move(transferred) as unknown as WorkerReply;
-  }) as Promise<WorkerReply>;
+  return sendWithTransfer(reply, transfer);
 }
 
-/** Piscina's `move()`, once loaded: marks a value whose transfer list Piscina is to use. */
-let markMovable: ((value: Transferred) => unknown) | undefined;
-// Piscina's transferable protocol keys (registered symbols, so they need no import).
-const TRANSFERABLE = Symbol.for("Piscina.transferable");
-const VALUE = Symbol.for("Piscina.valueOf");
+/** How the pool's thread entry has a reply posted with its buffers moved, not copied (useTransfer). */
+export type TransferSender = (reply: WorkerOutcome, transfer: readonly ArrayBuffer[]) => WorkerReply | Promise<WorkerReply>;
+
+/** Until the entry says how, a reply's buffers are copied: still the very same reply. */
+let sendWithTransfer: TransferSender = (reply) => reply;
+
+/** The pool's thread entry (workers/piscina-entry.cts) says, once, how its pool moves a reply's buffers. */
+export function useTransfer(sender: TransferSender): void {
+  sendWithTransfer = sender;
+}
 
 /**
  * What goes back to the main thread. A class, so the own `then` (undefined) survives the
  * structured clone: a `then` a tool planted on Object.prototype never adopts the reply, here
- * or on the main thread.
+ * or on the main thread. Made by its named factories (one per kind).
  */
 class Reply implements WorkerOutcome {
   // biome-ignore lint/suspicious/noThenProperty: see above.
   readonly then = undefined;
-  constructor(
+  /** Set by finish(), as the reply leaves: whether this thread is to be replaced. */
+  retire = false;
+  /** Own even when there are none, so the main thread reads it without a prototype lookup. */
+  attachments: readonly WireAttachment[] | undefined = undefined;
+  protected constructor(
     readonly kind: WorkerOutcome["kind"],
     readonly content: string,
     readonly isError: boolean,
     readonly message: string,
-    public retire: boolean,
   ) {}
-  /** Own even when there are none, so the main thread reads it without a prototype lookup. */
-  attachments: readonly WireAttachment[] | undefined = undefined;
+  /** The tool's bounded output (or an error result of the contract). */
+  static result(content: string, isError: boolean): Reply {
+    return new Reply("result", content, isError, "");
+  }
+  /** A NonRecoverableToolError's message (bounded). */
+  static fatal(message: string): Reply {
+    return new Reply("fatal", "", false, message);
+  }
+  /** The task's abort won before its tool ran or finished. */
+  static stopped(retire: boolean): Reply {
+    return Reply.#withRetire(new Reply("stopped", "", false, ""), retire);
+  }
+  /** This thread is retiring and did not start the task: the main thread runs it elsewhere. */
+  static refused(): Reply {
+    return Reply.#withRetire(new Reply("refused", "", false, ""), true);
+  }
+  /** A warm-up's answer (it ran nothing). */
+  static warm(retire: boolean): Reply {
+    return Reply.#withRetire(new Reply("warm", "", false, ""), retire);
+  }
+  static #withRetire(reply: Reply, retire: boolean): Reply {
+    reply.retire = retire;
+    return reply;
+  }
 }
 
 /** A result whose attachments' buffers go in the transfer list (a private field: never cloned). */
 class ReplyWithAttachments extends Reply {
   readonly #transfer: readonly ArrayBuffer[];
   constructor(content: string, attachments: readonly WireAttachment[], transfer: readonly ArrayBuffer[]) {
-    super("result", content, false, "", false);
+    super("result", content, false, "");
     this.attachments = attachments;
     this.#transfer = transfer;
   }
@@ -219,43 +232,27 @@ class ReplyWithAttachments extends Reply {
   }
 }
 
-/** Piscina's transferable protocol: it posts the value with these buffers in the transfer list. */
-class Transferred {
-  // biome-ignore lint/suspicious/noThenProperty: Piscina awaits what a task returns: a planted `then` must not adopt it.
-  readonly then = undefined;
-  constructor(
-    readonly reply: Reply,
-    readonly buffers: readonly ArrayBuffer[],
-  ) {}
-  get [TRANSFERABLE](): readonly ArrayBuffer[] {
-    return this.buffers;
-  }
-  get [VALUE](): Reply {
-    return this.reply;
-  }
-}
-
 function encodeOutcome(outcome: ToolOutcome): Reply {
   // Own only: an `attachments` a tool planted on Object.prototype is not the outcome's.
-  if (!ObjectHasOwn(outcome, "attachments")) return new Reply("result", outcome.content, outcome.isError, "", false);
+  if (!ObjectHasOwn(outcome, "attachments")) return Reply.result(outcome.content, outcome.isError);
   const moved = moveAttachments(outcome.attachments as NonNullable<ToolOutcome["attachments"]>);
   if (typeof moved === "string") {
-    return new Reply("result", errorContent(COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED, { text: moved, cut: false }), true, "", false);
+    return Reply.result(errorContent(COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED, { text: moved, cut: false }), true);
   }
   return new ReplyWithAttachments(outcome.content, moved.list, moved.buffers);
 }
 
 /** A rejection of runTool: the abort, a NonRecoverableToolError, or (defensively) anything else. */
 function encodeFailure(error: unknown, task: RunningTask): Reply {
-  if (task.aborted) return new Reply("stopped", "", false, "", false);
+  if (task.aborted) return Reply.stopped(false);
   if (isNonRecoverableToolError(error)) {
     const message = readDataProperty(error, "message");
     const text = typeof message === "string" ? message : "";
-    return new Reply("fatal", "", false, cutToCodePoints(text, COURSE_TOOL_MAX_STRING_CODE_POINTS).text, false);
+    return Reply.fatal(cutToCodePoints(text, COURSE_TOOL_MAX_STRING_CODE_POINTS).text);
   }
   return failed(describeFailure(error).text);
 }
 
 function failed(text: string): Reply {
-  return new Reply("result", errorContent(COURSE_TOOL_EXECUTION_FAILED, { text, cut: false }), true, "", false);
+  return Reply.result(errorContent(COURSE_TOOL_EXECUTION_FAILED, { text, cut: false }), true);
 }

@@ -33,9 +33,9 @@ import { timeoutOutcome } from "../executor/run-tool.js";
 import { abortReason, isAborted, watchAbort } from "../executor/signal.js";
 import { DispatchQueue, type QueueEntry } from "./dispatch-queue.js";
 import type { ResolvedOptions } from "./options.js";
-import { decodeOutcome, failureOutcome, poolFailureOutcome, type StopReason, type WorkerReply } from "./protocol.js";
+import { decodeOutcome, failureOutcome, poolFailureOutcome, type StopReason, type WorkerReply, type WorkerTask } from "./protocol.js";
 import type { TaskBoard } from "./task-board.js";
-import { type PoolTask, SLOT_TAG, type WorkerPool } from "./worker-pool.js";
+import type { WorkerPool } from "./worker-pool.js";
 
 /** A call that a retiring thread handed back is tried again, this many times at most. */
 const MAX_ATTEMPTS = 3;
@@ -165,7 +165,7 @@ export class Dispatcher {
       call.timer = SetTimeout(() => this.#onTimeout(call), timeoutMs);
       TimeoutPrototypeUnref(call.timer);
     }
-    const task: PoolTask = {
+    const task: WorkerTask = {
       kind: "run",
       taskId,
       slot,
@@ -174,7 +174,6 @@ export class Dispatcher {
       toolCallId: request.call.id,
       args: request.args,
       progress: onProgress !== undefined,
-      [SLOT_TAG]: this.#pool.slotTag(slot),
     };
     void PromisePrototypeThen(
       this.#pool.run(task),

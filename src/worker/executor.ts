@@ -4,7 +4,7 @@
 // docs/contract.md: rules 1–13 through the shared pipeline; rule W4 — re-link and freeze on the main thread, rule W6 — batches.
 import { COURSE_TOOL_EXECUTOR_CLOSED } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
-import { PromisePrototypeThen, PromiseReject } from "../contract/primordials.js";
+import { ObjectFreeze, PromisePrototypeThen, PromiseReject } from "../contract/primordials.js";
 import type { CourseToolResultMessage } from "../contract/results.js";
 import { registeredTools, type ToolRegistry } from "../contract/tools.js";
 import { executeCall, executeCalls, InFlight, type Pipeline, type PipelineSettings, readExecutorOptions } from "../executor/pipeline.js";
@@ -58,7 +58,15 @@ export class WorkerToolExecutor implements ToolExecutor {
     const modules = await loadToolModules(resolved.modules);
     // Twice maxThreads: a task whose call was answered (abort, timeout) may still run while the next call starts.
     const board = TaskBoard.create(resolved.maxThreads * 2);
-    const pool = new WorkerPool(resolved, modules, board, settings.outputBudgets, settings.attachmentBudgets);
+    const pool = new WorkerPool(
+      ObjectFreeze({
+        options: resolved,
+        modules,
+        board,
+        outputBudgets: settings.outputBudgets,
+        attachmentBudgets: settings.attachmentBudgets,
+      }),
+    );
     try {
       await pool.started;
     } catch (error) {

@@ -13,7 +13,11 @@ import { errorContent } from "../contract/results.js";
 import { describeFailure } from "../contract/untrusted.js";
 import { Outcome, OutcomeWithAttachments, type ToolOutcome } from "../executor/run-tool.js";
 
-/** Main → worker, one per call: only validated arguments travel. */
+/**
+ * Main → worker, one per call, as a Piscina task (the pool's own port: it is what wakes the
+ * thread and what Piscina answers on): only validated arguments travel, and numbers where a
+ * name would do (the module's index, the slot) so the clone stays small.
+ */
 export interface WorkerTask {
   readonly kind: "run";
   readonly taskId: number;
@@ -28,7 +32,7 @@ export interface WorkerTask {
   readonly progress: boolean;
 }
 
-/** Main → worker: a no-op, so Piscina starts a spare thread before a call needs it. */
+/** Main → worker: a no-op task, so Piscina starts a spare thread before a call needs it (only a task makes it start one). */
 export interface WorkerWarmup {
   readonly kind: "warmup";
 }
@@ -69,14 +73,22 @@ export interface WireAttachment {
 /** Why the main thread asks a worker to stop a task. */
 export type StopReason = "abort" | "timeout";
 
-/** Worker → main over `parentPort`, once, as the thread starts: its end of the thread port. */
+/**
+ * Worker → main over `parentPort`, once, as the thread starts: its end of the thread port.
+ * `parentPort`, because the thread port does not exist on the main thread's side until this
+ * arrives, and Piscina hands every other parentPort message on as a pool 'message' event.
+ */
 export interface ThreadHello {
   readonly toolgateThreadPort: true;
   readonly threadId: number;
   readonly port: MessagePort;
 }
 
-/** Worker → main over `parentPort`, once its modules have loaded (before Piscina hears it is ready). */
+/**
+ * Worker → main over `parentPort`, once its modules have loaded (before Piscina hears it is
+ * ready). The same channel as the hello, so it never overtakes it: the thread's port is known
+ * before the thread can be handed a task.
+ */
 export interface ThreadLoaded {
   readonly toolgateThreadLoaded: true;
   readonly threadId: number;

@@ -3,9 +3,13 @@
 // Piscina's `parentPort` messages); nothing is created per call, and the port is unref'd so
 // it never keeps a process or a thread alive.
 //
-//   main → worker  `abort(taskId, reason)`: fires the signal the running tool sees.
+//   main → worker  `abort(taskId, reason)`: fires the signal the running tool sees. Not over
+//                  the pool's own port: Piscina reads that only for tasks, and it carries no
+//                  call; a comlink call, whose reply (was the task running here) nobody
+//                  awaits: a spinning or dead thread never answers, the grace kill covers it.
 //   worker → main  `taskMessage(taskId, message)`: a message for one task (progress, later),
 //                  delivered to that task's listener; nothing is delivered once it settled.
+//                  Its own message, not part of the task's reply: it comes while the tool runs.
 // docs/contract.md: rule W2 — abort relay.
 import type { MessagePort } from "node:worker_threads";
 import { type Endpoint, expose, type Remote, wrap } from "comlink";

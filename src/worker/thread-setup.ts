@@ -116,21 +116,29 @@ export function runModuleSetup(setup: ToolModuleSetup, url: string, threadId: nu
 export class WorkerModule {
   // biome-ignore lint/suspicious/noThenProperty: as StepResult's, this record resolves a promise.
   readonly then = undefined;
-  constructor(
-    readonly ok: boolean,
+  readonly ok: boolean;
+  /** Why calls cannot use it ("" when usable). */
+  readonly failure: string;
+  private constructor(
     readonly tools: Map<string, CourseTool>,
     readonly app: unknown,
-    readonly failure: string,
+    failure: string | undefined,
     readonly replaceThread: boolean,
-  ) {}
+  ) {
+    this.ok = failure === undefined;
+    this.failure = failure ?? "";
+  }
+  /** Its tools by name, and what its `setup` gave in this thread (undefined without one). */
+  static usable(tools: Map<string, CourseTool>, app: unknown): WorkerModule {
+    return new WorkerModule(tools, app, undefined, false);
+  }
+  /** A module no call can use in this thread, and why. */
+  static unusable(failure: string, replaceThread: boolean): WorkerModule {
+    return new WorkerModule(NO_TOOLS, undefined, failure, replaceThread);
+  }
 }
 
 const NO_TOOLS = new Map<string, CourseTool>();
-
-/** A module no call can use in this thread. */
-export function unusableModule(failure: string, replaceThread: boolean): WorkerModule {
-  return new WorkerModule(false, NO_TOOLS, undefined, failure, replaceThread);
-}
 
 /**
  * Loads a tool module in this worker thread: its import and registration within
@@ -146,17 +154,17 @@ export function loadModuleInWorker(url: string, threadId: number, loadTimeoutMs:
       (error: unknown) => new StepResult(false, undefined, failureText(error)),
     ) as Promise<StepResult>;
   return PromisePrototypeThen(settleWithin(load, loadTimeoutMs, late), (loaded): WorkerModule | Promise<WorkerModule> => {
-    if (!loaded.ok) return unusableModule(loaded.failure, false);
+    if (!loaded.ok) return WorkerModule.unusable(loaded.failure, false);
     const { definitions, setup } = loaded.value as ToolModuleExports;
     let tools: Map<string, CourseTool>;
     try {
       tools = toolsOf(registryOfModule(name, definitions));
     } catch (error) {
-      return unusableModule(failureText(error), false);
+      return WorkerModule.unusable(failureText(error), false);
     }
-    if (setup === undefined) return new WorkerModule(true, tools, undefined, "", false);
+    if (setup === undefined) return WorkerModule.usable(tools, undefined);
     return PromisePrototypeThen(runModuleSetup(setup, url, threadId, setupTimeoutMs), (result) =>
-      result.ok ? new WorkerModule(true, tools, result.value, "", false) : unusableModule(result.failure, true),
+      result.ok ? WorkerModule.usable(tools, result.value) : WorkerModule.unusable(result.failure, true),
     ) as Promise<WorkerModule>;
   }) as Promise<WorkerModule>;
 }

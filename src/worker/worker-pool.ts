@@ -48,23 +48,34 @@ import { type LoadedToolModules, moduleFileName } from "./tool-modules.js";
 /** CommonJS on purpose: see workers/piscina-entry.cts. */
 const WORKER_ENTRY = new URL("../../workers/piscina-entry.cjs", import.meta.url).href;
 
-/** The key under which a task's slot rides along to the load balancer (Piscina's queue options; a symbol key is never cloned). */
-export const SLOT_TAG: typeof queueOptionsSymbol = queueOptionsSymbol;
+/**
+ * Piscina's load balancer, typed from its own constructor's options: a change of its
+ * signature in another Piscina version fails `tsc` here.
+ */
+type LoadBalancer = NonNullable<NonNullable<ConstructorParameters<typeof Piscina>[0]>["loadBalancer"]>;
+/** A task as the balancer sees it (its queue options carry the slot: SLOT_TAG). */
+type BalancerTask = Parameters<LoadBalancer>[0];
+/** Piscina's view of a thread, as its load balancer gets it. */
+type PiscinaWorker = Parameters<LoadBalancer>[1][number];
 
-/** A task as handed to Piscina. */
-export type PoolTask = WorkerTask & { readonly [SLOT_TAG]: SlotTag };
+/** The key under which a task's slot rides along to the load balancer (Piscina's queue options; a symbol key is never cloned). */
+const SLOT_TAG: typeof queueOptionsSymbol = queueOptionsSymbol;
+
+/** A task as handed to Piscina: tagged with its slot by run(). */
+type PoolTask = WorkerTask & { [SLOT_TAG]?: SlotTag };
 
 /** The slot of a task, as the load balancer reads it. */
-export interface SlotTag {
+interface SlotTag {
   readonly slot: number;
 }
 
-/** Piscina's view of a thread, as its load balancer gets it. */
-interface PiscinaWorker {
-  readonly id: number;
-  readonly currentUsage: number;
-  readonly terminating: boolean;
-  readonly destroyed: boolean;
+/** What a pool is made of, made once per executor (frozen). */
+export interface PoolSettings {
+  readonly options: ResolvedOptions;
+  readonly modules: Pick<LoadedToolModules, "urls" | "hasSetup">;
+  readonly board: TaskBoard;
+  readonly outputBudgets: ResolvedOutputBudgets;
+  readonly attachmentBudgets: ResolvedAttachmentBudgets;
 }
 
 /**
@@ -163,13 +174,7 @@ export class WorkerPool {
   /** Resolves once `minThreads` threads have loaded every module; rejects with a ToolContractError. */
   readonly started: Promise<void>;
 
-  constructor(
-    options: ResolvedOptions,
-    modules: Pick<LoadedToolModules, "urls" | "hasSetup">,
-    board: TaskBoard,
-    outputBudgets: ResolvedOutputBudgets,
-    attachmentBudgets: ResolvedAttachmentBudgets,
-  ) {
+  constructor({ options, modules, board, outputBudgets, attachmentBudgets }: PoolSettings) {
     this.#options = options;
     const moduleUrls = modules.urls;
     // The loader and the modules load one after the other, each within moduleLoadTimeoutMs; then the setups.
@@ -210,7 +215,7 @@ export class WorkerPool {
         outputBudgets,
         attachmentBudgets,
       } satisfies ToolWorkerData,
-      loadBalancer: ((task: { [queueOptionsSymbol]: SlotTag }, workers: PiscinaWorker[]) => this.#choose(task, workers)) as never,
+      loadBalancer: (task, workers) => this.#choose(task, workers),
       ...(options.resourceLimits === undefined ? {} : { resourceLimits: options.resourceLimits }),
     });
     // Node tells of a new thread on the next tick: Piscina's first threads are still heard of.
@@ -228,15 +233,11 @@ export class WorkerPool {
   }
 
   /** Runs a task on the thread the balancer picks; settles when Piscina hears back (or the thread ends). */
-  run(task: PoolTask): Promise<WorkerReply> {
+  run(task: WorkerTask): Promise<WorkerReply> {
     const slot = task.slot;
     this.#slotThread[slot] = 0;
+    (task as PoolTask)[SLOT_TAG] = this.#slotTags[slot] as SlotTag; // the slot's tag, made once per slot
     return this.#piscina.run(task, { signal: this.#slotSignals[slot] as SlotSignal }) as Promise<WorkerReply>;
-  }
-
-  /** The slot's tag, made once per slot. */
-  slotTag(slot: number): SlotTag {
-    return this.#slotTags[slot] as SlotTag;
   }
 
   /** The thread the slot's task was handed to (0: still in Piscina's queue). */
@@ -301,10 +302,10 @@ export class WorkerPool {
    * a spare stays idle), else the first idle thread that has loaded its modules and is not
    * retiring (none: the task waits in Piscina's queue until one is); records which slot went where.
    */
-  #choose(task: { [queueOptionsSymbol]: SlotTag }, workers: PiscinaWorker[]): PiscinaWorker | null {
+  #choose(task: BalancerTask, workers: PiscinaWorker[]): PiscinaWorker | null {
     // A warm-up sent to start a thread is refused once: Piscina then starts one (and hands the
     // warm-up, a no-op, to whichever thread is free later).
-    if (task[queueOptionsSymbol].slot < 0 && this.#threadsToStart > 0) {
+    if ((task[SLOT_TAG] as SlotTag).slot < 0 && this.#threadsToStart > 0) {
       this.#threadsToStart -= 1;
       return null;
     }
@@ -323,8 +324,8 @@ export class WorkerPool {
   }
 
   /** Records the choice: which slot went where, and the thread to try first next time. */
-  #hand(task: { [queueOptionsSymbol]: SlotTag }, worker: PiscinaWorker): PiscinaWorker {
-    const tag = task[queueOptionsSymbol];
+  #hand(task: BalancerTask, worker: PiscinaWorker): PiscinaWorker {
+    const tag = task[SLOT_TAG] as SlotTag;
     if (tag.slot >= 0) {
       this.#slotThread[tag.slot] = worker.id;
       this.#lastChosen = worker;

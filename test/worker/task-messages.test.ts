@@ -5,7 +5,7 @@ import { describe, expect, test } from "vitest";
 import { DEFAULT_ATTACHMENT_BUDGETS, DEFAULT_OUTPUT_BUDGETS } from "../../dist/src/contract/budgets.js";
 import { resolveOptions } from "../../dist/src/worker/options.js";
 import { TaskBoard } from "../../dist/src/worker/task-board.js";
-import { SLOT_TAG, WorkerPool } from "../../dist/src/worker/worker-pool.js";
+import { WorkerPool } from "../../dist/src/worker/worker-pool.js";
 import { fixture } from "../support/helpers.js";
 
 const MODULE = fixture("worker-messages").href;
@@ -14,13 +14,13 @@ const turn = () => new Promise((resolve) => setTimeout(resolve, 30));
 describe("docs/worker.md — Worker → main: per-task messages, over a real pool thread and its port", () => {
   test("a running tool's messages reach its task's listener, in order; nothing comes after it finished", async () => {
     const board = TaskBoard.create(1);
-    const pool = new WorkerPool(
-      resolveOptions({ modules: [MODULE], minThreads: 1, maxThreads: 1 }),
-      { urls: [MODULE], hasSetup: false },
+    const pool = new WorkerPool({
+      options: resolveOptions({ modules: [MODULE], minThreads: 1, maxThreads: 1 }),
+      modules: { urls: [MODULE], hasSetup: false },
       board,
-      DEFAULT_OUTPUT_BUDGETS,
-      DEFAULT_ATTACHMENT_BUDGETS,
-    );
+      outputBudgets: DEFAULT_OUTPUT_BUDGETS,
+      attachmentBudgets: DEFAULT_ATTACHMENT_BUDGETS,
+    });
     try {
       await pool.started;
       const seen: [number, unknown][] = [];
@@ -37,7 +37,6 @@ describe("docs/worker.md — Worker → main: per-task messages, over a real poo
           toolCallId: `call-${taskId}`,
           args,
           progress: false,
-          [SLOT_TAG]: pool.slotTag(0),
         });
       };
       const reported = await task(7, "reports", { steps: 3 });

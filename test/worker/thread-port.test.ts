@@ -4,6 +4,7 @@
 // delivered once the task settled.
 import { MessageChannel } from "node:worker_threads";
 import { describe, expect, test } from "vitest";
+import type { WorkerTask } from "../../dist/src/worker/protocol.js";
 import { RunningTask, runInTask, sendTaskMessage, useThreadPort } from "../../dist/src/worker/task-context.js";
 import { TaskMessages, ThreadPort, WorkerPort } from "../../dist/src/worker/thread-port.js";
 
@@ -63,21 +64,25 @@ describe("rule W2 — abort relay: the thread port, in both directions", () => {
     const seen: [number, unknown][] = [];
     messages.listen(21, (message) => seen.push([21, message]));
     messages.listen(22, (message) => seen.push([22, message]));
-    const first = new RunningTask(21, "call-a", "tool-a", undefined, false);
-    const second = new RunningTask(22, "call-b", "tool-b", undefined, false);
+    const task = (taskId: number, name: string): WorkerTask => ({
+      kind: "run",
+      taskId,
+      slot: 0,
+      module: 0,
+      toolName: name,
+      toolCallId: `call-${name}`,
+      args: 0.5,
+      progress: false,
+    });
+    const first = new RunningTask(task(21, "tool-a"), undefined, undefined);
+    const second = new RunningTask(task(22, "tool-b"), undefined, undefined);
     let late: Promise<boolean> | undefined;
-    const sentInside = runInTask(
-      first,
-      (a: number, _b: null, _c: null) => {
-        late = new Promise((resolve) => setTimeout(() => resolve(sendTaskMessage("late, from task 21")), 10));
-        return sendTaskMessage({ progress: a });
-      },
-      0.5,
-      null,
-      null,
-    );
+    const sentInside = runInTask(first, (running) => {
+      late = new Promise((resolve) => setTimeout(() => resolve(sendTaskMessage("late, from task 21")), 10));
+      return sendTaskMessage({ progress: running.args });
+    });
     first.settled = true; // task 21 is done; task 22 runs while 21's timer fires
-    const sentBySecond = runInTask(second, () => sendTaskMessage("from task 22"), null, null, null);
+    const sentBySecond = runInTask(second, () => sendTaskMessage("from task 22"));
     expect(sentInside).toBe(true);
     expect(sentBySecond).toBe(true);
     expect(await late).toBe(false);
