@@ -1,16 +1,17 @@
 // toolgate: the tool boundary of an LLM agent. The root entry point: the contract, the
 // in-process executor and the public types. It loads no worker pool (see `toolgate/worker`).
-// The seed's `Course*` names stay; `ToolCall`, `ToolResultMessage`, `ToolDefinition` and
-// `Tool` are the same types under plain names.
+// The seed's names (the course's type and constant names) stay exported, deprecated, from
+// src/compat/course.ts.
 
+export * from "./compat/course.js";
 export type { ToolApp } from "./contract/app.js";
 export type { ArgumentBudgets, AttachmentBudgets, OutputBudgets } from "./contract/budgets.js";
-export type { CourseToolCall, CourseToolCall as ToolCall, JsonValue } from "./contract/call.js";
+export type { JsonValue, ToolCall } from "./contract/call.js";
 export * from "./contract/constants.js";
 export { type DescribeToolsOptions, describeTools, type ToolDescription, type ToolSource } from "./contract/describe.js";
 export { isNonRecoverableToolError, isToolContractError, NonRecoverableToolError, ToolContractError } from "./contract/errors.js";
 export type { JsonSchema } from "./contract/parameters.js";
-export type { CourseToolResultMessage, CourseToolResultMessage as ToolResultMessage } from "./contract/results.js";
+export type { ToolResultMessage } from "./contract/results.js";
 export {
   type ImageMimeType,
   imageContent,
@@ -21,13 +22,11 @@ export {
 export { type SerializationOutcome, serializeToolOutput } from "./contract/serialize.js";
 export type { StandardSchemaV1, StandardSchemaV1Output } from "./contract/standard-schema.js";
 export {
-  type CourseTool,
-  type CourseTool as Tool,
-  type CourseToolDefinition,
-  type CourseToolDefinition as ToolDefinition,
   defineTool,
   type SchemaToolDefinition,
+  type Tool,
   type ToolContext,
+  type ToolDefinition,
   type ToolLike,
   type ToolProgressReport,
   ToolRegistry,

@@ -43,7 +43,7 @@ import { describeFailure, type FailureText, observeRejection, ownDataOr, readDat
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 /** A normalized tool call, as the model layer hands it over. */
-export interface CourseToolCall {
+export interface ToolCall {
   type: "toolCall";
   /** Provider-assigned id; every result and event of this call carries it. */
   id: string;

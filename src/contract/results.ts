@@ -36,7 +36,7 @@ import { capContent } from "./serialize.js";
 import { type FailureText, readOwnDataProperty } from "./untrusted.js";
 
 /** The transcript entry for one tool call. Frozen. */
-export interface CourseToolResultMessage {
+export interface ToolResultMessage {
   readonly role: "toolResult";
   /** Exactly `tool-result-${toolCall.id}`. */
   readonly id: string;

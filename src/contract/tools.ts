@@ -69,7 +69,7 @@ export interface ToolContext {
 }
 
 /** What a tool author writes. */
-export interface CourseToolDefinition<A = unknown, O = unknown> {
+export interface ToolDefinition<A = unknown, O = unknown> {
   /** Non-empty; the name the model calls. */
   name: string;
   /** Non-empty; shown to the model. */
@@ -109,14 +109,14 @@ export interface SchemaToolDefinition<S extends StandardSchemaV1 = StandardSchem
 }
 
 /** A frozen tool snapshot made by `defineTool`; what a `ToolRegistry` holds. */
-export type CourseTool<A = unknown, O = unknown> = Readonly<Omit<CourseToolDefinition<A, O>, "jsonSchema">>;
+export type Tool<A = unknown, O = unknown> = Readonly<Omit<ToolDefinition<A, O>, "jsonSchema">>;
 const definedTools = new WeakSet<object>();
 // The validator each snapshot wraps, so adapters can recover metadata attached to it
 // (for example the TypeBox schema behind a validator); never used to call it.
 const validators = new WeakMap<CourseTool, (args: unknown) => unknown>();
 
 /** True for tool snapshots made by `defineTool`. */
-function isCourseTool(value: unknown): value is CourseTool {
+function isDefinedTool(value: unknown): value is CourseTool {
   return typeof value === "object" && value !== null && WeakSetPrototypeHas(definedTools, value);
 }
 
@@ -133,7 +133,7 @@ export function defineTool<A, O>(definition: CourseToolDefinition<A, O>): Course
 export function defineTool<S extends StandardSchemaV1, O>(definition: SchemaToolDefinition<S, O>): CourseTool<StandardSchemaV1Output<S>, O>;
 export function defineTool(definition: unknown): CourseTool;
 export function defineTool(definition: unknown): CourseTool {
-  if (isCourseTool(definition)) return definition;
+  if (isDefinedTool(definition)) return definition;
   if (typeof definition !== "object" || definition === null || isProxy(definition)) {
     invalid("a tool definition must be an object (not a Proxy)");
   }

@@ -1,29 +1,9 @@
-// The plain names beside the seed's Course* names, and the one grammar helper behind every
-// "(got ...)" and "it returned ..." in messages.
-import {
-  type CourseTool,
-  type CourseToolCall,
-  type CourseToolDefinition,
-  type CourseToolResultMessage,
-  executeToolCall,
-  type Tool,
-  type ToolCall,
-  type ToolDefinition,
-  ToolRegistry,
-  type ToolResultMessage,
-} from "toolgate";
-import { describe, expect, expectTypeOf, test } from "vitest";
+// The one grammar helper behind every "(got ...)" and "it returned ..." in messages (the plain
+// names beside the seed's: compat-names.test.ts).
+import { executeToolCall, ToolRegistry } from "toolgate";
+import { describe, expect, test } from "vitest";
 import { describeValue } from "../../dist/src/contract/grammar.js";
 import { call, errorOf, neverAborted } from "../support/helpers.js";
-
-describe("docs/operations.md — Names: plain names", () => {
-  test("ToolCall, ToolResultMessage, ToolDefinition and Tool are the Course* types themselves (checked by tsc)", () => {
-    expectTypeOf<ToolCall>().toEqualTypeOf<CourseToolCall>();
-    expectTypeOf<ToolResultMessage>().toEqualTypeOf<CourseToolResultMessage>();
-    expectTypeOf<ToolDefinition<{ q: string }, number>>().toEqualTypeOf<CourseToolDefinition<{ q: string }, number>>();
-    expectTypeOf<Tool<{ q: string }, number>>().toEqualTypeOf<CourseTool<{ q: string }, number>>();
-  });
-});
 
 describe("docs/operations.md — Names: describeValue", () => {
   const revoked = Proxy.revocable({}, {});
