@@ -5,8 +5,8 @@
 // docs/contract.md, "Compatibility names", lists the mapping.
 import type { ToolCall } from "../contract/call.js";
 import { ContractErrorCode, Limits, ToolErrorCode } from "../contract/constants.js";
-import type { Tool, ToolDefinition } from "../contract/tools.js";
 import type { ToolResultMessage } from "../contract/results.js";
+import type { Tool, ToolDefinition } from "../contract/tools.js";
 
 /** @deprecated use `ToolCall` */
 export type CourseToolCall = ToolCall;
