@@ -2,7 +2,7 @@
 // main thread imports it for the registry (in-process runs, validation); the worker pool
 // imports the compiled copy (dist/bench/tools.js) by URL and runs `execute` there.
 import { threadId } from "node:worker_threads";
-import type { CourseToolDefinition, ValidationDecision } from "toolgate";
+import type { ToolDefinition, ValidationDecision } from "toolgate";
 
 type Args = Record<string, unknown>;
 
@@ -26,14 +26,14 @@ export function burn(iterations: number): number {
 }
 
 /** The trivial tool of the overhead benchmarks: returns a tiny object. */
-export const ping: CourseToolDefinition<Args, { pong: unknown }> = {
+export const ping: ToolDefinition<Args, { pong: unknown }> = {
   name: "ping",
   description: "Returns its argument n as { pong: n }.",
   validate: acceptObject,
   execute: (args) => ({ pong: args.n ?? null }),
 };
 
-const cpu: CourseToolDefinition<{ iterations: number }, { checksum: number }> = {
+const cpu: ToolDefinition<{ iterations: number }, { checksum: number }> = {
   name: "burn",
   description: "CPU-bound: runs `iterations` rounds of xorshift32 and returns a checksum.",
   validate: (args) => {
@@ -46,7 +46,7 @@ const cpu: CourseToolDefinition<{ iterations: number }, { checksum: number }> = 
 };
 
 /** Cooperative: waits for its signal and rejects with the reason (what a well-behaved slow tool does). */
-const waitForAbort: CourseToolDefinition<Args, never> = {
+const waitForAbort: ToolDefinition<Args, never> = {
   name: "waitForAbort",
   description: "Waits until its signal aborts, then rejects with the reason.",
   validate: acceptObject,
@@ -58,7 +58,7 @@ const waitForAbort: CourseToolDefinition<Args, never> = {
 };
 
 /** Hostile: ignores its signal and busy-waits `ms` milliseconds. */
-const spin: CourseToolDefinition<Args, string> = {
+const spin: ToolDefinition<Args, string> = {
   name: "spin",
   description: "Busy-waits `ms` milliseconds, ignoring its signal.",
   validate: acceptObject,
@@ -72,7 +72,7 @@ const spin: CourseToolDefinition<Args, string> = {
 };
 
 /** Which thread ran the call (the abort benchmark checks that a spinning thread was replaced). */
-const whichThread: CourseToolDefinition<Args, number> = {
+const whichThread: ToolDefinition<Args, number> = {
   name: "threadId",
   description: "Returns the id of the thread that ran it.",
   validate: acceptObject,

@@ -3,7 +3,7 @@
 // output, a tool that ignores cancellation, an unknown tool and invalid arguments. The
 // calls run in a WorkerToolExecutor with a live progress line; one call is aborted mid-way.
 import { availableParallelism } from "node:os";
-import { COURSE_TOOL_TRUNCATION_MARKER, type CourseToolCall, type CourseToolResultMessage } from "toolgate";
+import { Limits, type ToolCall, type ToolResultMessage } from "toolgate";
 import { WorkerToolExecutor } from "toolgate/worker";
 
 const TOOLS = new URL("./tools.js", import.meta.url);
@@ -15,7 +15,7 @@ const ABORT_GRACE_MS = 200;
 const ABORTED_CALL = "call_10";
 const ABORT_AFTER_MS = 500;
 
-const toolCall = (id: string, name: string, args: CourseToolCall["arguments"]): CourseToolCall => ({
+const toolCall = (id: string, name: string, args: ToolCall["arguments"]): ToolCall => ({
   type: "toolCall",
   id,
   name,
@@ -45,11 +45,11 @@ const turn = {
 
 type State = "queued" | "running" | "done";
 interface Row {
-  readonly call: CourseToolCall;
+  readonly call: ToolCall;
   state: State;
   startedAt?: number;
   endedAt?: number;
-  result?: CourseToolResultMessage;
+  result?: ToolResultMessage;
   rejection?: unknown;
   abortedAt?: number;
 }
@@ -177,8 +177,8 @@ function outcomeOf(row: Row): string {
     const name = (row.rejection as { name?: unknown } | null)?.name;
     return name === "AbortError" ? "aborted" : `rejected (${String(name ?? row.rejection)})`;
   }
-  const result = row.result as CourseToolResultMessage;
-  if (!result.isError) return result.content.endsWith(COURSE_TOOL_TRUNCATION_MARKER) ? "ok (truncated)" : "ok";
+  const result = row.result as ToolResultMessage;
+  if (!result.isError) return result.content.endsWith(Limits.TRUNCATION_MARKER) ? "ok (truncated)" : "ok";
   try {
     return (JSON.parse(result.content) as { error: { code: string } }).error.code;
   } catch {
@@ -190,7 +190,7 @@ function previewOf(row: Row, width: number): string {
   let text: string;
   if (row.rejection !== undefined) text = String((row.rejection as { message?: unknown } | null)?.message ?? row.rejection);
   else {
-    const content = (row.result as CourseToolResultMessage).content;
+    const content = (row.result as ToolResultMessage).content;
     if (row.result?.isError === true) {
       try {
         text = (JSON.parse(content) as { error: { message: string } }).error.message;

@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import type { CourseToolCall, CourseToolResultMessage } from "toolgate";
+import type { ToolCall, ToolResultMessage } from "toolgate";
 import { QueueToolExecutor } from "toolgate/queue";
 
 const TOOLS = new URL("./tools.js", import.meta.url);
@@ -19,7 +19,7 @@ const LOCK_MS = 1000;
 const ABORTED_CALL = "call_08";
 const ABORT_AFTER_MS = 500;
 
-const toolCall = (id: string, name: string, args: CourseToolCall["arguments"]): CourseToolCall => ({
+const toolCall = (id: string, name: string, args: ToolCall["arguments"]): ToolCall => ({
   type: "toolCall",
   id,
   name,
@@ -53,7 +53,7 @@ function startHost(): Promise<ChildProcess> {
   });
 }
 
-function describe(outcome: PromiseSettledResult<CourseToolResultMessage>): { status: string; text: string } {
+function describe(outcome: PromiseSettledResult<ToolResultMessage>): { status: string; text: string } {
   if (outcome.status === "rejected") return { status: "rejected", text: String((outcome.reason as Error)?.message ?? outcome.reason) };
   const result = outcome.value;
   if (!result.isError) return { status: "ok", text: result.content };
@@ -90,7 +90,7 @@ async function main(): Promise<void> {
     );
     console.log(`${"call".padEnd(8)} ${"tool".padEnd(14)} ${"outcome".padEnd(33)} ${"ms".padStart(6)}  content`);
     turn.forEach((call, index) => {
-      const { status, text } = describe(outcomes[index] as PromiseSettledResult<CourseToolResultMessage>);
+      const { status, text } = describe(outcomes[index] as PromiseSettledResult<ToolResultMessage>);
       const ms = (elapsed.get(call.id) ?? 0).toFixed(0);
       console.log(`${call.id.padEnd(8)} ${call.name.padEnd(14)} ${status.padEnd(33)} ${ms.padStart(6)}  ${clip(text)}`);
     });
@@ -104,7 +104,7 @@ async function main(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 300));
     const killedAt = performance.now();
     host.kill("SIGKILL");
-    const { status, text } = describe((await Promise.allSettled([dying]))[0] as PromiseSettledResult<CourseToolResultMessage>);
+    const { status, text } = describe((await Promise.allSettled([dying]))[0] as PromiseSettledResult<ToolResultMessage>);
     console.log(
       `kill:  host SIGKILLed mid-call; call_12 -> ${status} after ${(performance.now() - killedAt).toFixed(0)} ms: ${clip(text, 90)}`,
     );

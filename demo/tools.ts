@@ -3,7 +3,7 @@
 // (dist/demo/tools.js) by URL and runs `execute` there.
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { CourseToolDefinition, ValidationDecision } from "toolgate";
+import type { ToolDefinition, ValidationDecision } from "toolgate";
 
 type Args = Record<string, unknown>;
 
@@ -13,7 +13,7 @@ const integerIn = (value: unknown, min: number, max: number): value is number =>
 const reject = (error: string): ValidationDecision<never> => ({ ok: false, error });
 
 /** Hashes a generated buffer of `bytes` bytes: CPU and memory, no I/O. */
-const sha256: CourseToolDefinition<{ bytes: number; seed: number }, object> = {
+const sha256: ToolDefinition<{ bytes: number; seed: number }, object> = {
   name: "sha256",
   description: "SHA-256 of a deterministic pseudo-random buffer of `bytes` bytes (at most 64 MiB) seeded by `seed`.",
   validate: (args) => {
@@ -38,7 +38,7 @@ const sha256: CourseToolDefinition<{ bytes: number; seed: number }, object> = {
 };
 
 /** Counts primes below `below` by trial division: a CPU-bound tool. */
-const countPrimes: CourseToolDefinition<{ below: number }, object> = {
+const countPrimes: ToolDefinition<{ below: number }, object> = {
   name: "countPrimes",
   description: "Counts the primes below `below` (at most 10,000,000).",
   validate: (args) =>
@@ -62,7 +62,7 @@ const countPrimes: CourseToolDefinition<{ below: number }, object> = {
 };
 
 /** Parses JSON text and describes it; malformed text throws (a recoverable execution error). */
-const parseJson: CourseToolDefinition<{ text: string }, object> = {
+const parseJson: ToolDefinition<{ text: string }, object> = {
   name: "parseJson",
   description: "Parses `text` as JSON and returns the value with a short description.",
   validate: (args) =>
@@ -75,7 +75,7 @@ const parseJson: CourseToolDefinition<{ text: string }, object> = {
 };
 
 /** A slow, I/O-like tool (a report query): waits `ms`, and stops at once when its signal aborts. */
-const fetchReport: CourseToolDefinition<{ report: string; ms: number }, object> = {
+const fetchReport: ToolDefinition<{ report: string; ms: number }, object> = {
   name: "fetchReport",
   description: "Fetches the named report; takes `ms` milliseconds. Honours cancellation.",
   validate: (args) => {
@@ -90,7 +90,7 @@ const fetchReport: CourseToolDefinition<{ report: string; ms: number }, object> 
 };
 
 /** Hostile output: a throwing getter with a toJSON trap, a Proxy, or a huge string. */
-const hostileOutput: CourseToolDefinition<{ kind: string }, unknown> = {
+const hostileOutput: ToolDefinition<{ kind: string }, unknown> = {
   name: "hostileOutput",
   description: 'Returns hostile output of the given kind: "getter", "proxy" or "huge".',
   validate: (args) =>
@@ -115,7 +115,7 @@ const hostileOutput: CourseToolDefinition<{ kind: string }, unknown> = {
 };
 
 /** Ignores its signal and spins: only terminating its thread stops it. */
-const stubbornLoop: CourseToolDefinition<{ ms: number }, string> = {
+const stubbornLoop: ToolDefinition<{ ms: number }, string> = {
   name: "stubbornLoop",
   description: "Busy-waits `ms` milliseconds and ignores cancellation.",
   validate: (args) =>

@@ -6,16 +6,12 @@
 // encoded as that call's outcome, and a fault no running task caused retires the thread.
 // docs/contract.md: rule W1 — tool modules, rule W2 — abort relay, rule W5 — faults are results (and rules 7–12 through runTool).
 import { MessageChannel, parentPort, threadId, workerData } from "node:worker_threads";
-import {
-  COURSE_TOOL_EXECUTION_FAILED,
-  COURSE_TOOL_MAX_STRING_CODE_POINTS,
-  COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED,
-} from "../src/contract/constants.js";
+import { Limits, ToolErrorCode } from "../src/contract/constants.js";
 import { isNonRecoverableToolError } from "../src/contract/errors.js";
 import { isPromise, MapPrototypeGet, NativePromise, ObjectHasOwn, PromisePrototypeThen } from "../src/contract/primordials.js";
 import { errorContent } from "../src/contract/results.js";
 import { cutToCodePoints } from "../src/contract/serialize.js";
-import type { CourseTool } from "../src/contract/tools.js";
+import type { Tool } from "../src/contract/tools.js";
 import { describeFailure, readDataProperty } from "../src/contract/untrusted.js";
 import { runTool, type ToolOutcome } from "../src/executor/run-tool.js";
 import { moveAttachments } from "../src/worker/attachment-move.js";
@@ -47,7 +43,7 @@ const {
 
 /** runTool within the executor's output and attachment budgets (a tool's own override them), with the task's signal made on first read. */
 function runWithinBudgets(task: RunningTask): ToolOutcome | Promise<ToolOutcome> {
-  return runTool(task.tool as CourseTool, task.args, task.context, outputBudgets, task, attachmentBudgets);
+  return runTool(task.tool as Tool, task.args, task.context, outputBudgets, task, attachmentBudgets);
 }
 const board = TaskBoard.attach(boardMemory);
 
@@ -237,7 +233,7 @@ function encodeOutcome(outcome: ToolOutcome): Reply {
   if (!ObjectHasOwn(outcome, "attachments")) return Reply.result(outcome.content, outcome.isError);
   const moved = moveAttachments(outcome.attachments as NonNullable<ToolOutcome["attachments"]>);
   if (typeof moved === "string") {
-    return Reply.result(errorContent(COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED, { text: moved, cut: false }), true);
+    return Reply.result(errorContent(ToolErrorCode.OUTPUT_SERIALIZATION_FAILED, { text: moved, cut: false }), true);
   }
   return new ReplyWithAttachments(outcome.content, moved.list, moved.buffers);
 }
@@ -248,11 +244,11 @@ function encodeFailure(error: unknown, task: RunningTask): Reply {
   if (isNonRecoverableToolError(error)) {
     const message = readDataProperty(error, "message");
     const text = typeof message === "string" ? message : "";
-    return Reply.fatal(cutToCodePoints(text, COURSE_TOOL_MAX_STRING_CODE_POINTS).text);
+    return Reply.fatal(cutToCodePoints(text, Limits.MAX_STRING_CODE_POINTS).text);
   }
   return failed(describeFailure(error).text);
 }
 
 function failed(text: string): Reply {
-  return Reply.result(errorContent(COURSE_TOOL_EXECUTION_FAILED, { text, cut: false }), true);
+  return Reply.result(errorContent(ToolErrorCode.EXECUTION_FAILED, { text, cut: false }), true);
 }

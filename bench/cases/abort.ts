@@ -2,7 +2,7 @@
 // a spinning one (ignores it), in-process and in the worker pool. In the pool, also the
 // time from abort() until the pool has served the next call: for the spinning tool that
 // is the grace period, the thread's termination and its replacement.
-import { type CourseToolCall, executeToolCall, ToolRegistry } from "toolgate";
+import { executeToolCall, type ToolCall, ToolRegistry } from "toolgate";
 import { WorkerToolExecutor } from "toolgate/worker";
 import { type CaseOptions, median, neverAborted, now, round, sleep, type TargetCheck } from "../harness.js";
 import { TOOLS_MODULE } from "../paths.js";
@@ -35,7 +35,7 @@ export interface AbortResult {
   readonly targets: TargetCheck[];
 }
 
-const toolCall = (name: string, id: string, args: Record<string, number> = {}): CourseToolCall => ({
+const toolCall = (name: string, id: string, args: Record<string, number> = {}): ToolCall => ({
   type: "toolCall",
   id,
   name,

@@ -5,7 +5,7 @@
 import { availableParallelism } from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Piscina } from "piscina";
-import { type CourseToolCall, executeToolCalls, ToolRegistry } from "toolgate";
+import { executeToolCalls, type ToolCall, ToolRegistry } from "toolgate";
 import { WorkerToolExecutor } from "toolgate/worker";
 import { type CaseOptions, interleave, median, neverAborted, now, pairedRatios, round, sleep, type TargetCheck } from "../harness.js";
 import { PEER_POOL_WORKER, TOOLS_MODULE } from "../paths.js";
@@ -104,7 +104,7 @@ export async function benchCpuBatch(
   const resolutionMs = 1;
   burn(smoke ? 1_000_000 : 20_000_000); // warms the JIT before calibrating
   const iterations = calibrate(targetToolMs);
-  const batch: CourseToolCall[] = Array.from({ length: calls }, (_, n) => ({
+  const batch: ToolCall[] = Array.from({ length: calls }, (_, n) => ({
     type: "toolCall",
     id: `cpu-${n}`,
     name: "burn",

@@ -2,10 +2,10 @@
 // an agent loop would write without it (validate, await execute, JSON.stringify), and against
 // the contract's own steps called one after another with no pipeline around them (the least
 // a call can cost with these steps: what bounds `inProcess.ratio` from below).
-import { type CourseToolCall, type CourseToolDefinition, type CourseToolResultMessage, executeToolCall, ToolRegistry } from "toolgate";
+import { executeToolCall, type ToolCall, type ToolDefinition, ToolRegistry, type ToolResultMessage } from "toolgate";
 import { snapshotToolCall, validateArguments } from "../../src/contract/call.js";
 import { toolResultMessage } from "../../src/contract/results.js";
-import type { CourseTool } from "../../src/contract/tools.js";
+import type { Tool } from "../../src/contract/tools.js";
 import { registeredTools } from "../../src/contract/tools.js";
 import { discardProgress } from "../../src/executor/progress.js";
 import { runTool } from "../../src/executor/run-tool.js";
@@ -27,7 +27,7 @@ export interface InProcessResult {
 }
 
 /** What an agent loop does without a boundary: no snapshot, no budgets, no freezing, no abort race. */
-async function naiveCall(tool: CourseToolDefinition, call: CourseToolCall, signal: AbortSignal) {
+async function naiveCall(tool: ToolDefinition, call: ToolCall, signal: AbortSignal) {
   const decision = tool.validate(call.arguments);
   if (!decision.ok)
     return {
@@ -56,7 +56,7 @@ async function naiveCall(tool: CourseToolDefinition, call: CourseToolCall, signa
  * promise. No options, hooks, timeouts, progress or run request: what the pipeline adds is
  * `ours - steps`.
  */
-function contractSteps(tools: Map<string, CourseTool>, call: unknown, signal: AbortSignal): Promise<CourseToolResultMessage> {
+function contractSteps(tools: Map<string, Tool>, call: unknown, signal: AbortSignal): Promise<ToolResultMessage> {
   throwIfAborted(signal);
   const snapshot = snapshotToolCall(call, undefined, tools);
   const tool = tools.get(snapshot.name);
@@ -75,8 +75,8 @@ export async function benchInProcess(options: CaseOptions = {}): Promise<InProce
   const micro = smoke ? { rounds: 1, time: 5, warmupTime: 2, inner: 4 } : { rounds: 7, time: 150, warmupTime: 50, inner: 64 };
   const registry = new ToolRegistry([ping]);
   const signal = neverAborted();
-  const call: CourseToolCall = { type: "toolCall", id: "call-1", name: "ping", arguments: { n: 1 } };
-  const tool = ping as CourseToolDefinition;
+  const call: ToolCall = { type: "toolCall", id: "call-1", name: "ping", arguments: { n: 1 } };
+  const tool = ping as ToolDefinition;
   const ours = await executeToolCall(registry, call, signal);
   const naive = await naiveCall(tool, call, signal);
   const tools = registeredTools(registry);

@@ -5,7 +5,7 @@
 import { MessageChannel, type MessagePort as PortType, Worker } from "node:worker_threads";
 import { Piscina } from "piscina";
 import { Tinypool } from "tinypool";
-import type { CourseToolCall } from "toolgate";
+import type { ToolCall } from "toolgate";
 import { WorkerToolExecutor } from "toolgate/worker";
 import workerpool from "workerpool";
 import { type CaseOptions, interleave, median, neverAborted, now, pairedRatios, round, type TargetCheck } from "../harness.js";
@@ -61,7 +61,7 @@ function rawPortWorker(): { run: Run; close: () => Promise<number> } {
   };
 }
 
-const toolCall = (task: PeerTask, n: number): CourseToolCall =>
+const toolCall = (task: PeerTask, n: number): ToolCall =>
   task.kind === "ping"
     ? { type: "toolCall", id: `peer-${n}`, name: "ping", arguments: { n: task.n } }
     : { type: "toolCall", id: `peer-${n}`, name: "burn", arguments: { iterations: task.iterations } };

@@ -14,7 +14,7 @@ import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { Queue, QueueEvents, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import type { CourseToolCall } from "toolgate";
+import type { ToolCall } from "toolgate";
 import { QueueToolExecutor } from "toolgate/queue";
 import { type CaseOptions, interleave, median, neverAborted, pairedRatios, round, type TargetCheck } from "../harness.js";
 import { TOOLS_MODULE } from "../paths.js";
@@ -47,7 +47,7 @@ const PROCESSOR = fileURLToPath(new URL("../peers/bullmq-sandbox.js", import.met
 const CLI = fileURLToPath(new URL("../../src/queue/cli.js", import.meta.url));
 const JOB_OPTIONS = { attempts: 1, removeOnComplete: { age: 600, count: 10_000 }, removeOnFail: { age: 600, count: 10_000 } };
 
-const pingCall = (n: number): CourseToolCall => ({ type: "toolCall", id: `call-${n}`, name: "ping", arguments: { n } });
+const pingCall = (n: number): ToolCall => ({ type: "toolCall", id: `call-${n}`, name: "ping", arguments: { n } });
 
 async function runPeerWorker(url: string, queue: string): Promise<void> {
   const connection = new Redis(url, { maxRetriesPerRequest: null });

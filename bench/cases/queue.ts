@@ -11,7 +11,7 @@ import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { Queue, QueueEvents, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import type { CourseToolCall } from "toolgate";
+import type { ToolCall } from "toolgate";
 import { QueueToolExecutor } from "toolgate/queue";
 import { type CaseOptions, interleave, median, neverAborted, pairedRatios, round, type TargetCheck } from "../harness.js";
 import { TOOLS_MODULE } from "../paths.js";
@@ -48,7 +48,7 @@ const WINDOW = 8;
 /** The retention toolgate's jobs have (waitUntilFinished needs the finished job to still be there). */
 const RAW_JOB_OPTIONS = { attempts: 1, removeOnComplete: { age: 600, count: 10_000 }, removeOnFail: { age: 600, count: 10_000 } };
 
-const pingCall = (n: number): CourseToolCall => ({ type: "toolCall", id: `call-${n}`, name: "ping", arguments: { n } });
+const pingCall = (n: number): ToolCall => ({ type: "toolCall", id: `call-${n}`, name: "ping", arguments: { n } });
 
 /** The peer's worker process: a bare BullMQ worker answering what toolgate's ping answers. */
 async function runRawWorker(url: string, queue: string): Promise<void> {

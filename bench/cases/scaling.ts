@@ -3,12 +3,12 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import {
-  type CourseToolCall,
   executeToolCall,
   InProcessToolExecutor,
   isToolContractError,
   type JsonValue,
   serializeToolOutput,
+  type ToolCall,
   type ToolExecutor,
   ToolRegistry,
 } from "toolgate";
@@ -124,13 +124,13 @@ export async function benchScaling(options: CaseOptions = {}): Promise<ScalingRe
   const serialize = (input: unknown) => serializeToolOutput(input);
   // Arguments go through the public API: small ones run the tool, large ones are refused first.
   const call = (input: unknown): Promise<unknown> =>
-    executeToolCall(registry, input as CourseToolCall, signal).then(
+    executeToolCall(registry, input as ToolCall, signal).then(
       (result) => result,
       (error: unknown) => {
         if (!isToolContractError(error)) throw error;
       },
     );
-  const callWith = (items: JsonValue): CourseToolCall => ({ type: "toolCall", id: "scale", name: "ping", arguments: { items } });
+  const callWith = (items: JsonValue): ToolCall => ({ type: "toolCall", id: "scale", name: "ping", arguments: { items } });
 
   options.log?.("scaling: output object / array with N members");
   const objectSizes = sizes(smoke ? 1280 : 1280, smoke ? 2 : 9); // 1,280 to 655,360 keys
@@ -246,7 +246,7 @@ async function batchSeries(what: string, executor: ToolExecutor, ns: readonly nu
   for (let index = 0; index < rounds; index += 1) {
     for (let at = 0; at < ns.length; at += 1) {
       const n = ns[at] as number;
-      const calls: CourseToolCall[] = Array.from({ length: n }, (_, k) => ({
+      const calls: ToolCall[] = Array.from({ length: n }, (_, k) => ({
         type: "toolCall",
         id: `c-${k}`,
         name: "ping",
@@ -274,7 +274,7 @@ async function batchSeries(what: string, executor: ToolExecutor, ns: readonly nu
 /** The same CPU batch on a pool of 1 thread and of 2: the time ratio per doubling of threads. */
 async function threadSeries(smoke: boolean, rounds: number): Promise<ScalingSeries> {
   const signal = neverAborted();
-  const calls: CourseToolCall[] = Array.from({ length: smoke ? 4 : 16 }, (_, k) => ({
+  const calls: ToolCall[] = Array.from({ length: smoke ? 4 : 16 }, (_, k) => ({
     type: "toolCall",
     id: `cpu-${k}`,
     name: "burn",

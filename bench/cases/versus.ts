@@ -35,7 +35,7 @@ import {
 } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { Piscina } from "piscina";
-import { type CourseToolCall, executeToolCall, InProcessToolExecutor, ToolRegistry } from "toolgate";
+import { executeToolCall, InProcessToolExecutor, type ToolCall, ToolRegistry } from "toolgate";
 import { toAiSdkTools } from "toolgate/ai-sdk";
 import { createMcpServer } from "toolgate/mcp";
 import { toOpenAiAgentsTools } from "toolgate/openai-agents";
@@ -543,7 +543,7 @@ async function measureInProcess(
   signal: AbortSignal,
 ): Promise<{ figure: VersusFigure; executorUsPerCall: number }> {
   const executor = new InProcessToolExecutor(registry);
-  const call: CourseToolCall = { type: "toolCall", id: "call-1", name: "ping", arguments: { n: 1 } };
+  const call: ToolCall = { type: "toolCall", id: "call-1", name: "ping", arguments: { n: 1 } };
   const input = { n: 1 };
   const sdkTool = sdkPing(pong);
   expectSame("executeToolCall", (await executeToolCall(registry, call, signal)).content, PONG_TEXT);

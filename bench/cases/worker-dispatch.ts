@@ -3,7 +3,7 @@
 // at a time: pure per-call latency) and parallel (all cores, a window of calls in flight).
 import { availableParallelism } from "node:os";
 import { Piscina } from "piscina";
-import type { CourseToolCall } from "toolgate";
+import type { ToolCall } from "toolgate";
 import { WorkerToolExecutor } from "toolgate/worker";
 import { type CaseOptions, interleave, median, neverAborted, now, pairedRatios, round, type TargetCheck } from "../harness.js";
 import { RAW_WORKER, TOOLS_MODULE } from "../paths.js";
@@ -31,7 +31,7 @@ export interface WorkerDispatchResult {
   readonly targets: TargetCheck[];
 }
 
-const pingCall = (n: number): CourseToolCall => ({ type: "toolCall", id: `call-${n}`, name: "ping", arguments: { n } });
+const pingCall = (n: number): ToolCall => ({ type: "toolCall", id: `call-${n}`, name: "ping", arguments: { n } });
 
 /** `total` calls through `inFlight` sequential loops; returns µs per call (wall time / total) and pushes CPU µs per call. */
 async function drive(total: number, inFlight: number, cpuUs: number[], one: (n: number) => Promise<unknown>): Promise<number> {

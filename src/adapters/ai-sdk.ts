@@ -7,7 +7,7 @@ import { jsonSchema, type StopCondition, type Tool, type ToolExecutionOptions } 
 import { type DescribeToolsOptions, describeTools } from "../contract/describe.js";
 import { isNonRecoverableToolError, type NonRecoverableToolError } from "../contract/errors.js";
 import { ArrayIsArray, ObjectCreate, ObjectFreeze } from "../contract/primordials.js";
-import type { CourseToolResultMessage } from "../contract/results.js";
+import type { ToolResultMessage } from "../contract/results.js";
 import { readOptions } from "../contract/validators.js";
 import type { ToolProgress } from "../executor/progress.js";
 import { askNeedsApproval, checkNeedsApproval, type ToolgateNeedsApproval } from "./approval.js";
@@ -70,7 +70,7 @@ export interface ToAiSdkToolsOptions extends DescribeToolsOptions {
  */
 export class ToolgateToolError extends Error {
   override readonly name = "ToolgateToolError";
-  constructor(readonly result: CourseToolResultMessage) {
+  constructor(readonly result: ToolResultMessage) {
     super(result.content);
   }
 

@@ -3,7 +3,7 @@
 // (the SDK's approval request / the run's interruption), so the app's approval UI works
 // unchanged. toolgate's executor hook `beforeExecute` still runs for every approved call.
 // docs/adapters.md — Approval.
-import { COURSE_TOOL_CALL_DENIED, COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_MAX_STRING_CODE_POINTS } from "../contract/constants.js";
+import { ContractErrorCode, Limits, ToolErrorCode } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
 import { isProxy, ObjectFreeze } from "../contract/primordials.js";
@@ -29,7 +29,7 @@ export function checkNeedsApproval(value: unknown, api: string): ToolgateNeedsAp
   if (value === undefined) return undefined;
   if (typeof value !== "function" || isProxy(value)) {
     throw new ToolContractError(
-      COURSE_TOOL_INVALID_ARGUMENT,
+      ContractErrorCode.INVALID_ARGUMENT,
       `${api}: options.needsApproval must be a function, not a Proxy (got ${describeValue(value)})`,
     );
   }
@@ -53,8 +53,8 @@ export async function askNeedsApproval(needsApproval: ToolgateNeedsApproval, req
 export function toolCallDenied(reason: string): string {
   // As a `beforeExecute` denial's: a non-empty string cut to the string budget, else the generic text.
   const failure =
-    typeof reason === "string" && reason.length > 0 ? cutToCodePoints(reason, COURSE_TOOL_MAX_STRING_CODE_POINTS) : DENIED_WITHOUT_REASON;
-  return errorContent(COURSE_TOOL_CALL_DENIED, failure);
+    typeof reason === "string" && reason.length > 0 ? cutToCodePoints(reason, Limits.MAX_STRING_CODE_POINTS) : DENIED_WITHOUT_REASON;
+  return errorContent(ToolErrorCode.CALL_DENIED, failure);
 }
 
 const DENIED_WITHOUT_REASON = ObjectFreeze({ text: "the call was denied", cut: false });

@@ -4,10 +4,10 @@
 // every adapter.
 // docs/operations.md — Images and other attachments; docs/adapters.md — MCP, Use it with Pi.
 import { Buffer } from "node:buffer";
-import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
+import { ContractErrorCode } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import { ObjectFreeze, ReflectApply, TypedArrayPrototypeGetLength } from "../contract/primordials.js";
-import type { CourseToolResultMessage } from "../contract/results.js";
+import type { ToolResultMessage } from "../contract/results.js";
 import { adoptAttachments, type ImageMimeType } from "../contract/results.js";
 import { readOwnDataProperty } from "../contract/untrusted.js";
 
@@ -34,12 +34,12 @@ export interface ToolgateImageBlock {
  * The list is read once and checked as an executor's runner output is (a custom executor
  * may hand back anything): a malformed one is a ToolContractError(INVALID_ARGUMENT) naming `api`.
  */
-export function imageBlocks(result: CourseToolResultMessage, api: string): readonly ToolgateImageBlock[] {
+export function imageBlocks(result: ToolResultMessage, api: string): readonly ToolgateImageBlock[] {
   const attachments = readOwnDataProperty(result, "attachments");
   if (attachments === undefined) return NO_BLOCKS;
   const list = adoptAttachments(attachments);
   if (typeof list === "string") {
-    throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, `${api}: the executor's result has malformed attachments: ${list}`);
+    throw new ToolContractError(ContractErrorCode.INVALID_ARGUMENT, `${api}: the executor's result has malformed attachments: ${list}`);
   }
   const blocks: ToolgateImageBlock[] = [];
   for (let index = 0; index < list.length; index += 1) {
@@ -57,7 +57,7 @@ export interface ToolgateTextBlock {
 }
 
 /** `[{ type: "text", text: result.content }, ...imageBlocks(result, api)]`, built by index (no array iterator is consulted). */
-export function contentBlocks(result: CourseToolResultMessage, api: string): (ToolgateTextBlock | ToolgateImageBlock)[] {
+export function contentBlocks(result: ToolResultMessage, api: string): (ToolgateTextBlock | ToolgateImageBlock)[] {
   const images = imageBlocks(result, api);
   const blocks: (ToolgateTextBlock | ToolgateImageBlock)[] = [ObjectFreeze({ type: "text" as const, text: result.content })];
   for (let index = 0; index < images.length; index += 1) blocks[index + 1] = images[index] as ToolgateImageBlock;

@@ -11,11 +11,11 @@ import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import { StructuredTool, type ToolReturnType, type ToolRunnableConfig } from "@langchain/core/tools";
 import type { JSONSchema } from "@langchain/core/utils/json_schema";
 import { interrupt } from "@langchain/langgraph";
-import { COURSE_TOOL_CALL_DENIED, COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_MAX_STRING_CODE_POINTS } from "../contract/constants.js";
+import { ContractErrorCode, Limits, ToolErrorCode } from "../contract/constants.js";
 import { type DescribeToolsOptions, describeTools } from "../contract/describe.js";
 import { isNonRecoverableToolError, type NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
 import { isProxy, JSONStringify, ObjectFreeze, PromisePrototypeThen, ReflectApply } from "../contract/primordials.js";
-import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
+import { errorContent, type ToolResultMessage } from "../contract/results.js";
 import { cutToCodePoints } from "../contract/serialize.js";
 import { readOwnDataProperty } from "../contract/untrusted.js";
 import { readOptions } from "../contract/validators.js";
@@ -193,7 +193,7 @@ function readFatalHook(value: unknown): FatalHook | undefined {
   if (value === undefined) return undefined;
   if (typeof value === "function" && !isProxy(value)) return value as FatalHook;
   throw new ToolContractError(
-    COURSE_TOOL_INVALID_ARGUMENT,
+    ContractErrorCode.INVALID_ARGUMENT,
     "toLangChainTools: options.onNonRecoverableError must be a function, not a Proxy",
   );
 }
@@ -202,7 +202,7 @@ function readNeedsApproval(value: unknown): LangChainNeedsApproval {
   if (value === undefined) return false;
   if (typeof value === "boolean" || (typeof value === "function" && !isProxy(value))) return value as LangChainNeedsApproval;
   throw new ToolContractError(
-    COURSE_TOOL_INVALID_ARGUMENT,
+    ContractErrorCode.INVALID_ARGUMENT,
     `toLangChainTools: options.needsApproval must be a boolean or a function (got ${value === null ? "null" : typeof value})`,
   );
 }
@@ -222,12 +222,12 @@ async function runCall(plan: CallPlan, facts: CallFacts): Promise<ToolMessage> {
     // Throws LangGraph's GraphInterrupt the first time; returns the resume value on resume.
     const denial = readDecision(interrupt(request));
     if (denial !== undefined) {
-      return new ToolMessage({ status: "error", content: errorContent(COURSE_TOOL_CALL_DENIED, denial), tool_call_id: toolCallId, name });
+      return new ToolMessage({ status: "error", content: errorContent(ToolErrorCode.CALL_DENIED, denial), tool_call_id: toolCallId, name });
     }
   }
   const call = { type: "toolCall", id: toolCallId, name, arguments: input };
   const signal = config.signal ?? neverAbortedSignal();
-  let result: CourseToolResultMessage;
+  let result: ToolResultMessage;
   try {
     result = await plan.source.run(call, signal, { onProgress: progressSink(plan, facts) });
   } catch (error) {
@@ -276,9 +276,7 @@ function readDecision(decision: unknown): { readonly text: string; readonly cut:
   if (allow === true) return undefined;
   if (allow !== false) return NOT_A_DECISION;
   const reason = readOwnDataProperty(decision, "reason");
-  return typeof reason === "string" && reason.length > 0
-    ? cutToCodePoints(reason, COURSE_TOOL_MAX_STRING_CODE_POINTS)
-    : DENIED_WITHOUT_REASON;
+  return typeof reason === "string" && reason.length > 0 ? cutToCodePoints(reason, Limits.MAX_STRING_CODE_POINTS) : DENIED_WITHOUT_REASON;
 }
 
 /** Where a call's progress goes: `config.writer`, the tool run's custom event, `options.onProgress`. */

@@ -5,11 +5,11 @@
 // docs/adapters.md — Use it with Mastra.
 import { randomUUID } from "node:crypto";
 import { createTool, type Tool } from "@mastra/core/tools";
-import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
+import { ContractErrorCode } from "../contract/constants.js";
 import { type DescribeToolsOptions, describeTools } from "../contract/describe.js";
 import { isNonRecoverableToolError, type NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
 import { isProxy, NativePromise, ObjectDefineProperty, ObjectFreeze, PromisePrototypeThen, ReflectApply } from "../contract/primordials.js";
-import type { CourseToolResultMessage } from "../contract/results.js";
+import type { ToolResultMessage } from "../contract/results.js";
 import { readOptions } from "../contract/validators.js";
 import { checkProgressListener, type ProgressListener, type ToolProgress } from "../executor/progress.js";
 import { imageBlocks, type ToolgateImageBlock } from "./image-blocks.js";
@@ -56,7 +56,7 @@ export interface ToMastraToolsOptions extends DescribeToolsOptions {
  */
 export class ToolgateMastraToolError extends Error {
   override readonly name = "ToolgateMastraToolError";
-  constructor(readonly result: CourseToolResultMessage) {
+  constructor(readonly result: ToolResultMessage) {
     super(result.content);
   }
 }
@@ -120,7 +120,7 @@ interface MastraContext {
 function readFunction(value: unknown, key: string): FatalHook | undefined {
   if (value === undefined) return undefined;
   if (typeof value === "function" && !isProxy(value)) return value as FatalHook;
-  throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, `toMastraTools: options.${key} must be a function, not a Proxy`);
+  throw new ToolContractError(ContractErrorCode.INVALID_ARGUMENT, `toMastraTools: options.${key} must be a function, not a Proxy`);
 }
 
 /**
@@ -157,7 +157,7 @@ async function runCall(plan: CallPlan, name: string, input: unknown, context: Ma
     }
     onProgress?.(progress);
   };
-  let result: CourseToolResultMessage;
+  let result: ToolResultMessage;
   try {
     result = await plan.source.run(call, context?.abortSignal ?? neverAbortedSignal(), { onProgress: sink });
   } catch (error) {

@@ -13,7 +13,7 @@ import {
   McpError,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_INVALID_TOOL_CALL, COURSE_TOOL_INVALID_TOOL_DEFINITION } from "../contract/constants.js";
+import { ContractErrorCode } from "../contract/constants.js";
 import { type DescribeToolsOptions, describeTools, type ToolDescription } from "../contract/describe.js";
 import { isToolContractError, ToolContractError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
@@ -24,7 +24,7 @@ import {
   PromiseReject,
   PromiseResolve,
 } from "../contract/primordials.js";
-import type { CourseToolResultMessage } from "../contract/results.js";
+import type { ToolResultMessage } from "../contract/results.js";
 import { describeFailure } from "../contract/untrusted.js";
 import { readOptions } from "../contract/validators.js";
 import type { CallOptions } from "../executor/tool-executor.js";
@@ -80,7 +80,7 @@ function readIdentity(value: unknown, key: "name" | "version"): string {
   if (typeof value !== "string" || value.length === 0) {
     const got = value === "" ? "an empty string" : describeValue(value);
     throw new ToolContractError(
-      COURSE_TOOL_INVALID_ARGUMENT,
+      ContractErrorCode.INVALID_ARGUMENT,
       `createMcpServer: options.${key} must be a non-empty string, an own data property (got ${got})`,
     );
   }
@@ -95,7 +95,7 @@ function listedTools(source: ResolvedSource, options: DescribeToolsOptions): Too
     const type = ObjectGetOwnPropertyDescriptor(parameters, "type")?.value;
     if (type !== "object") {
       throw new ToolContractError(
-        COURSE_TOOL_INVALID_TOOL_DEFINITION,
+        ContractErrorCode.INVALID_TOOL_DEFINITION,
         `tool "${name}": MCP requires an object JSON Schema (type: "object") for a tool's arguments`,
       );
     }
@@ -120,7 +120,7 @@ function callTool(source: ResolvedSource, params: CallToolRequest["params"], ext
   const options: CallOptions | undefined =
     progressToken === undefined ? undefined : { onProgress: mcpProgressListener(progressToken, extra) };
   // A `then` rather than an async function: one promise and one turn fewer per call.
-  let pending: Promise<CourseToolResultMessage>;
+  let pending: Promise<ToolResultMessage>;
   try {
     // A custom executor's `executeToolCall` may throw, or hand back a thenable: both are read as `await` would.
     pending = PromiseResolve(source.run(call, extra.signal, options));
@@ -144,6 +144,6 @@ function callTool(source: ResolvedSource, params: CallToolRequest["params"], ext
  */
 function mcpError(error: unknown): McpError {
   const code =
-    isToolContractError(error) && error.code === COURSE_TOOL_INVALID_TOOL_CALL ? ErrorCode.InvalidParams : ErrorCode.InternalError;
+    isToolContractError(error) && error.code === ContractErrorCode.INVALID_TOOL_CALL ? ErrorCode.InvalidParams : ErrorCode.InternalError;
   return new McpError(code, describeFailure(error).text);
 }

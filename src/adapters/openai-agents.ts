@@ -6,11 +6,11 @@
 // docs/adapters.md — Use it with the OpenAI Agents SDK.
 import { randomUUID } from "node:crypto";
 import { type FunctionTool, type ToolErrorFormatter, tool, type UnknownContext } from "@openai/agents";
-import { COURSE_TOOL_ARGUMENTS_INVALID, COURSE_TOOL_DUPLICATE_TOOL_NAME, COURSE_TOOL_INVALID_TOOL_CALL } from "../contract/constants.js";
+import { ContractErrorCode, ToolErrorCode } from "../contract/constants.js";
 import { type DescribeToolsOptions, describeTools } from "../contract/describe.js";
 import { isToolContractError, ToolContractError } from "../contract/errors.js";
 import { JSONStringify, MapPrototypeGet, MapPrototypeSet, ObjectFreeze } from "../contract/primordials.js";
-import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
+import { errorContent, type ToolResultMessage } from "../contract/results.js";
 import { readOptions } from "../contract/validators.js";
 import { checkProgressListener, deliverProgress, type ProgressListener } from "../executor/progress.js";
 import { askNeedsApproval, checkNeedsApproval, type ToolgateNeedsApproval, toolCallDenied } from "./approval.js";
@@ -146,7 +146,7 @@ export function toOpenAiAgentsTools<Context = UnknownContext>(
     const clash = MapPrototypeGet(bySdkName, created.name);
     if (clash !== undefined) {
       throw new ToolContractError(
-        COURSE_TOOL_DUPLICATE_TOOL_NAME,
+        ContractErrorCode.DUPLICATE_TOOL_NAME,
         `toOpenAiAgentsTools: tools ${JSONStringify(clash)} and ${JSONStringify(name)} are both named ` +
           `${JSONStringify(created.name)} in the OpenAI Agents SDK, which replaces every character outside [A-Za-z0-9_] with "_"`,
       );
@@ -175,15 +175,15 @@ async function runCall(
   const sdkCallId = details?.toolCall?.callId;
   const id = typeof sdkCallId === "string" && sdkCallId.length > 0 ? sdkCallId : newCallId();
   const call = { type: "toolCall", id, name, arguments: input };
-  let result: CourseToolResultMessage;
+  let result: ToolResultMessage;
   try {
     result = await source.run(call, details?.signal ?? neverAbortedSignal(), onProgress === undefined ? undefined : { onProgress });
   } catch (error) {
     // The id and name are ours, so a malformed call here is the model's arguments (valid JSON
     // but not an object, or over the argument budgets): model data, which must not end the
     // run (`errorFunction: null` would). The model reads it as an argument error instead.
-    if (isToolContractError(error) && error.code === COURSE_TOOL_INVALID_TOOL_CALL) {
-      return errorContent(COURSE_TOOL_ARGUMENTS_INVALID, { text: error.message, cut: false });
+    if (isToolContractError(error) && error.code === ContractErrorCode.INVALID_TOOL_CALL) {
+      return errorContent(ToolErrorCode.ARGUMENTS_INVALID, { text: error.message, cut: false });
     }
     throw error;
   }

@@ -4,7 +4,7 @@
 import type { TSchema } from "typebox";
 import type { JsonSchema } from "../contract/parameters.js";
 import { ArrayIsArray, ArrayPrototypeJoin, ReflectApply } from "../contract/primordials.js";
-import { type CourseTool, defineTool, type ToolContext } from "../contract/tools.js";
+import { defineTool, type Tool, type ToolContext } from "../contract/tools.js";
 import { readDataProperty } from "../contract/untrusted.js";
 import { readOptions } from "../contract/validators.js";
 import { type TypeBoxValidatorOptions, validatorFromTypeBox } from "./typebox.js";
@@ -53,7 +53,7 @@ export interface FromPiAgentToolOptions extends TypeBoxValidatorOptions {
  * - A Pi tool fails by throwing, or (Pi 1.x) by returning `isError: true`: either becomes
  *   TOOL_EXECUTION_FAILED, with the error's message or the result's text.
  */
-export function fromPiAgentTool<A>(agentTool: PiAgentToolLike<A>, options: FromPiAgentToolOptions = {}): CourseTool<A, string> {
+export function fromPiAgentTool<A>(agentTool: PiAgentToolLike<A>, options: FromPiAgentToolOptions = {}): Tool<A, string> {
   // Each field is read once, so later changes to the Pi tool object redirect nothing.
   const { name, description, parameters, prepareArguments, execute } = agentTool;
   const { coerce, maxIssues } = readOptions(options, "fromPiAgentTool: options", FROM_PI_OPTION_KEYS);
@@ -68,7 +68,7 @@ export function fromPiAgentTool<A>(agentTool: PiAgentToolLike<A>, options: FromP
   return defineTool<A, string>({
     name,
     description,
-    validate: validate as CourseTool<A, string>["validate"],
+    validate: validate as Tool<A, string>["validate"],
     jsonSchema: parameters as JsonSchema,
     async execute(args: A, context: ToolContext): Promise<string> {
       let updates = 0;

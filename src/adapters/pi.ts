@@ -8,13 +8,13 @@
 // majors' `AgentTool` accept, so one build serves either major, whichever the user installed.
 import type { ResolvedArgumentBudgets } from "../contract/budgets.js";
 import { snapshotToolCall, validateArguments } from "../contract/call.js";
-import { COURSE_TOOL_ARGUMENTS_INVALID, COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_INVALID_TOOL_CALL } from "../contract/constants.js";
+import { ContractErrorCode, ToolErrorCode } from "../contract/constants.js";
 import { type DescribeToolsOptions, describeTools, type ToolDescription } from "../contract/describe.js";
 import { isNonRecoverableToolError, isToolContractError, type NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
 import type { JsonSchema } from "../contract/parameters.js";
 import { ObjectFreeze, PromisePrototypeThen, PromiseReject, PromiseResolve } from "../contract/primordials.js";
-import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
-import type { CourseTool } from "../contract/tools.js";
+import { errorContent, type ToolResultMessage } from "../contract/results.js";
+import type { Tool } from "../contract/tools.js";
 import { ToolRegistry } from "../contract/tools.js";
 import { readOptions, validateFunction } from "../contract/validators.js";
 import type { ProgressListener, ToolProgress } from "../executor/progress.js";
@@ -120,7 +120,10 @@ export function toPiAgentTool(executor: ToolCallSource, name: string, options: T
   const { hook, describe } = readPiOptions(options, "toPiAgentTool");
   const tool = typeof name === "string" ? source.registry.get(name) : undefined;
   if (tool === undefined) {
-    throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, `toPiAgentTool: no tool named ${JSON.stringify(String(name))} is registered`);
+    throw new ToolContractError(
+      ContractErrorCode.INVALID_ARGUMENT,
+      `toPiAgentTool: no tool named ${JSON.stringify(String(name))} is registered`,
+    );
   }
   // Described on its own, so another tool's missing schema does not stand in this one's way.
   const described = describeTools(new ToolRegistry([tool]), describe)[0] as ToolDescription;
@@ -143,7 +146,7 @@ export function toPiAgentTools(executor: ToolCallSource, options: ToPiAgentToolO
 
 function makeAgentTool(
   source: ResolvedSource,
-  tool: CourseTool,
+  tool: Tool,
   parameters: JsonSchema,
   hook: NonRecoverableHook | undefined,
 ): ToolgatePiAgentTool {
@@ -180,7 +183,7 @@ function makeAgentTool(
           throw error;
         };
         // A `then` rather than an async function: one promise and one turn fewer per call.
-        let pending: Promise<CourseToolResultMessage>;
+        let pending: Promise<ToolResultMessage>;
         try {
           // A custom executor's `executeToolCall` may throw, or hand back a thenable: both are read as `await` would.
           pending = PromiseResolve(source.run(call, signal ?? neverAbortedSignal(), callOptions));
@@ -213,9 +216,9 @@ function relayProgress(onUpdate: (partialResult: ToolgatePiResult<ToolProgress>)
 
 /** What `precheck` checks a call against: the tool, and the argument budgets its executor applies. */
 interface PrecheckTarget {
-  readonly tool: CourseTool;
+  readonly tool: Tool;
   /** Just this tool, by name: `snapshotToolCall` tightens the budgets with the tool's own `argumentBudgets`. */
-  readonly tools: Map<string, CourseTool>;
+  readonly tools: Map<string, Tool>;
   readonly budgets: ResolvedArgumentBudgets;
 }
 
@@ -233,8 +236,8 @@ function precheck({ tool, tools, budgets }: PrecheckTarget, args: unknown): void
     const snapshot = snapshotToolCall({ type: "toolCall", id: "toolgate-precheck", name: tool.name, arguments: args }, budgets, tools);
     verdict = validateArguments(tool, snapshot.arguments);
   } catch (error) {
-    if (isToolContractError(error) && error.code === COURSE_TOOL_INVALID_TOOL_CALL) {
-      throw new Error(errorContent(COURSE_TOOL_ARGUMENTS_INVALID, { text: error.message, cut: false }));
+    if (isToolContractError(error) && error.code === ContractErrorCode.INVALID_TOOL_CALL) {
+      throw new Error(errorContent(ToolErrorCode.ARGUMENTS_INVALID, { text: error.message, cut: false }));
     }
     return;
   }

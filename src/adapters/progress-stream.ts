@@ -3,20 +3,20 @@
 // by the next, so a slow consumer holds at most one report, whatever the tool sends.
 // docs/adapters.md — Use it with the Vercel AI SDK (progress as preliminary results).
 import { NativePromise, PromisePrototypeThen } from "../contract/primordials.js";
-import type { CourseToolResultMessage } from "../contract/results.js";
+import type { ToolResultMessage } from "../contract/results.js";
 import type { ToolProgress } from "../executor/progress.js";
 
 /** What the stream gives next: a progress report, or the call's end (its result, or its rejection). */
 export type ProgressStreamStep =
   | { readonly kind: "progress"; readonly progress: ToolProgress }
-  | { readonly kind: "result"; readonly result: CourseToolResultMessage }
+  | { readonly kind: "result"; readonly result: ToolResultMessage }
   | { readonly kind: "rejected"; readonly reason: unknown };
 
 /**
  * Starts a call with `start(onProgress)` and gives its reports and its end in order:
  * `next()` resolves with the latest report not yet taken, or, once the call settled, its end.
  */
-export function progressStream(start: (onProgress: (progress: ToolProgress) => void) => Promise<CourseToolResultMessage>) {
+export function progressStream(start: (onProgress: (progress: ToolProgress) => void) => Promise<ToolResultMessage>) {
   let latest: ToolProgress | undefined;
   let end: ProgressStreamStep | undefined;
   let wake: (() => void) | undefined;

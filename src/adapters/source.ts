@@ -4,7 +4,7 @@
 // docs/adapters.md (every adapter takes a registry or an executor).
 import { getEventListeners } from "node:events";
 import { DEFAULT_ARGUMENT_BUDGETS, type ResolvedArgumentBudgets } from "../contract/budgets.js";
-import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
+import { ContractErrorCode } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import {
   AbortControllerPrototypeGetSignal,
@@ -15,7 +15,7 @@ import {
   ReflectApply,
   ReflectOwnKeys,
 } from "../contract/primordials.js";
-import type { CourseToolResultMessage } from "../contract/results.js";
+import type { ToolResultMessage } from "../contract/results.js";
 import { registeredTools, type ToolRegistry } from "../contract/tools.js";
 import { executeToolCall } from "../executor/in-process.js";
 import type { CallOptions, ToolExecutor } from "../executor/tool-executor.js";
@@ -27,7 +27,7 @@ export type ToolCallSource = ToolRegistry | Pick<ToolExecutor, "registry" | "exe
 /** A source, read once: its registry, and how one call runs through it. */
 export interface ResolvedSource {
   readonly registry: ToolRegistry;
-  readonly run: (call: unknown, signal: AbortSignal, options?: CallOptions) => Promise<CourseToolResultMessage>;
+  readonly run: (call: unknown, signal: AbortSignal, options?: CallOptions) => Promise<ToolResultMessage>;
   /** The argument budgets `run` applies (before a tool's own): an executor's, or the defaults for a registry or a wrapper. */
   readonly argumentBudgets: ResolvedArgumentBudgets;
 }
@@ -47,13 +47,13 @@ export function resolveSource(source: unknown, api: string): ResolvedSource {
     if (isToolRegistry(registry) && typeof run === "function") {
       return {
         registry,
-        run: (call, signal, options) => ReflectApply(run, source, [call, signal, options]) as Promise<CourseToolResultMessage>,
+        run: (call, signal, options) => ReflectApply(run, source, [call, signal, options]) as Promise<ToolResultMessage>,
         argumentBudgets: argumentBudgetsOf(source),
       };
     }
   }
   throw new ToolContractError(
-    COURSE_TOOL_INVALID_ARGUMENT,
+    ContractErrorCode.INVALID_ARGUMENT,
     `${api}: expected a ToolRegistry or an executor with a \`registry\` (ToolRegistry) and an \`executeToolCall(call, signal, options)\` method`,
   );
 }

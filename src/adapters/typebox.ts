@@ -7,7 +7,7 @@
 import type { Static, TSchema } from "typebox";
 import { Compile, type Validator } from "typebox/compile";
 import { Settings } from "typebox/system";
-import { COURSE_TOOL_INVALID_TOOL_DEFINITION } from "../contract/constants.js";
+import { ContractErrorCode } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import { type ArgumentIssue, describeIssues, formatPath, readMaxIssues } from "../contract/issues.js";
 import { recordValidatorJsonSchema } from "../contract/parameters.js";
@@ -143,14 +143,14 @@ function jsonSchemaCopy(schema: TSchema): unknown {
   try {
     return cloneValue(schema);
   } catch (error) {
-    throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_DEFINITION, "the TypeBox schema is not plain JSON", { cause: error });
+    throw new ToolContractError(ContractErrorCode.INVALID_TOOL_DEFINITION, "the TypeBox schema is not plain JSON", { cause: error });
   }
 }
 
 function compileOnce(schema: TSchema): Validator {
   if (typeof schema !== "object" || schema === null) {
     throw new ToolContractError(
-      COURSE_TOOL_INVALID_TOOL_DEFINITION,
+      ContractErrorCode.INVALID_TOOL_DEFINITION,
       "validatorFromTypeBox: the schema must be a TypeBox (JSON) schema object",
     );
   }
@@ -160,7 +160,7 @@ function compileOnce(schema: TSchema): Validator {
   try {
     checker = Compile(schema);
   } catch (error) {
-    throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_DEFINITION, "validatorFromTypeBox: the schema could not be compiled", {
+    throw new ToolContractError(ContractErrorCode.INVALID_TOOL_DEFINITION, "validatorFromTypeBox: the schema could not be compiled", {
       cause: error,
     });
   }

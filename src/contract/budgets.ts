@@ -2,25 +2,7 @@
 // content may be. Defaults live in constants.ts; this module validates what an operator or a
 // tool author configures (up front, with upper bounds) and resolves it against the defaults.
 // docs/contract.md: rule 4 — call snapshot (argument budgets), rule 11 — work budgets, rule 12 — content cap.
-import {
-  COURSE_TOOL_ATTACHMENT_BYTES_LIMIT,
-  COURSE_TOOL_ATTACHMENTS_LIMIT,
-  COURSE_TOOL_INVALID_ARGUMENT,
-  COURSE_TOOL_MAX_ARGUMENT_DEPTH,
-  COURSE_TOOL_MAX_ARGUMENT_NODES,
-  COURSE_TOOL_MAX_ARGUMENT_SIZE,
-  COURSE_TOOL_MAX_ARGUMENT_STRING_LENGTH,
-  COURSE_TOOL_MAX_ATTACHMENT_BYTES,
-  COURSE_TOOL_MAX_ATTACHMENTS,
-  COURSE_TOOL_MAX_BIGINT_BITS,
-  COURSE_TOOL_MAX_COLLECTION_VISITS,
-  COURSE_TOOL_MAX_CONTENT_CODE_POINTS,
-  COURSE_TOOL_MAX_DEPTH,
-  COURSE_TOOL_MAX_NODES,
-  COURSE_TOOL_MAX_STRING_CODE_POINTS,
-  COURSE_TOOL_TRUNCATION_MARKER,
-  type ToolContractErrorCode,
-} from "./constants.js";
+import { ContractErrorCode, Limits, type ToolContractErrorCode } from "./constants.js";
 import { ToolContractError } from "./errors.js";
 import { describeValue } from "./grammar.js";
 import {
@@ -100,7 +82,7 @@ const OUTPUT_RANGES: { readonly [K in keyof OutputBudgets]-?: readonly [number, 
   maxStringCodePoints: [1, 16_777_216],
   maxBigIntBits: [1, 1_048_576],
   // The truncation marker must fit, with room to spare.
-  maxContentCodePoints: [COURSE_TOOL_TRUNCATION_MARKER.length + 1, 16_777_216],
+  maxContentCodePoints: [Limits.TRUNCATION_MARKER.length + 1, 16_777_216],
 };
 
 const ARGUMENT_RANGES: { readonly [K in keyof ArgumentBudgets]-?: readonly [number, number] } = {
@@ -111,29 +93,29 @@ const ARGUMENT_RANGES: { readonly [K in keyof ArgumentBudgets]-?: readonly [numb
 };
 
 const ATTACHMENT_RANGES: { readonly [K in keyof AttachmentBudgets]-?: readonly [number, number] } = {
-  maxAttachments: [0, COURSE_TOOL_ATTACHMENTS_LIMIT],
-  maxAttachmentBytes: [1, COURSE_TOOL_ATTACHMENT_BYTES_LIMIT],
+  maxAttachments: [0, Limits.ATTACHMENTS_LIMIT],
+  maxAttachmentBytes: [1, Limits.ATTACHMENT_BYTES_LIMIT],
 };
 
 export const DEFAULT_ATTACHMENT_BUDGETS: ResolvedAttachmentBudgets = ObjectFreeze({
-  maxAttachments: COURSE_TOOL_MAX_ATTACHMENTS,
-  maxAttachmentBytes: COURSE_TOOL_MAX_ATTACHMENT_BYTES,
+  maxAttachments: Limits.MAX_ATTACHMENTS,
+  maxAttachmentBytes: Limits.MAX_ATTACHMENT_BYTES,
 });
 
 export const DEFAULT_OUTPUT_BUDGETS: ResolvedOutputBudgets = ObjectFreeze({
-  maxDepth: COURSE_TOOL_MAX_DEPTH,
-  maxNodes: COURSE_TOOL_MAX_NODES,
-  maxMembers: COURSE_TOOL_MAX_COLLECTION_VISITS,
-  maxStringCodePoints: COURSE_TOOL_MAX_STRING_CODE_POINTS,
-  maxBigIntBits: COURSE_TOOL_MAX_BIGINT_BITS,
-  maxContentCodePoints: COURSE_TOOL_MAX_CONTENT_CODE_POINTS,
+  maxDepth: Limits.MAX_DEPTH,
+  maxNodes: Limits.MAX_NODES,
+  maxMembers: Limits.MAX_COLLECTION_VISITS,
+  maxStringCodePoints: Limits.MAX_STRING_CODE_POINTS,
+  maxBigIntBits: Limits.MAX_BIGINT_BITS,
+  maxContentCodePoints: Limits.MAX_CONTENT_CODE_POINTS,
 });
 
 export const DEFAULT_ARGUMENT_BUDGETS: ResolvedArgumentBudgets = ObjectFreeze({
-  maxDepth: COURSE_TOOL_MAX_ARGUMENT_DEPTH,
-  maxNodes: COURSE_TOOL_MAX_ARGUMENT_NODES,
-  maxStringLength: COURSE_TOOL_MAX_ARGUMENT_STRING_LENGTH,
-  maxTotalSize: COURSE_TOOL_MAX_ARGUMENT_SIZE,
+  maxDepth: Limits.MAX_ARGUMENT_DEPTH,
+  maxNodes: Limits.MAX_ARGUMENT_NODES,
+  maxStringLength: Limits.MAX_ARGUMENT_STRING_LENGTH,
+  maxTotalSize: Limits.MAX_ARGUMENT_SIZE,
 });
 
 /**
@@ -182,7 +164,7 @@ function readBudgets<K extends string>(
 export function readOutputBudgets(
   value: unknown,
   option: string,
-  code: ToolContractErrorCode = COURSE_TOOL_INVALID_ARGUMENT,
+  code: ToolContractErrorCode = ContractErrorCode.INVALID_ARGUMENT,
 ): OutputBudgets {
   return readBudgets(value, option, OUTPUT_RANGES, code);
 }
@@ -191,7 +173,7 @@ export function readOutputBudgets(
 export function readArgumentBudgets(
   value: unknown,
   option: string,
-  code: ToolContractErrorCode = COURSE_TOOL_INVALID_ARGUMENT,
+  code: ToolContractErrorCode = ContractErrorCode.INVALID_ARGUMENT,
 ): ArgumentBudgets {
   return readBudgets(value, option, ARGUMENT_RANGES, code);
 }
@@ -200,7 +182,7 @@ export function readArgumentBudgets(
 export function readAttachmentBudgets(
   value: unknown,
   option: string,
-  code: ToolContractErrorCode = COURSE_TOOL_INVALID_ARGUMENT,
+  code: ToolContractErrorCode = ContractErrorCode.INVALID_ARGUMENT,
 ): AttachmentBudgets {
   return readBudgets(value, option, ATTACHMENT_RANGES, code);
 }

@@ -5,12 +5,7 @@
 // own data properties read exactly once, or a ToolContractError(INVALID_TOOL_CALL).
 // docs/contract.md: rule 4 — call snapshot.
 import { argumentBudgetsFor, DEFAULT_ARGUMENT_BUDGETS, type ResolvedArgumentBudgets } from "./budgets.js";
-import {
-  COURSE_TOOL_ARGUMENTS_INVALID,
-  COURSE_TOOL_INVALID_TOOL_CALL,
-  COURSE_TOOL_VALIDATION_FAILED,
-  type RecoverableToolErrorCode,
-} from "./constants.js";
+import { ContractErrorCode, type RecoverableToolErrorCode, ToolErrorCode } from "./constants.js";
 import { isNonRecoverableToolError, ToolContractError } from "./errors.js";
 import { describeValue } from "./grammar.js";
 import {
@@ -36,7 +31,7 @@ import {
   ReflectApply,
   ReflectOwnKeys,
 } from "./primordials.js";
-import type { CourseTool } from "./tools.js";
+import type { Tool } from "./tools.js";
 import { describeFailure, type FailureText, observeRejection, ownDataOr, readDataProperty } from "./untrusted.js";
 
 /** A JSON value: what a model can put in a tool call's arguments. */
@@ -64,8 +59,8 @@ export interface ToolCall {
 export function snapshotToolCall(
   call: unknown,
   budgets: ResolvedArgumentBudgets = DEFAULT_ARGUMENT_BUDGETS,
-  tools?: Map<string, CourseTool>,
-): Readonly<CourseToolCall> {
+  tools?: Map<string, Tool>,
+): Readonly<ToolCall> {
   if (!isPlainRecord(call)) invalid("the call must be a plain object (not a Proxy, array or class instance)");
   const type = readOwnData(call, "type");
   if (type !== "toolCall") invalid('call.type must be "toolCall"');
@@ -88,7 +83,7 @@ export function snapshotToolCall(
 }
 
 function invalid(message: string): never {
-  throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_CALL, message);
+  throw new ToolContractError(ContractErrorCode.INVALID_TOOL_CALL, message);
 }
 
 function isPlainRecord(value: unknown): value is object {
@@ -320,13 +315,13 @@ const MALFORMED = "validate must return { ok: true, value } or { ok: false, erro
  * problem is a recoverable verdict: TOOL_ARGUMENTS_INVALID for `{ ok: false, error }`,
  * TOOL_VALIDATION_FAILED for a throw or a malformed decision.
  */
-export function validateArguments(tool: CourseTool, args: unknown): Validation {
+export function validateArguments(tool: Tool, args: unknown): Validation {
   let decision: unknown;
   try {
     decision = tool.validate(args);
   } catch (error) {
     if (isNonRecoverableToolError(error)) throw error;
-    return failed(COURSE_TOOL_VALIDATION_FAILED, describeFailure(error));
+    return failed(ToolErrorCode.VALIDATION_FAILED, describeFailure(error));
   }
   return readDecision(decision);
 }
@@ -358,14 +353,14 @@ function readDecision(decision: unknown): Validation {
   }
   const error = ownDataOr(decision, "error", ABSENT);
   if (error === ABSENT) return malformed("`ok` is false but there is no own `error` data property");
-  return failed(COURSE_TOOL_ARGUMENTS_INVALID, describeFailure(error));
+  return failed(ToolErrorCode.ARGUMENTS_INVALID, describeFailure(error));
 }
 
 /** Marks an absent own data property, so that a present `undefined` differs from absence. */
 const ABSENT: unique symbol = Symbol("absent");
 
 function malformed(why: string): Validation {
-  return failed(COURSE_TOOL_VALIDATION_FAILED, { text: `${MALFORMED}; ${why}`, cut: false });
+  return failed(ToolErrorCode.VALIDATION_FAILED, { text: `${MALFORMED}; ${why}`, cut: false });
 }
 
 function failed(code: RecoverableToolErrorCode, failure: FailureText): Validation {

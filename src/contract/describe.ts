@@ -2,7 +2,7 @@
 // parameters }` with `parameters` a JSON Schema (draft 2020-12). The one place every
 // adapter (AI SDK, MCP, Pi, OpenAI Agents) gets its tool schemas from.
 // docs/adapters.md (the schemas every adapter shows); docs/contract.md: rule 1 — definition snapshot (schemas read once).
-import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_INVALID_TOOL_DEFINITION } from "./constants.js";
+import { ContractErrorCode } from "./constants.js";
 import { ToolContractError } from "./errors.js";
 import { type JsonSchema, toolJsonSchema } from "./parameters.js";
 import { isProxy, MapPrototypeGet, ObjectFreeze } from "./primordials.js";
@@ -54,7 +54,7 @@ export function describeTools(source: ToolSource, options: DescribeToolsOptions 
     if (parameters === undefined) {
       if (withoutSchema === "throw") {
         throw new ToolContractError(
-          COURSE_TOOL_INVALID_TOOL_DEFINITION,
+          ContractErrorCode.INVALID_TOOL_DEFINITION,
           `tool "${tool.name}" has no JSON Schema: define it with "parameters" (a schema with a Standard JSON Schema, such as zod 4 ` +
             `or typeboxParameters), or give it a "jsonSchema"`,
         );
@@ -79,7 +79,7 @@ function registryOf(source: unknown): ToolRegistry {
     return registry as ToolRegistry;
   }
   throw new ToolContractError(
-    COURSE_TOOL_INVALID_ARGUMENT,
+    ContractErrorCode.INVALID_ARGUMENT,
     "describeTools: source must be a ToolRegistry or an executor with a `registry`",
   );
 }

@@ -3,7 +3,7 @@
 // optionally `jsonSchema`, the JSON Schema shown to the model. Everything is read once, at
 // definition time; the JSON Schema a library generates is made on first use and kept.
 // docs/contract.md: rule 1 — definition snapshot.
-import { COURSE_TOOL_INVALID_TOOL_DEFINITION } from "./constants.js";
+import { ContractErrorCode } from "./constants.js";
 import { ToolContractError } from "./errors.js";
 import { describeValue } from "./grammar.js";
 import { DEFAULT_MAX_LISTED_ISSUES } from "./issues.js";
@@ -108,7 +108,7 @@ export function toolJsonSchema(tool: { readonly name: string }): JsonSchema | un
     schema = source.generate();
   } catch (error) {
     throw new ToolContractError(
-      COURSE_TOOL_INVALID_TOOL_DEFINITION,
+      ContractErrorCode.INVALID_TOOL_DEFINITION,
       `tool "${tool.name}": its schema library could not make a JSON Schema`,
       {
         cause: error,
@@ -192,5 +192,5 @@ function looksLikeTypeBox(value: unknown): boolean {
 }
 
 function invalid(message: string): never {
-  throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_DEFINITION, message);
+  throw new ToolContractError(ContractErrorCode.INVALID_TOOL_DEFINITION, message);
 }

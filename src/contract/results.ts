@@ -5,12 +5,7 @@
 // docs/contract.md: rule 13 — frozen, linked results (and rule 12 — content cap for errors).
 
 import { DEFAULT_ATTACHMENT_BUDGETS, type ResolvedAttachmentBudgets } from "./budgets.js";
-import {
-  COURSE_TOOL_ATTACHMENT_BYTES_LIMIT,
-  COURSE_TOOL_ATTACHMENTS_LIMIT,
-  COURSE_TOOL_INVALID_ARGUMENT,
-  type RecoverableToolErrorCode,
-} from "./constants.js";
+import { ContractErrorCode, Limits, type RecoverableToolErrorCode } from "./constants.js";
 import { ToolContractError } from "./errors.js";
 import { describeValue } from "./grammar.js";
 import {
@@ -72,7 +67,7 @@ function isThenPlanted(): boolean {
   return ObjectHasOwn(ObjectPrototype, "then");
 }
 
-function seal(result: CourseToolResultMessage): CourseToolResultMessage {
+function seal(result: ToolResultMessage): ToolResultMessage {
   if (isThenPlanted()) ObjectDefineProperty(result, "then", HIDDEN_THEN);
   return ObjectFreeze(result);
 }
@@ -83,7 +78,7 @@ export function toolResultMessage(
   content: string,
   isError: boolean,
   attachments?: readonly ToolAttachment[],
-): CourseToolResultMessage {
+): ToolResultMessage {
   const id = "tool-result-" + call.id;
   // Two literals, not a spread: a spread in the literal makes every result on the slow path.
   return seal(
@@ -97,7 +92,7 @@ export function toolResultMessage(
  * `result` as it may be handed to a promise now: itself, or, when a `then` was planted on
  * Object.prototype since it was made (by a hook, say), an equal copy that hides it.
  */
-export function guardThen(result: CourseToolResultMessage): CourseToolResultMessage {
+export function guardThen(result: ToolResultMessage): ToolResultMessage {
   if (!isThenPlanted() || ObjectHasOwn(result, "then")) return result;
   const { role, id, toolCallId, toolName, content, isError, attachments } = result;
   return seal({ role, id, toolCallId, toolName, content, isError, ...(attachments === undefined ? {} : { attachments }) });
@@ -154,13 +149,13 @@ const madeOutputs = new WeakMap<object, { readonly value: unknown; readonly atta
 // the call's own budgets (the tool's over the executor's, default 16 and 8 MiB) are checked
 // when the result is made (checkAttachments) and again on the calling thread (adoptAttachments).
 const CONSTRUCTOR_LIMITS: ResolvedAttachmentBudgets = ObjectFreeze({
-  maxAttachments: COURSE_TOOL_ATTACHMENTS_LIMIT,
-  maxAttachmentBytes: COURSE_TOOL_ATTACHMENT_BYTES_LIMIT,
+  maxAttachments: Limits.ATTACHMENTS_LIMIT,
+  maxAttachmentBytes: Limits.ATTACHMENT_BYTES_LIMIT,
 });
 
 /**
  * An image attachment. `bytes` must be a Uint8Array (a Buffer is one) of 1 to
- * COURSE_TOOL_ATTACHMENT_BYTES_LIMIT bytes (the call's attachment budgets, 8 MiB by default,
+ * Limits.ATTACHMENT_BYTES_LIMIT bytes (the call's attachment budgets, 8 MiB by default,
  * apply to its result); it is copied now, so later writes to it change nothing. `mimeType` is one of `image/png`, `image/jpeg`, `image/gif`, `image/webp`.
  * Anything else throws ToolContractError(INVALID_ARGUMENT) (inside a tool: its call becomes
  * a TOOL_EXECUTION_FAILED result naming the problem).
@@ -174,8 +169,8 @@ export function imageContent(bytes: unknown, mimeType: unknown): ToolAttachment 
   if (!isUint8Array(bytes) || isProxy(bytes)) invalid(`imageContent: bytes must be a Uint8Array (got ${describeValue(bytes)})`);
   const length = TypedArrayPrototypeGetLength(bytes);
   if (length === 0) invalid("imageContent: bytes is empty");
-  if (length > COURSE_TOOL_ATTACHMENT_BYTES_LIMIT) {
-    invalid(`imageContent: ${length} bytes is over the ${COURSE_TOOL_ATTACHMENT_BYTES_LIMIT}-byte attachment limit`);
+  if (length > Limits.ATTACHMENT_BYTES_LIMIT) {
+    invalid(`imageContent: ${length} bytes is over the ${Limits.ATTACHMENT_BYTES_LIMIT}-byte attachment limit`);
   }
   return brand(mimeType, copyOf(bytes));
 }
@@ -189,8 +184,8 @@ function copyOf(bytes: Uint8Array): Uint8Array {
 
 /**
  * Output with text and attachments: `value` is serialized into the result's `content` as
- * any output is; `attachments` (made by `imageContent`, at most COURSE_TOOL_ATTACHMENTS_LIMIT,
- * COURSE_TOOL_ATTACHMENT_BYTES_LIMIT in total; the call's attachment budgets apply to its
+ * any output is; `attachments` (made by `imageContent`, at most Limits.ATTACHMENTS_LIMIT,
+ * Limits.ATTACHMENT_BYTES_LIMIT in total; the call's attachment budgets apply to its
  * result) become the result's `attachments`. The list is read by index once, now.
  */
 export function withAttachments(value: unknown, attachments: readonly ToolAttachment[]): ToolOutputWithAttachments {
@@ -296,5 +291,5 @@ function describeMime(value: unknown): string {
 }
 
 function invalid(message: string): never {
-  throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, message);
+  throw new ToolContractError(ContractErrorCode.INVALID_ARGUMENT, message);
 }

@@ -8,7 +8,7 @@
 // unchanged inside a worker.
 // docs/contract.md: rule 10 — safe serialization, rule 11 — work budgets; the budget table: docs/guarantees.md.
 import { DEFAULT_OUTPUT_BUDGETS, type OutputBudgets, type ResolvedOutputBudgets, readOutputBudgets, resolveBudgets } from "./budgets.js";
-import { COURSE_TOOL_CIRCULAR_MARKER, COURSE_TOOL_MAX_CONTENT_CODE_POINTS, COURSE_TOOL_TRUNCATION_MARKER } from "./constants.js";
+import { Limits } from "./constants.js";
 import { describeValue } from "./grammar.js";
 import {
   ArrayIsArray,
@@ -233,7 +233,7 @@ function renderObject(walk: Walk, value: object, depth: number): string {
   return refuse(walk, depth, "an object with an unsupported prototype (only plain objects, arrays, Map, Set and Date are serialized)");
 }
 
-const CIRCULAR = JSONStringify(COURSE_TOOL_CIRCULAR_MARKER);
+const CIRCULAR = JSONStringify(Limits.CIRCULAR_MARKER);
 
 function renderPlainObject(walk: Walk, object: object, depth: number): string {
   const keys = ObjectKeys(object); // own enumerable string keys; no user code on a non-Proxy
@@ -503,15 +503,15 @@ export function cutToCodePoints(text: string, maxCodePoints: number): { text: st
   return end === text.length ? { text, cut: false } : { text: StringPrototypeSlice(text, 0, end), cut: true };
 }
 
-const MARKER_CODE_POINTS = COURSE_TOOL_TRUNCATION_MARKER.length; // the marker is ASCII
+const MARKER_CODE_POINTS = Limits.TRUNCATION_MARKER.length; // the marker is ASCII
 
 /**
  * The final content rule: at most `maxCodePoints` (4096 by default); when the text is longer,
  * or when something was already cut on the way (`alreadyCut`), exactly `maxCodePoints` code
  * points ending with the single truncation marker.
  */
-export function capContent(text: string, alreadyCut: boolean, maxCodePoints: number = COURSE_TOOL_MAX_CONTENT_CODE_POINTS): string {
+export function capContent(text: string, alreadyCut: boolean, maxCodePoints: number = Limits.MAX_CONTENT_CODE_POINTS): string {
   if (!alreadyCut && codePointBoundary(text, maxCodePoints) === text.length) return text;
   const keep = codePointBoundary(text, maxCodePoints - MARKER_CODE_POINTS);
-  return StringPrototypeSlice(text, 0, keep) + COURSE_TOOL_TRUNCATION_MARKER;
+  return StringPrototypeSlice(text, 0, keep) + Limits.TRUNCATION_MARKER;
 }

@@ -5,7 +5,7 @@
 // refused up front; any other that answers with a Promise is refused at that call (its
 // promise observed, never left unhandled).
 // docs/contract.md: rule 6 — validation first.
-import { COURSE_TOOL_INVALID_TOOL_DEFINITION } from "./constants.js";
+import { ContractErrorCode } from "./constants.js";
 import { ToolContractError } from "./errors.js";
 import { type ArgumentIssue, describeIssues, formatPath, readMaxIssues } from "./issues.js";
 import { ArrayIsArray, isPromise, isProxy, ReflectApply } from "./primordials.js";
@@ -135,7 +135,7 @@ export function readStandardSchema(schema: unknown, what: string): StandardSchem
   // valibot says up front whether a schema is asynchronous; refuse it before any call.
   if (vendor === "valibot" && readLibraryField(schema, "async", what) === true) {
     throw new ToolContractError(
-      COURSE_TOOL_INVALID_TOOL_DEFINITION,
+      ContractErrorCode.INVALID_TOOL_DEFINITION,
       `${what}: async schemas are not supported (this valibot schema is async); tool validation is synchronous`,
     );
   }
@@ -158,13 +158,15 @@ function readLibraryField(object: object, key: string, what: string): unknown {
   try {
     return (object as Record<string, unknown>)[key];
   } catch (error) {
-    throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_DEFINITION, `${what}: reading the schema's "${key}" threw`, { cause: error });
+    throw new ToolContractError(ContractErrorCode.INVALID_TOOL_DEFINITION, `${what}: reading the schema's "${key}" threw`, {
+      cause: error,
+    });
   }
 }
 
 function notStandard(what: string): never {
   throw new ToolContractError(
-    COURSE_TOOL_INVALID_TOOL_DEFINITION,
+    ContractErrorCode.INVALID_TOOL_DEFINITION,
     `${what}: expected a Standard Schema v1 (an object with a \`~standard\` property of version 1 and a validate function)`,
   );
 }

@@ -14,7 +14,7 @@ import {
   readAttachmentBudgets,
   readOutputBudgets,
 } from "./budgets.js";
-import { COURSE_TOOL_DUPLICATE_TOOL_NAME, COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_INVALID_TOOL_DEFINITION } from "./constants.js";
+import { ContractErrorCode } from "./constants.js";
 import { isToolContractError, ToolContractError } from "./errors.js";
 import { type JsonSchema, readToolArguments, recordToolSchema } from "./parameters.js";
 import {
@@ -113,10 +113,10 @@ export type Tool<A = unknown, O = unknown> = Readonly<Omit<ToolDefinition<A, O>,
 const definedTools = new WeakSet<object>();
 // The validator each snapshot wraps, so adapters can recover metadata attached to it
 // (for example the TypeBox schema behind a validator); never used to call it.
-const validators = new WeakMap<CourseTool, (args: unknown) => unknown>();
+const validators = new WeakMap<Tool, (args: unknown) => unknown>();
 
 /** True for tool snapshots made by `defineTool`. */
-function isDefinedTool(value: unknown): value is CourseTool {
+function isDefinedTool(value: unknown): value is Tool {
   return typeof value === "object" && value !== null && WeakSetPrototypeHas(definedTools, value);
 }
 
@@ -129,10 +129,10 @@ function isDefinedTool(value: unknown): value is CourseTool {
  * `this === undefined`, so later changes to the caller's object, to the functions'
  * properties or to Function.prototype cannot redirect them. A snapshot passes through.
  */
-export function defineTool<A, O>(definition: CourseToolDefinition<A, O>): CourseTool<A, O>;
-export function defineTool<S extends StandardSchemaV1, O>(definition: SchemaToolDefinition<S, O>): CourseTool<StandardSchemaV1Output<S>, O>;
-export function defineTool(definition: unknown): CourseTool;
-export function defineTool(definition: unknown): CourseTool {
+export function defineTool<A, O>(definition: ToolDefinition<A, O>): Tool<A, O>;
+export function defineTool<S extends StandardSchemaV1, O>(definition: SchemaToolDefinition<S, O>): Tool<StandardSchemaV1Output<S>, O>;
+export function defineTool(definition: unknown): Tool;
+export function defineTool(definition: unknown): Tool {
   if (isDefinedTool(definition)) return definition;
   if (typeof definition !== "object" || definition === null || isProxy(definition)) {
     invalid("a tool definition must be an object (not a Proxy)");
@@ -152,7 +152,7 @@ export function defineTool(definition: unknown): CourseTool {
   const budgets = readOptionalBudgets(definition, name, "budgets", readOutputBudgets);
   const argumentBudgets = readOptionalBudgets(definition, name, "argumentBudgets", readArgumentBudgets);
   const attachmentBudgets = readOptionalBudgets(definition, name, "attachmentBudgets", readAttachmentBudgets);
-  const tool: CourseTool = ObjectFreeze({
+  const tool: Tool = ObjectFreeze({
     name,
     description,
     validate: ObjectFreeze((args: unknown) => ReflectApply(validate, undefined, [args])),
@@ -169,7 +169,7 @@ export function defineTool(definition: unknown): CourseTool {
 }
 
 /** The caller's original `validate` function behind a snapshot (for adapters' metadata lookups). */
-export function originalValidator(tool: CourseTool): ((args: unknown) => unknown) | undefined {
+export function originalValidator(tool: Tool): ((args: unknown) => unknown) | undefined {
   return WeakMapPrototypeGet(validators, tool);
 }
 
@@ -194,7 +194,9 @@ function readDescriptor(definition: object, field: string, descriptor: PropertyD
     return ReflectApply(get, definition, []);
   } catch (error) {
     if (isToolContractError(error)) throw error;
-    throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_DEFINITION, `reading the tool definition's "${field}" threw`, { cause: error });
+    throw new ToolContractError(ContractErrorCode.INVALID_TOOL_DEFINITION, `reading the tool definition's "${field}" threw`, {
+      cause: error,
+    });
   }
 }
 
@@ -202,7 +204,9 @@ function readDescriptor(definition: object, field: string, descriptor: PropertyD
 function optionalTimeout(definition: object, name: string): { timeoutMs?: number } {
   if (ObjectGetOwnPropertyDescriptor(definition, "timeoutMs") === undefined) return {};
   const value = readField(definition, "timeoutMs");
-  return value === undefined ? {} : { timeoutMs: checkTimeoutMs(value, `tool "${name}": timeoutMs`, COURSE_TOOL_INVALID_TOOL_DEFINITION) };
+  return value === undefined
+    ? {}
+    : { timeoutMs: checkTimeoutMs(value, `tool "${name}": timeoutMs`, ContractErrorCode.INVALID_TOOL_DEFINITION) };
 }
 
 /** An optional budgets field: read once if it is an own property (an inherited one is not read), then validated. */
@@ -210,25 +214,25 @@ function readOptionalBudgets<T>(
   definition: object,
   name: string,
   field: "budgets" | "argumentBudgets" | "attachmentBudgets",
-  read: (value: unknown, option: string, code: typeof COURSE_TOOL_INVALID_TOOL_DEFINITION) => T,
+  read: (value: unknown, option: string, code: typeof ContractErrorCode.INVALID_TOOL_DEFINITION) => T,
 ): T | undefined {
   if (ObjectGetOwnPropertyDescriptor(definition, field) === undefined) return undefined;
   const budgets = readField(definition, field);
-  return budgets === undefined ? undefined : read(budgets, `tool "${name}": ${field}`, COURSE_TOOL_INVALID_TOOL_DEFINITION);
+  return budgets === undefined ? undefined : read(budgets, `tool "${name}": ${field}`, ContractErrorCode.INVALID_TOOL_DEFINITION);
 }
 
 function invalid(message: string): never {
-  throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_DEFINITION, message);
+  throw new ToolContractError(ContractErrorCode.INVALID_TOOL_DEFINITION, message);
 }
 
 // ToolRegistry: owns frozen tool snapshots by name. Batches register atomically.
 // docs/contract.md: rule 2 — atomic registration, rule 3 — registry snapshot.
 
 /** Anything `ToolRegistry` accepts as one tool: a definition (either form) or a `defineTool` snapshot. */
-// (Methods are bivariant in their parameters, so any CourseToolDefinition<A, O> fits.)
-export type ToolLike = CourseToolDefinition | SchemaToolDefinition | CourseTool;
+// (Methods are bivariant in their parameters, so any ToolDefinition<A, O> fits.)
+export type ToolLike = ToolDefinition | SchemaToolDefinition | Tool;
 
-let toolsOf: (registry: object) => Map<string, CourseTool> | undefined;
+let toolsOf: (registry: object) => Map<string, Tool> | undefined;
 
 /**
  * Name → frozen tool. Registration snapshots every definition first; a batch changes the
@@ -236,7 +240,7 @@ let toolsOf: (registry: object) => Map<string, CourseTool> | undefined;
  * what is registered). Reads never expose the internal Map.
  */
 export class ToolRegistry {
-  readonly #tools = new Map<string, CourseTool>();
+  readonly #tools = new Map<string, Tool>();
 
   static {
     // The private field is the brand: a Proxy or a fake with the right prototype has none.
@@ -256,22 +260,22 @@ export class ToolRegistry {
   registerMany(tools: Iterable<ToolLike>): void {
     // Phase 1: snapshot and check everything; the registry is not touched.
     const batch = snapshotBatch(tools);
-    const names = new Map<string, CourseTool>();
+    const names = new Map<string, Tool>();
     for (let index = 0; index < batch.length; index += 1) {
-      const tool = batch[index] as CourseTool;
+      const tool = batch[index] as Tool;
       if (MapPrototypeHas(names, tool.name)) duplicate(`tool name "${tool.name}" appears twice in the batch`);
       if (MapPrototypeHas(this.#tools, tool.name)) duplicate(`tool name "${tool.name}" is already registered`);
       MapPrototypeSet(names, tool.name, tool);
     }
     // Phase 2: nothing can fail any more.
     for (let index = 0; index < batch.length; index += 1) {
-      const tool = batch[index] as CourseTool;
+      const tool = batch[index] as Tool;
       MapPrototypeSet(this.#tools, tool.name, tool);
     }
   }
 
   /** The frozen tool registered under `name`, if any. */
-  get(name: string): CourseTool | undefined {
+  get(name: string): Tool | undefined {
     return MapPrototypeGet(this.#tools, name);
   }
 
@@ -302,25 +306,28 @@ export class ToolRegistry {
 }
 
 /** The registry's internal map, for the executors; a ToolContractError if `registry` is not a ToolRegistry. */
-export function registeredTools(registry: unknown): Map<string, CourseTool> {
+export function registeredTools(registry: unknown): Map<string, Tool> {
   const tools = typeof registry === "object" && registry !== null ? toolsOf(registry) : undefined;
-  if (tools === undefined) throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, "registry must be a ToolRegistry");
+  if (tools === undefined) throw new ToolContractError(ContractErrorCode.INVALID_ARGUMENT, "registry must be a ToolRegistry");
   return tools;
 }
 
 /** Phase 1 of registration: every member snapshotted, or a ToolContractError. */
-function snapshotBatch(tools: Iterable<ToolLike>): CourseTool[] {
+function snapshotBatch(tools: Iterable<ToolLike>): Tool[] {
   if (typeof tools !== "object" || tools === null || isProxy(tools)) {
-    throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_DEFINITION, "tools must be an array or another iterable object (not a Proxy)");
+    throw new ToolContractError(
+      ContractErrorCode.INVALID_TOOL_DEFINITION,
+      "tools must be an array or another iterable object (not a Proxy)",
+    );
   }
-  const batch: CourseTool[] = [];
+  const batch: Tool[] = [];
   if (ArrayIsArray(tools)) {
     // By index, not by the (patchable) array iterator; holes and accessors are refused.
     const length = tools.length;
     for (let index = 0; index < length; index += 1) {
       const descriptor = ObjectGetOwnPropertyDescriptor(tools, index);
       if (descriptor === undefined || !ObjectHasOwn(descriptor, "value")) {
-        throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_DEFINITION, `tools[${index}] is a hole or an accessor`);
+        throw new ToolContractError(ContractErrorCode.INVALID_TOOL_DEFINITION, `tools[${index}] is a hole or an accessor`);
       }
       batch[index] = defineTool(descriptor.value);
     }
@@ -330,11 +337,11 @@ function snapshotBatch(tools: Iterable<ToolLike>): CourseTool[] {
     for (const tool of tools) batch[batch.length] = defineTool(tool);
   } catch (error) {
     if (isToolContractError(error)) throw error;
-    throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_DEFINITION, "iterating the tools threw", { cause: error });
+    throw new ToolContractError(ContractErrorCode.INVALID_TOOL_DEFINITION, "iterating the tools threw", { cause: error });
   }
   return batch;
 }
 
 function duplicate(message: string): never {
-  throw new ToolContractError(COURSE_TOOL_DUPLICATE_TOOL_NAME, message);
+  throw new ToolContractError(ContractErrorCode.DUPLICATE_TOOL_NAME, message);
 }

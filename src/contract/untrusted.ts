@@ -4,7 +4,7 @@
 // Turning whatever a validator or tool threw (or rejected with) into a readable message.
 // Never throws and never runs code supplied by the value: no getters, toString, toJSON or traps.
 // docs/contract.md: rule 9 — failure classification.
-import { COURSE_TOOL_MAX_STRING_CODE_POINTS } from "./constants.js";
+import { Limits } from "./constants.js";
 import {
   ArrayPrototype,
   type DOMExceptionInstance,
@@ -40,7 +40,7 @@ const MAX_PROTOTYPE_HOPS = 32;
 export function describeFailure(value: unknown): FailureText {
   switch (typeof value) {
     case "string":
-      return cutToCodePoints(value, COURSE_TOOL_MAX_STRING_CODE_POINTS);
+      return cutToCodePoints(value, Limits.MAX_STRING_CODE_POINTS);
     case "object":
       if (value === null) return { text: "null", cut: false };
       if (isProxy(value)) return { text: "a Proxy was thrown", cut: false };
@@ -107,9 +107,9 @@ function describeError(error: object): FailureText {
   const message = readDataProperty(error, "message");
   const text = typeof message === "string" ? message : "";
   if (typeof name !== "string" || name === "Error" || name.length === 0) {
-    return text.length > 0 ? cutToCodePoints(text, COURSE_TOOL_MAX_STRING_CODE_POINTS) : { text: "Error", cut: false };
+    return text.length > 0 ? cutToCodePoints(text, Limits.MAX_STRING_CODE_POINTS) : { text: "Error", cut: false };
   }
-  return cutToCodePoints(text.length > 0 ? name + ": " + text : name, COURSE_TOOL_MAX_STRING_CODE_POINTS);
+  return cutToCodePoints(text.length > 0 ? name + ": " + text : name, Limits.MAX_STRING_CODE_POINTS);
 }
 
 /**
@@ -126,7 +126,7 @@ function describeDOMException(value: object): FailureText | undefined {
   } catch {
     return undefined;
   }
-  return cutToCodePoints(message.length > 0 ? name + ": " + message : name, COURSE_TOOL_MAX_STRING_CODE_POINTS);
+  return cutToCodePoints(message.length > 0 ? name + ": " + message : name, Limits.MAX_STRING_CODE_POINTS);
 }
 
 /** Anything else (a look-alike error, a validator's details object) is shown as its safe JSON. */

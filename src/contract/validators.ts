@@ -6,7 +6,7 @@
 // run, and an own key that is not a known option is refused (naming the option it is closest
 // to), so a misspelt approval hook is an error rather than a gate that is silently absent.
 // docs/operations.md — Options (how every options object is read).
-import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_MAX_TIMEOUT_MS } from "./constants.js";
+import { ContractErrorCode, Limits } from "./constants.js";
 import { ToolContractError } from "./errors.js";
 import { describeValue } from "./grammar.js";
 import {
@@ -30,14 +30,14 @@ import {
  * or more after 1 ms (with a warning), so a larger value would mean "at once", not "a long
  * time". Every timeout and delay option of every executor, the queue and the host uses it.
  */
-export const MAX_DELAY_MS = COURSE_TOOL_MAX_TIMEOUT_MS;
+export const MAX_DELAY_MS = Limits.MAX_TIMEOUT_MS;
 
 /** Characters of an unknown key quoted in a message (a huge key is cut, not echoed). */
 const MAX_QUOTED_KEY = 64;
 
 /** Throws ToolContractError(INVALID_ARGUMENT) with `message`. */
 export function invalidArgument(message: string): never {
-  throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, message);
+  throw new ToolContractError(ContractErrorCode.INVALID_ARGUMENT, message);
 }
 
 /** `value` must be an object that is neither null, an array, a function nor a Proxy. */

@@ -4,8 +4,8 @@
 // docs/contract.md: rule W6 — batches.
 
 import type { ResolvedArgumentBudgets } from "../contract/budgets.js";
-import { type CourseToolCall, snapshotToolCall } from "../contract/call.js";
-import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_INVALID_TOOL_CALL } from "../contract/constants.js";
+import { snapshotToolCall, type ToolCall } from "../contract/call.js";
+import { ContractErrorCode } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
 import {
@@ -25,20 +25,20 @@ import {
   ObjectHasOwn,
   PromisePrototypeThen,
 } from "../contract/primordials.js";
-import type { CourseToolResultMessage } from "../contract/results.js";
-import type { CourseTool } from "../contract/tools.js";
+import type { ToolResultMessage } from "../contract/results.js";
+import type { Tool } from "../contract/tools.js";
 import { readOwnOption, validateObject } from "../contract/validators.js";
 import { abortReason, assertAbortSignal, isAborted, throwIfAborted, watchAbort } from "./signal.js";
 import type { BatchOptions } from "./tool-executor.js";
 
 /** Runs one already-snapshotted call under the batch's signal. */
-type RunOneCall = (call: Readonly<CourseToolCall>, signal: AbortSignal) => Promise<CourseToolResultMessage>;
+type RunOneCall = (call: Readonly<ToolCall>, signal: AbortSignal) => Promise<ToolResultMessage>;
 
 /** How a batch's calls are snapshotted and run: the pipeline's, made once per batch. */
 export interface BatchRunner {
   /** The batch's argument budgets (a tool's own tighten them, found in `tools` by the call's name). */
   readonly argumentBudgets: ResolvedArgumentBudgets;
-  readonly tools: Map<string, CourseTool> | undefined;
+  readonly tools: Map<string, Tool> | undefined;
   readonly runOne: RunOneCall;
 }
 
@@ -48,13 +48,13 @@ export async function runBatch(
   signal: AbortSignal,
   options: BatchOptions | undefined,
   runner: BatchRunner,
-): Promise<CourseToolResultMessage[]> {
+): Promise<ToolResultMessage[]> {
   const { argumentBudgets, tools, runOne } = runner;
   assertAbortSignal(signal);
   const concurrency = readConcurrency(options);
   throwIfAborted(signal);
   const snapshots = snapshotAll(calls, argumentBudgets, tools);
-  const results: CourseToolResultMessage[] = [];
+  const results: ToolResultMessage[] = [];
   // Resolving a promise with the array looks `then` up on it: an own (hidden, undefined) one
   // keeps a `then` planted on Array.prototype or Object.prototype from adopting it.
   ObjectDefineProperty(results, "then", { value: undefined });
@@ -82,11 +82,11 @@ export async function runBatch(
           next += 1;
           running += 1;
           void PromisePrototypeThen(
-            runOne(snapshots[index] as Readonly<CourseToolCall>, batchSignal),
+            runOne(snapshots[index] as Readonly<ToolCall>, batchSignal),
             (result) => {
               running -= 1;
               done += 1;
-              results[index] = result as CourseToolResultMessage;
+              results[index] = result as ToolResultMessage;
               if (done === snapshots.length) resolve();
               else launch();
             },
@@ -111,7 +111,7 @@ function readConcurrency(options: BatchOptions | undefined): number {
   if (value === undefined) return NumberPositiveInfinity;
   if (value === NumberPositiveInfinity || (typeof value === "number" && NumberIsInteger(value) && value >= 1)) return value;
   throw new ToolContractError(
-    COURSE_TOOL_INVALID_ARGUMENT,
+    ContractErrorCode.INVALID_ARGUMENT,
     `options.concurrency must be a positive integer or Infinity (got ${describeValue(value)})`,
   );
 }
@@ -120,23 +120,23 @@ function readConcurrency(options: BatchOptions | undefined): number {
 function snapshotAll(
   calls: readonly unknown[],
   argumentBudgets: ResolvedArgumentBudgets,
-  tools: Map<string, CourseTool> | undefined,
-): Readonly<CourseToolCall>[] {
+  tools: Map<string, Tool> | undefined,
+): Readonly<ToolCall>[] {
   if (!ArrayIsArray(calls) || isProxy(calls)) {
-    throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_CALL, "a batch must be an array of tool calls");
+    throw new ToolContractError(ContractErrorCode.INVALID_TOOL_CALL, "a batch must be an array of tool calls");
   }
-  const snapshots: Readonly<CourseToolCall>[] = [];
+  const snapshots: Readonly<ToolCall>[] = [];
   const ids = new Map<string, number>();
   const length = calls.length;
   for (let index = 0; index < length; index += 1) {
     const descriptor = ObjectGetOwnPropertyDescriptor(calls, index);
     if (descriptor === undefined || !ObjectHasOwn(descriptor, "value")) {
-      throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_CALL, `calls[${index}] is a hole or an accessor`);
+      throw new ToolContractError(ContractErrorCode.INVALID_TOOL_CALL, `calls[${index}] is a hole or an accessor`);
     }
     const snapshot = snapshotToolCall(descriptor.value, argumentBudgets, tools);
     // A repeated id would give two results the same link in the transcript.
     if (MapPrototypeHas(ids, snapshot.id)) {
-      throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_CALL, `calls[${index}] repeats the call id ${JSONStringify(snapshot.id)}`);
+      throw new ToolContractError(ContractErrorCode.INVALID_TOOL_CALL, `calls[${index}] repeats the call id ${JSONStringify(snapshot.id)}`);
     }
     MapPrototypeSet(ids, snapshot.id, index);
     snapshots[index] = snapshot;

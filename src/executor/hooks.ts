@@ -5,8 +5,8 @@
 // `beforeExecute`, whose decision is the point; it is read strictly and fails closed.
 // docs/operations.md — Hooks: approval and telemetry.
 import type { ToolApp } from "../contract/app.js";
-import type { CourseToolCall } from "../contract/call.js";
-import { COURSE_TOOL_INVALID_ARGUMENT, COURSE_TOOL_MAX_STRING_CODE_POINTS } from "../contract/constants.js";
+import type { ToolCall } from "../contract/call.js";
+import { ContractErrorCode, Limits } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
 import {
@@ -25,9 +25,9 @@ import {
   ReflectApply,
   ReflectOwnKeys,
 } from "../contract/primordials.js";
-import { type CourseToolResultMessage, errorCodeOf } from "../contract/results.js";
+import { errorCodeOf, type ToolResultMessage } from "../contract/results.js";
 import { cutToCodePoints } from "../contract/serialize.js";
-import type { CourseTool } from "../contract/tools.js";
+import type { Tool } from "../contract/tools.js";
 import { type FailureText, observeRejection, readOwnDataProperty, untrustedPromise, whenSettled } from "../contract/untrusted.js";
 import { closestKey, invalidArgument, validateObject, validateOptionKeys } from "../contract/validators.js";
 import type { RunRequest } from "./pipeline.js";
@@ -99,7 +99,7 @@ export interface ToolExecutorHooks {
    * TOOL_CALL_DENIED result carrying `reason`. Fails closed: a throw, a rejection or any
    * other value denies the call. An abort of the call's signal rejects the call at once.
    */
-  beforeExecute?(call: Readonly<CourseToolCall>, tool: CourseTool, context: ApprovalContext): ApprovalDecision | Promise<ApprovalDecision>;
+  beforeExecute?(call: Readonly<ToolCall>, tool: Tool, context: ApprovalContext): ApprovalDecision | Promise<ApprovalDecision>;
   onCallStart?(event: CallStartEvent): void;
   onCallEnd?(event: CallEndEvent): void;
   onThreadKilled?(event: ThreadKilledEvent): void;
@@ -198,7 +198,7 @@ function hookOf(hooks: object, name: HookName | "onHookError"): Hook | undefined
 }
 
 function invalidHook(name: string, got: string): never {
-  throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, `options.hooks.${name} must be a function (got ${got})`);
+  throw new ToolContractError(ContractErrorCode.INVALID_ARGUMENT, `options.hooks.${name} must be a function (got ${got})`);
 }
 
 /** Calls an observer hook; whatever it does (throws, returns a rejecting promise) stays with it. */
@@ -273,7 +273,7 @@ function readDecision(hooks: ResolvedHooks, decision: unknown): FailureText | un
     if (allow === false) {
       const reason = readOwnDataProperty(decision, "reason");
       return typeof reason === "string" && reason.length > 0
-        ? cutToCodePoints(reason, COURSE_TOOL_MAX_STRING_CODE_POINTS)
+        ? cutToCodePoints(reason, Limits.MAX_STRING_CODE_POINTS)
         : DENIED_WITHOUT_REASON;
     }
   }
@@ -300,7 +300,7 @@ export class CallTrace {
 
   constructor(
     readonly hooks: ResolvedHooks,
-    readonly call: Readonly<CourseToolCall>,
+    readonly call: Readonly<ToolCall>,
   ) {
     notify(hooks, "onCallStart", hooks.onCallStart, [ObjectFreeze({ toolCallId: call.id, toolName: call.name })]);
   }
@@ -328,7 +328,7 @@ export class CallTrace {
     if (this.#runStarted !== undefined && this.#runMs === undefined) this.#runMs = PerformanceNow() - this.#runStarted;
   }
 
-  ended(result: CourseToolResultMessage): void {
+  ended(result: ToolResultMessage): void {
     this.runEnded();
     this.#end(result.isError ? "error" : "success", result.isError ? errorCodeOf(result.content) : undefined);
   }

@@ -2,10 +2,10 @@
 // twin, and the same thing as a ToolExecutor object. The tool runs on this thread.
 // docs/contract.md: rules 1–13 through the pipeline; rule 3 — registry snapshot (the executor's own copy).
 import { threadId } from "node:worker_threads";
-import { COURSE_TOOL_EXECUTOR_CLOSED } from "../contract/constants.js";
+import { ContractErrorCode } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import { isPromise, ObjectFreeze, PromisePrototypeThen, PromiseReject } from "../contract/primordials.js";
-import type { CourseToolResultMessage } from "../contract/results.js";
+import type { ToolResultMessage } from "../contract/results.js";
 import type { ToolContext } from "../contract/tools.js";
 import { registeredTools, type ToolRegistry } from "../contract/tools.js";
 import type { RunFacts } from "./hooks.js";
@@ -109,7 +109,7 @@ export function executeToolCall(
   call: unknown,
   signal: AbortSignal,
   options?: CallOptions,
-): Promise<CourseToolResultMessage> {
+): Promise<ToolResultMessage> {
   try {
     return executeCall(pipelineOf(registry), call, signal, options);
   } catch (error) {
@@ -128,7 +128,7 @@ export function executeToolCalls(
   calls: readonly unknown[],
   signal: AbortSignal,
   options?: BatchOptions,
-): Promise<CourseToolResultMessage[]> {
+): Promise<ToolResultMessage[]> {
   try {
     return executeCalls(pipelineOf(registry), calls, signal, options);
   } catch (error) {
@@ -163,12 +163,12 @@ export class InProcessToolExecutor implements ToolExecutor {
     return this.#registry.snapshot();
   }
 
-  executeToolCall(call: unknown, signal: AbortSignal, options?: CallOptions): Promise<CourseToolResultMessage> {
+  executeToolCall(call: unknown, signal: AbortSignal, options?: CallOptions): Promise<ToolResultMessage> {
     if (this.#closing !== undefined) return closed();
     return this.#inFlight.track(executeCall(this.#pipeline, call, signal, options));
   }
 
-  executeBatch(calls: readonly unknown[], signal: AbortSignal, options?: BatchOptions): Promise<CourseToolResultMessage[]> {
+  executeBatch(calls: readonly unknown[], signal: AbortSignal, options?: BatchOptions): Promise<ToolResultMessage[]> {
     if (this.#closing !== undefined) return closed();
     return this.#inFlight.track(executeCalls(this.#pipeline, calls, signal, options));
   }
@@ -180,5 +180,5 @@ export class InProcessToolExecutor implements ToolExecutor {
 }
 
 function closed(): Promise<never> {
-  return PromiseReject(new ToolContractError(COURSE_TOOL_EXECUTOR_CLOSED, "the executor is closed"));
+  return PromiseReject(new ToolContractError(ContractErrorCode.EXECUTOR_CLOSED, "the executor is closed"));
 }

@@ -24,15 +24,8 @@ import {
   readOutputBudgets,
   resolveBudgets,
 } from "../contract/budgets.js";
-import { type CourseToolCall, snapshotToolCall, validateArguments } from "../contract/call.js";
-import {
-  COURSE_TOOL_CALL_DENIED,
-  COURSE_TOOL_INVALID_ARGUMENT,
-  COURSE_TOOL_MAX_LISTED_TOOL_NAMES,
-  COURSE_TOOL_NOT_FOUND,
-  COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED,
-  type RecoverableToolErrorCode,
-} from "../contract/constants.js";
+import { snapshotToolCall, type ToolCall, validateArguments } from "../contract/call.js";
+import { ContractErrorCode, Limits, type RecoverableToolErrorCode, ToolErrorCode } from "../contract/constants.js";
 import {
   ArrayPrototypeJoin,
   isPromise,
@@ -47,10 +40,10 @@ import {
   PromiseReject,
   PromiseResolve,
 } from "../contract/primordials.js";
-import { adoptAttachments, type CourseToolResultMessage, errorContent, guardThen, toolResultMessage } from "../contract/results.js";
+import { adoptAttachments, errorContent, guardThen, type ToolResultMessage, toolResultMessage } from "../contract/results.js";
 import { cutToCodePoints } from "../contract/serialize.js";
 import { checkTimeoutMs } from "../contract/timeout.js";
-import type { CourseTool } from "../contract/tools.js";
+import type { Tool } from "../contract/tools.js";
 import type { FailureText } from "../contract/untrusted.js";
 import { readOwnOption, validateObject, validateOptionKeys } from "../contract/validators.js";
 import { runBatch } from "./batch.js";
@@ -62,8 +55,8 @@ import type { BatchOptions, CallOptions } from "./tool-executor.js";
 
 /** A validated (and approved) call, ready for its tool to run. */
 export interface RunRequest {
-  readonly call: Readonly<CourseToolCall>;
-  readonly tool: CourseTool;
+  readonly call: Readonly<ToolCall>;
+  readonly tool: Tool;
   /** What the validator accepted: the value `execute` receives. */
   readonly args: unknown;
   readonly signal: AbortSignal;
@@ -89,7 +82,7 @@ export type ToolRunner = (request: RunRequest) => ToolOutcome | Promise<ToolOutc
 
 /** What an executor hands the pipeline: the tools it owns, how it runs one, and its options. */
 export interface Pipeline {
-  readonly tools: Map<string, CourseTool>;
+  readonly tools: Map<string, Tool>;
   readonly run: ToolRunner;
   /** The executor's `ExecutorOptions`, read by `readExecutorOptions`; absent: none. */
   readonly settings?: PipelineSettings;
@@ -100,12 +93,7 @@ export interface Pipeline {
  * (within the call's argument budgets), then the call. Never throws: every failure is a
  * rejection. A call whose tool settles synchronously costs one promise, the one returned.
  */
-export function executeCall(
-  pipeline: Pipeline,
-  call: unknown,
-  signal: AbortSignal,
-  options?: CallOptions,
-): Promise<CourseToolResultMessage> {
+export function executeCall(pipeline: Pipeline, call: unknown, signal: AbortSignal, options?: CallOptions): Promise<ToolResultMessage> {
   try {
     assertAbortSignal(signal);
     // docs/contract.md: rule 8 — abort wins (even over a malformed call).
@@ -124,15 +112,12 @@ export function executeCall(
 
 // docs/contract.md: rule 8 — abort wins (until the result is published).
 /** The last abort check, on the very promise the caller holds. */
-function handOut(
-  completed: CourseToolResultMessage | Promise<CourseToolResultMessage>,
-  signal: AbortSignal,
-): Promise<CourseToolResultMessage> {
-  if (!isPromise(completed)) return PromiseResolve(publishNow(completed as CourseToolResultMessage, signal));
-  return PromisePrototypeThen(completed, (result) => publishNow(result, signal)) as Promise<CourseToolResultMessage>;
+function handOut(completed: ToolResultMessage | Promise<ToolResultMessage>, signal: AbortSignal): Promise<ToolResultMessage> {
+  if (!isPromise(completed)) return PromiseResolve(publishNow(completed as ToolResultMessage, signal));
+  return PromisePrototypeThen(completed, (result) => publishNow(result, signal)) as Promise<ToolResultMessage>;
 }
 
-function publishNow(result: CourseToolResultMessage, signal: AbortSignal): CourseToolResultMessage {
+function publishNow(result: ToolResultMessage, signal: AbortSignal): ToolResultMessage {
   throwIfAborted(signal);
   return guardThen(result);
 }
@@ -144,7 +129,7 @@ export async function executeCalls(
   calls: readonly unknown[],
   signal: AbortSignal,
   options?: BatchOptions,
-): Promise<CourseToolResultMessage[]> {
+): Promise<ToolResultMessage[]> {
   assertAbortSignal(signal); // before the options, as for a single call
   const callOptions = readCallOptions(options, "batch options");
   const budgets = callArgumentBudgets(pipeline.settings, callOptions);
@@ -160,16 +145,16 @@ export async function executeCalls(
 /** A batch's call from its snapshot on, as a promise that never throws synchronously; the final abort check is the batch's. */
 function completeCallLater(
   pipeline: Pipeline,
-  call: Readonly<CourseToolCall>,
+  call: Readonly<ToolCall>,
   signal: AbortSignal,
   options: CallSettings,
-): Promise<CourseToolResultMessage> {
+): Promise<ToolResultMessage> {
   try {
     throwIfAborted(signal); // the batch may have been aborted since this call was snapshotted
     const hooks = pipeline.settings?.hooks;
     if (hooks !== undefined) return traced(hooks, call, signal, (trace) => settleCall(pipeline, trace, signal, options));
     const completed = settleCall(pipeline, call, signal, options);
-    return isPromise(completed) ? (completed as Promise<CourseToolResultMessage>) : PromiseResolve(completed as CourseToolResultMessage);
+    return isPromise(completed) ? (completed as Promise<ToolResultMessage>) : PromiseResolve(completed as ToolResultMessage);
   } catch (error) {
     return PromiseReject(error);
   }
@@ -182,25 +167,25 @@ function completeCallLater(
  */
 function traced(
   hooks: ResolvedHooks,
-  call: Readonly<CourseToolCall>,
+  call: Readonly<ToolCall>,
   signal: AbortSignal,
-  settle: (trace: CallTrace) => CourseToolResultMessage | Promise<CourseToolResultMessage>,
-): Promise<CourseToolResultMessage> {
+  settle: (trace: CallTrace) => ToolResultMessage | Promise<ToolResultMessage>,
+): Promise<ToolResultMessage> {
   const trace = new CallTrace(hooks, call);
   const settled = settledLater(() => settle(trace));
   void PromisePrototypeThen(
     settled,
-    (result) => trace.ended(result as CourseToolResultMessage),
+    (result) => trace.ended(result as ToolResultMessage),
     (error: unknown) => trace.rejected(error, signal),
   );
   return settled;
 }
 
 /** What `settle` gives, as a promise (its throw a rejection). */
-function settledLater(settle: () => CourseToolResultMessage | Promise<CourseToolResultMessage>): Promise<CourseToolResultMessage> {
+function settledLater(settle: () => ToolResultMessage | Promise<ToolResultMessage>): Promise<ToolResultMessage> {
   try {
     const completed = settle();
-    return isPromise(completed) ? (completed as Promise<CourseToolResultMessage>) : PromiseResolve(completed as CourseToolResultMessage);
+    return isPromise(completed) ? (completed as Promise<ToolResultMessage>) : PromiseResolve(completed as ToolResultMessage);
   } catch (error) {
     return PromiseReject(error);
   }
@@ -212,16 +197,16 @@ function settledLater(settle: () => CourseToolResultMessage | Promise<CourseTool
  */
 function settleCall(
   pipeline: Pipeline,
-  subject: Readonly<CourseToolCall> | CallTrace,
+  subject: Readonly<ToolCall> | CallTrace,
   signal: AbortSignal,
   options: CallSettings,
-): CourseToolResultMessage | Promise<CourseToolResultMessage> {
+): ToolResultMessage | Promise<ToolResultMessage> {
   const trace = subject instanceof CallTrace ? subject : undefined;
-  const call = trace === undefined ? (subject as Readonly<CourseToolCall>) : trace.call;
+  const call = trace === undefined ? (subject as Readonly<ToolCall>) : trace.call;
   throwIfAborted(signal); // onCallStart may have run, and a batch member waits its turn
   const tool = MapPrototypeGet(pipeline.tools, call.name);
   // docs/contract.md: rule 5 — unknown tool.
-  if (tool === undefined) return answered(call, COURSE_TOOL_NOT_FOUND, notFound(call.name, pipeline.tools));
+  if (tool === undefined) return answered(call, ToolErrorCode.NOT_FOUND, notFound(call.name, pipeline.tools));
   // docs/contract.md: rule 6 — validation first.
   const validation = validateArguments(tool, call.arguments);
   throwIfAborted(signal); // the validator may have taken long, or aborted the run itself (rule 8 — abort wins)
@@ -244,18 +229,14 @@ function settleCall(
   const approval = trace === undefined ? undefined : approve(trace.hooks, request);
   if (approval === undefined) return runRequest(pipeline, request, trace);
   return PromisePrototypeThen(approval, (denial) => {
-    if (denial !== undefined) return toolResultMessage(call, errorContent(COURSE_TOOL_CALL_DENIED, denial), true);
+    if (denial !== undefined) return toolResultMessage(call, errorContent(ToolErrorCode.CALL_DENIED, denial), true);
     throwIfAborted(signal);
     return runRequest(pipeline, request, trace);
-  }) as Promise<CourseToolResultMessage>;
+  }) as Promise<ToolResultMessage>;
 }
 
 /** The executor's run (under the request's effective timeout: call > tool > executor), then publication. */
-function runRequest(
-  pipeline: Pipeline,
-  request: RunRequest,
-  trace: CallTrace | undefined,
-): CourseToolResultMessage | Promise<CourseToolResultMessage> {
+function runRequest(pipeline: Pipeline, request: RunRequest, trace: CallTrace | undefined): ToolResultMessage | Promise<ToolResultMessage> {
   trace?.runStarted();
   const outcome = pipeline.run(request);
   if (!isPromise(outcome)) {
@@ -265,7 +246,7 @@ function runRequest(
   return PromisePrototypeThen(outcome as Promise<ToolOutcome>, (settled) => {
     trace?.runEnded();
     return publish(request, settled);
-  }) as Promise<CourseToolResultMessage>;
+  }) as Promise<ToolResultMessage>;
 }
 
 // docs/contract.md: rule 13 — frozen, linked results (built from the snapshot, whatever ran the tool).
@@ -273,21 +254,21 @@ function runRequest(
  * The outcome as a frozen linked result; attachments checked again, against the tool's
  * budgets over the executor's (a runner may have carried them across a thread).
  */
-function publish(request: RunRequest, outcome: ToolOutcome): CourseToolResultMessage {
+function publish(request: RunRequest, outcome: ToolOutcome): ToolResultMessage {
   const call = request.call;
   // Own only: an `attachments` planted on Object.prototype is not an outcome's.
   const attachments = ObjectHasOwn(outcome, "attachments") ? outcome.attachments : undefined;
   if (attachments === undefined) return toolResultMessage(call, outcome.content, outcome.isError);
   const adopted = adoptAttachments(attachments, attachmentBudgetsFor(request.tool.attachmentBudgets, request.attachmentBudgets));
   if (typeof adopted === "string") {
-    return toolResultMessage(call, errorContent(COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED, { text: adopted, cut: false }), true);
+    return toolResultMessage(call, errorContent(ToolErrorCode.OUTPUT_SERIALIZATION_FAILED, { text: adopted, cut: false }), true);
   }
   return toolResultMessage(call, outcome.content, outcome.isError, adopted);
 }
 
 function ignoreFacts(): void {}
 
-function answered(call: Readonly<CourseToolCall>, code: RecoverableToolErrorCode, failure: FailureText): CourseToolResultMessage {
+function answered(call: Readonly<ToolCall>, code: RecoverableToolErrorCode, failure: FailureText): ToolResultMessage {
   return toolResultMessage(call, errorContent(code, failure), true);
 }
 
@@ -295,13 +276,13 @@ const MAX_ECHOED_NAME_CODE_POINTS = 128;
 const MAX_LISTED_NAME_CODE_POINTS = 64;
 
 /** Names what is registered (bounded), so the model can correct itself. */
-function notFound(name: string, tools: Map<string, CourseTool>): FailureText {
+function notFound(name: string, tools: Map<string, Tool>): FailureText {
   const echoed = JSONStringify(cutToCodePoints(name, MAX_ECHOED_NAME_CODE_POINTS).text);
   const total = MapPrototypeGetSize(tools);
   if (total === 0) return { text: `Tool ${echoed} is not registered. No tools are registered.`, cut: false };
   const listed: string[] = [];
   const next = mapKeyStepper(tools);
-  for (let step = next(); step.done !== true && listed.length < COURSE_TOOL_MAX_LISTED_TOOL_NAMES; step = next()) {
+  for (let step = next(); step.done !== true && listed.length < Limits.MAX_LISTED_TOOL_NAMES; step = next()) {
     listed[listed.length] = cutToCodePoints(step.value, MAX_LISTED_NAME_CODE_POINTS).text;
   }
   const more = total > listed.length ? `, and ${total - listed.length} more` : "";
@@ -393,7 +374,7 @@ export function readExecutorOptions(options: unknown, known: readonly string[] =
   const outputBudgets = readOwnOption(options, "outputBudgets", "options");
   const attachmentBudgets = readOwnOption(options, "attachmentBudgets", "options");
   return ObjectFreeze({
-    timeoutMs: timeoutMs === undefined ? undefined : checkTimeoutMs(timeoutMs, "options.timeoutMs", COURSE_TOOL_INVALID_ARGUMENT),
+    timeoutMs: timeoutMs === undefined ? undefined : checkTimeoutMs(timeoutMs, "options.timeoutMs", ContractErrorCode.INVALID_ARGUMENT),
     hooks: hooks === undefined ? undefined : resolveHooks(hooks),
     app: readOwnOption(options, "app", "options") as ToolApp | undefined,
     argumentBudgets: resolveBudgets(
@@ -422,7 +403,7 @@ export function readCallOptions(options: unknown, what: string): CallSettings {
   const onProgress = readOwnOption(options, "onProgress", "options");
   if (timeoutMs === undefined && app === undefined && argumentBudgets === undefined && onProgress === undefined) return NO_CALL_OPTIONS;
   return {
-    timeoutMs: timeoutMs === undefined ? undefined : checkTimeoutMs(timeoutMs, "options.timeoutMs", COURSE_TOOL_INVALID_ARGUMENT),
+    timeoutMs: timeoutMs === undefined ? undefined : checkTimeoutMs(timeoutMs, "options.timeoutMs", ContractErrorCode.INVALID_ARGUMENT),
     app,
     argumentBudgets: argumentBudgets === undefined ? undefined : readArgumentBudgets(argumentBudgets, "options.argumentBudgets"),
     onProgress: onProgress === undefined ? undefined : checkProgressListener(onProgress),

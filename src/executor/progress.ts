@@ -3,7 +3,7 @@
 // `ProgressThrottle` is transport-neutral so a worker thread can throttle what it posts
 // with the same rules as the in-process executor uses for its listener.
 // docs/contract.md: rule 7 — execution context (`reportProgress`); docs/worker.md — Worker → main: per-task messages.
-import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
+import { ContractErrorCode } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
 import {
@@ -197,7 +197,10 @@ function ignore(): void {}
 /** `options.onProgress` checked: a function that is not a Proxy (INVALID_ARGUMENT otherwise). */
 export function checkProgressListener(listener: unknown): ProgressListener {
   if (typeof listener !== "function" || isProxy(listener)) {
-    throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, `options.onProgress must be a function (got ${describeValue(listener)})`);
+    throw new ToolContractError(
+      ContractErrorCode.INVALID_ARGUMENT,
+      `options.onProgress must be a function (got ${describeValue(listener)})`,
+    );
   }
   return listener as ProgressListener;
 }

@@ -13,11 +13,7 @@ import {
   type ResolvedAttachmentBudgets,
   type ResolvedOutputBudgets,
 } from "../contract/budgets.js";
-import {
-  COURSE_TOOL_EXECUTION_FAILED,
-  COURSE_TOOL_EXECUTION_TIMEOUT,
-  COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED,
-} from "../contract/constants.js";
+import { ToolErrorCode } from "../contract/constants.js";
 import { isNonRecoverableToolError } from "../contract/errors.js";
 import {
   AbortControllerPrototypeAbort,
@@ -34,7 +30,7 @@ import {
 } from "../contract/primordials.js";
 import { checkAttachments, errorContent, splitOutput, type ToolAttachment } from "../contract/results.js";
 import { serializeWithin } from "../contract/serialize.js";
-import type { CourseTool, ToolContext } from "../contract/tools.js";
+import type { Tool, ToolContext } from "../contract/tools.js";
 import { describeFailure, untrustedPromise, whenSettled } from "../contract/untrusted.js";
 import { discardProgress } from "./progress.js";
 import { abortReason, isAborted, throwIfAborted, watchAbort } from "./signal.js";
@@ -101,7 +97,7 @@ export class OutcomeWithAttachments extends Outcome {
  * Any other failure is an error outcome.
  */
 export function runTool(
-  tool: CourseTool,
+  tool: Tool,
   args: unknown,
   runContext: RunContext,
   budgets: ResolvedOutputBudgets = DEFAULT_OUTPUT_BUDGETS,
@@ -149,7 +145,7 @@ function throwIfMadeAndAborted(signal: AbortSignal | undefined): void {
 function failed(error: unknown, signal: AbortSignal | undefined, budgets: ResolvedOutputBudgets): ToolOutcome {
   throwIfMadeAndAborted(signal); // the tool settled, but abort may have come first
   if (isNonRecoverableToolError(error)) throw error;
-  return new Outcome(errorContent(COURSE_TOOL_EXECUTION_FAILED, describeFailure(error), budgets.maxContentCodePoints), true);
+  return new Outcome(errorContent(ToolErrorCode.EXECUTION_FAILED, describeFailure(error), budgets.maxContentCodePoints), true);
 }
 
 /** After the tool gave a value: the abort check, then its attachments checked and the value serialized. */
@@ -167,13 +163,13 @@ function succeeded(
   // Where the tool runs (a worker thread too), so over-budget bytes never cross to the caller.
   const overBudget = attachments === undefined ? undefined : checkAttachments(attachments, attachmentBudgets);
   if (overBudget !== undefined) {
-    return new Outcome(errorContent(COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED, { text: overBudget, cut: false }, cap), true);
+    return new Outcome(errorContent(ToolErrorCode.OUTPUT_SERIALIZATION_FAILED, { text: overBudget, cut: false }, cap), true);
   }
   // docs/contract.md: rule 10 — safe serialization, rule 11 — work budgets.
   const serialized = serializeWithin(value, budgets);
   if (serialized.ok)
     return attachments === undefined ? new Outcome(serialized.content, false) : new OutcomeWithAttachments(serialized.content, attachments);
-  return new Outcome(errorContent(COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED, { text: serialized.message, cut: false }, cap), true);
+  return new Outcome(errorContent(ToolErrorCode.OUTPUT_SERIALIZATION_FAILED, { text: serialized.message, cut: false }, cap), true);
 }
 
 // docs/contract.md: rule 8 — abort wins (while awaiting execute).
@@ -224,7 +220,7 @@ export function effectiveTimeoutMs(call: number | undefined, tool: number | unde
 /** The TOOL_EXECUTION_TIMEOUT outcome every executor gives when `timeoutMs` runs out. */
 export function timeoutOutcome(timeoutMs: number): ToolOutcome {
   return ObjectFreeze({
-    content: errorContent(COURSE_TOOL_EXECUTION_TIMEOUT, { text: `the tool did not finish within ${timeoutMs} ms`, cut: false }),
+    content: errorContent(ToolErrorCode.EXECUTION_TIMEOUT, { text: `the tool did not finish within ${timeoutMs} ms`, cut: false }),
     isError: true,
   });
 }

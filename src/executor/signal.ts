@@ -4,7 +4,7 @@
 // AbortSignal access through captured intrinsics: a signal's own or patched `aborted`,
 // `reason` or `throwIfAborted` are never consulted.
 // docs/contract.md: rule 8 — abort wins; rule 4 — call snapshot (a signal of the wrong kind).
-import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
+import { ContractErrorCode } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import {
   AbortSignalPrototypeGetAborted,
@@ -28,7 +28,7 @@ export function assertAbortSignal(signal: unknown): asserts signal is AbortSigna
   } catch {
     // fall through to the contract error
   }
-  throw new ToolContractError(COURSE_TOOL_INVALID_ARGUMENT, "signal must be an AbortSignal");
+  throw new ToolContractError(ContractErrorCode.INVALID_ARGUMENT, "signal must be an AbortSignal");
 }
 
 export function isAborted(signal: AbortSignal): boolean {

@@ -10,7 +10,7 @@ import {
   type ResolvedArgumentBudgets,
 } from "../contract/budgets.js";
 import { WeakMapPrototypeGet, WeakMapPrototypeSet } from "../contract/primordials.js";
-import type { CourseToolResultMessage } from "../contract/results.js";
+import type { ToolResultMessage } from "../contract/results.js";
 import type { ToolRegistry } from "../contract/tools.js";
 import type { ToolExecutorHooks } from "./hooks.js";
 import type { ProgressListener } from "./progress.js";
@@ -73,14 +73,14 @@ export interface ToolExecutor {
   /** A copy of the registry the executor runs (registering into the copy changes nothing). */
   readonly registry: ToolRegistry;
   /** Runs one call. */
-  executeToolCall(call: unknown, signal: AbortSignal, options?: CallOptions): Promise<CourseToolResultMessage>;
+  executeToolCall(call: unknown, signal: AbortSignal, options?: CallOptions): Promise<ToolResultMessage>;
   /**
    * Runs many calls: every call is snapshotted before any runs (a malformed one rejects the
    * batch with INVALID_TOOL_CALL), at most `options.concurrency` run at once, and results
    * come back in call order, each linked to its own call. Abort rejects with `signal.reason`;
    * a NonRecoverableToolError rejects the batch and aborts the calls still running.
    */
-  executeBatch(calls: readonly unknown[], signal: AbortSignal, options?: BatchOptions): Promise<CourseToolResultMessage[]>;
+  executeBatch(calls: readonly unknown[], signal: AbortSignal, options?: BatchOptions): Promise<ToolResultMessage[]>;
   /** Stops accepting calls and settles every call already accepted. Idempotent. */
   close(): Promise<void>;
 }

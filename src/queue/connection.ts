@@ -3,7 +3,7 @@
 // checked once at startup, with a bound, so an unreachable server is a clear error.
 // docs/queue.md — Failure scenarios (Redis unreachable at startup, or lost later).
 import type { Redis, RedisOptions } from "ioredis";
-import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
+import { ContractErrorCode } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import { describeFailure } from "../contract/untrusted.js";
 import type { QueueConnection } from "./options.js";
@@ -43,7 +43,7 @@ export async function connectOrFail(client: Redis, timeoutMs: number, connection
   } catch (error) {
     client.disconnect();
     throw new ToolContractError(
-      COURSE_TOOL_INVALID_ARGUMENT,
+      ContractErrorCode.INVALID_ARGUMENT,
       `cannot reach Redis at ${describeServer(connection)}: ${describeFailure(error).text}`,
       {
         cause: error,

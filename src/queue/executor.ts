@@ -23,11 +23,11 @@ import {
   readAttachmentBudgets,
   resolveBudgets,
 } from "../contract/budgets.js";
-import { COURSE_TOOL_EXECUTION_TIMEOUT, COURSE_TOOL_EXECUTOR_CLOSED, COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
+import { ContractErrorCode, ToolErrorCode } from "../contract/constants.js";
 import { NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
 import { ArrayIsArray, isProxy, NativePromise, ObjectFreeze, PerformanceNow } from "../contract/primordials.js";
-import { adoptAttachments, type CourseToolResultMessage, errorContent } from "../contract/results.js";
+import { adoptAttachments, errorContent, type ToolResultMessage } from "../contract/results.js";
 import { cutToCodePoints } from "../contract/serialize.js";
 import { checkTimeoutMs } from "../contract/timeout.js";
 import { registeredTools, ToolRegistry } from "../contract/tools.js";
@@ -225,7 +225,7 @@ export class QueueToolExecutor implements ToolExecutor {
       if (queue !== undefined) await settlesWithin(queue.close(), BULLMQ_CLOSE_MS);
       await Promise.all(clients.map(closeRedis));
       throw new ToolContractError(
-        COURSE_TOOL_INVALID_ARGUMENT,
+        ContractErrorCode.INVALID_ARGUMENT,
         `the queue ${resolved.queue} could not start: ${describeFailure(error).text}`,
         {
           cause: error,
@@ -252,14 +252,14 @@ export class QueueToolExecutor implements ToolExecutor {
    * NonRecoverableToolError that the tool threw on its host. An `options.app` is refused
    * (INVALID_ARGUMENT): a live handle cannot cross machines.
    */
-  async executeToolCall(call: unknown, signal: AbortSignal, options?: CallOptions): Promise<CourseToolResultMessage> {
+  async executeToolCall(call: unknown, signal: AbortSignal, options?: CallOptions): Promise<ToolResultMessage> {
     this.#assertOpen();
     refuseCallApp(options);
     return this.#accepted.track(executeCall(this.#pipeline, call, signal, options));
   }
 
   /** Many calls, results in call order (the batch semantics of `ToolExecutor.executeBatch`). */
-  async executeBatch(calls: readonly unknown[], signal: AbortSignal, options?: BatchOptions): Promise<CourseToolResultMessage[]> {
+  async executeBatch(calls: readonly unknown[], signal: AbortSignal, options?: BatchOptions): Promise<ToolResultMessage[]> {
     this.#assertOpen();
     refuseCallApp(options);
     return this.#accepted.track(executeCalls(this.#pipeline, calls, signal, options));
@@ -291,7 +291,7 @@ export class QueueToolExecutor implements ToolExecutor {
   }
 
   #assertOpen(): void {
-    if (this.#closing !== undefined) throw new ToolContractError(COURSE_TOOL_EXECUTOR_CLOSED, "the QueueToolExecutor is closed");
+    if (this.#closing !== undefined) throw new ToolContractError(ContractErrorCode.EXECUTOR_CLOSED, "the QueueToolExecutor is closed");
   }
 
   /** Enqueues a validated call as one job; settles once, whichever comes first. */
@@ -558,7 +558,7 @@ function agentFacts(facts: HostFacts, elapsedMs: number): RunFacts {
 
 function timedOut(timeoutMs: number): ToolOutcome {
   return ObjectFreeze({
-    content: errorContent(COURSE_TOOL_EXECUTION_TIMEOUT, { text: `the tool did not finish within ${timeoutMs} ms`, cut: false }),
+    content: errorContent(ToolErrorCode.EXECUTION_TIMEOUT, { text: `the tool did not finish within ${timeoutMs} ms`, cut: false }),
     isError: true,
   });
 }
@@ -636,7 +636,8 @@ function resolveOptions(options: QueueToolExecutorOptions): {
   }
   const redisLostMs = integerOr(raw.redisLostMs, "options.redisLostMs", 100, 600_000, 10_000);
   const settings: PipelineSettings = ObjectFreeze({
-    timeoutMs: raw.timeoutMs === undefined ? undefined : checkTimeoutMs(raw.timeoutMs, "options.timeoutMs", COURSE_TOOL_INVALID_ARGUMENT),
+    timeoutMs:
+      raw.timeoutMs === undefined ? undefined : checkTimeoutMs(raw.timeoutMs, "options.timeoutMs", ContractErrorCode.INVALID_ARGUMENT),
     hooks: raw.hooks === undefined ? undefined : resolveHooks(raw.hooks),
     app: undefined,
     argumentBudgets: resolveBudgets(

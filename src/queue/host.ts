@@ -16,17 +16,11 @@ import {
   readAttachmentBudgets,
   resolveBudgets,
 } from "../contract/budgets.js";
-import {
-  COURSE_TOOL_ATTACHMENT_BYTES_LIMIT,
-  COURSE_TOOL_ATTACHMENTS_LIMIT,
-  COURSE_TOOL_EXECUTION_FAILED,
-  COURSE_TOOL_INVALID_ARGUMENT,
-  COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED,
-} from "../contract/constants.js";
+import { ContractErrorCode, Limits, ToolErrorCode } from "../contract/constants.js";
 import { isNonRecoverableToolError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
 import { ArrayIsArray, isProxy } from "../contract/primordials.js";
-import { type CourseToolResultMessage, errorContent } from "../contract/results.js";
+import { errorContent, type ToolResultMessage } from "../contract/results.js";
 import { checkTimeoutMs } from "../contract/timeout.js";
 import type { ToolRegistry } from "../contract/tools.js";
 import { describeFailure, readDataProperty } from "../contract/untrusted.js";
@@ -104,7 +98,7 @@ interface ResolvedHostOptions {
 }
 
 const CANCELLED: QueueJobResult = { kind: "cancelled" };
-const ATTACHMENT_LIMITS = { maxAttachments: COURSE_TOOL_ATTACHMENTS_LIMIT, maxAttachmentBytes: COURSE_TOOL_ATTACHMENT_BYTES_LIMIT };
+const ATTACHMENT_LIMITS = { maxAttachments: Limits.ATTACHMENTS_LIMIT, maxAttachmentBytes: Limits.ATTACHMENT_BYTES_LIMIT };
 /** How often the cancel marks of running jobs are read (a fallback for lost cancel messages). */
 const CANCEL_POLL_MS = 1000;
 /** Jobs a host takes at once, per thread. */
@@ -297,14 +291,14 @@ async function abortMarked(control: Redis, queue: string, running: Map<string, A
 }
 
 /** A result message as a job's return value: its attachments within the call's budgets, in base64. */
-function encodeMessage(message: CourseToolResultMessage, budgets: ResolvedAttachmentBudgets): QueueJobResult {
+function encodeMessage(message: ToolResultMessage, budgets: ResolvedAttachmentBudgets): QueueJobResult {
   const attachments = message.attachments;
   if (attachments === undefined || attachments.length === 0) return { kind: "result", content: message.content, isError: message.isError };
   const over = attachmentsOverBudget(attachments, budgets);
   if (over !== undefined) {
     return {
       kind: "result",
-      content: errorContent(COURSE_TOOL_OUTPUT_SERIALIZATION_FAILED, {
+      content: errorContent(ToolErrorCode.OUTPUT_SERIALIZATION_FAILED, {
         text: `the tool's attachments are over the call's budgets: ${over}`,
         cut: false,
       }),
@@ -341,7 +335,7 @@ function encodeFailure(error: unknown, signal: AbortSignal): QueueJobResult {
   const failure = describeFailure(error);
   return {
     kind: "result",
-    content: errorContent(COURSE_TOOL_EXECUTION_FAILED, { text: `the host refused the job: ${failure.text}`, cut: failure.cut }),
+    content: errorContent(ToolErrorCode.EXECUTION_FAILED, { text: `the host refused the job: ${failure.text}`, cut: failure.cut }),
     isError: true,
   };
 }
@@ -372,7 +366,8 @@ function resolveHostOptions(options: ToolWorkerHostOptions): ResolvedHostOptions
     queue: readQueueName(raw.queue),
     modules: modules as readonly ToolModuleSpecifier[],
     threads: integerOr(raw.threads, "options.threads", 1, MAX_THREADS, availableParallelism()),
-    timeoutMs: raw.timeoutMs === undefined ? undefined : checkTimeoutMs(raw.timeoutMs, "options.timeoutMs", COURSE_TOOL_INVALID_ARGUMENT),
+    timeoutMs:
+      raw.timeoutMs === undefined ? undefined : checkTimeoutMs(raw.timeoutMs, "options.timeoutMs", ContractErrorCode.INVALID_ARGUMENT),
     // Bounded below MAX_DELAY_MS: close() waits this long plus the time to record the stopped jobs.
     abortGraceMs: integerOr(raw.abortGraceMs, "options.abortGraceMs", 0, 600_000, 1000),
     lockDurationMs: integerOr(raw.lockDurationMs, "options.lockDurationMs", 500, 600_000, 30_000),

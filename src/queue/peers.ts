@@ -5,7 +5,7 @@
 // docs/queue.md — Install.
 import type { Queue, QueueEvents, Worker } from "bullmq";
 import type { Redis } from "ioredis";
-import { COURSE_TOOL_MISSING_PEER_DEPENDENCY } from "../contract/constants.js";
+import { ContractErrorCode } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import { PromiseResolve } from "../contract/primordials.js";
 import { describeFailure, readOwnDataProperty } from "../contract/untrusted.js";
@@ -74,7 +74,7 @@ async function importPeers(): Promise<QueuePeers> {
   const what = broken.join("; ");
   const install = `npm install bullmq@${QUEUE_PEER_RANGES.bullmq} ioredis@${QUEUE_PEER_RANGES.ioredis}`;
   throw new ToolContractError(
-    COURSE_TOOL_MISSING_PEER_DEPENDENCY,
+    ContractErrorCode.MISSING_PEER_DEPENDENCY,
     `toolgate/queue needs its optional peer dependencies bullmq and ioredis: ${what}. Add them beside toolgate: ${install}`,
     cause === undefined ? undefined : { cause },
   );

@@ -6,7 +6,7 @@
 // field by field and anything unexpected becomes a TOOL_EXECUTION_FAILED result.
 // docs/contract.md: rule 13 — frozen, linked results (re-linked on the agent), rule W4 — re-link and freeze on the main thread; docs/queue.md — Guarantees, and what is not guaranteed.
 import type { JsonValue } from "../contract/call.js";
-import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_MAX_STRING_CODE_POINTS } from "../contract/constants.js";
+import { Limits, ToolErrorCode } from "../contract/constants.js";
 import { ObjectFreeze } from "../contract/primordials.js";
 import { errorContent } from "../contract/results.js";
 import { cutToCodePoints } from "../contract/serialize.js";
@@ -103,7 +103,7 @@ function decodeKind(value: object, maxContentCodePoints: number): DecodedResult 
     return { fatal: false, outcome: ObjectFreeze(outcome) as ToolOutcome };
   }
   if (kind === "fatal") {
-    return { fatal: true, message: typeof message === "string" ? cutToCodePoints(message, COURSE_TOOL_MAX_STRING_CODE_POINTS).text : "" };
+    return { fatal: true, message: typeof message === "string" ? cutToCodePoints(message, Limits.MAX_STRING_CODE_POINTS).text : "" };
   }
   if (kind === "cancelled") return { fatal: false, outcome: failedOutcome("the host stopped the tool before it finished") };
   return malformed("the host's result has an unknown kind");
@@ -112,7 +112,7 @@ function decodeKind(value: object, maxContentCodePoints: number): DecodedResult 
 /** A TOOL_EXECUTION_FAILED outcome with a bounded message. */
 export function failedOutcome(text: string): ToolOutcome {
   return ObjectFreeze({
-    content: errorContent(COURSE_TOOL_EXECUTION_FAILED, cutToCodePoints(text, COURSE_TOOL_MAX_STRING_CODE_POINTS)),
+    content: errorContent(ToolErrorCode.EXECUTION_FAILED, cutToCodePoints(text, Limits.MAX_STRING_CODE_POINTS)),
     isError: true,
   });
 }

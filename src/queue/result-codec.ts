@@ -5,7 +5,7 @@
 // docs/queue.md — Attachments, progress and thread facts across machines.
 
 import type { ResolvedAttachmentBudgets } from "../contract/budgets.js";
-import { COURSE_TOOL_ATTACHMENT_BYTES_LIMIT, COURSE_TOOL_ATTACHMENTS_LIMIT } from "../contract/constants.js";
+import { Limits } from "../contract/constants.js";
 import { ArrayIsArray, NativeUint8Array, NumberIsFinite, ObjectFreeze } from "../contract/primordials.js";
 import type { ToolAttachment } from "../contract/results.js";
 import { checkAttachments } from "../contract/results.js";
@@ -56,8 +56,8 @@ export function attachmentsOverBudget(attachments: readonly ToolAttachment[], bu
 export function decodeAttachments(value: unknown): readonly { type: "image"; mimeType: string; data: Uint8Array }[] | undefined | string {
   if (value === undefined) return undefined;
   if (!ArrayIsArray(value)) return "the host's attachments are not a list";
-  if (value.length > COURSE_TOOL_ATTACHMENTS_LIMIT)
-    return `the host sent ${value.length} attachments, over the limit of ${COURSE_TOOL_ATTACHMENTS_LIMIT}`;
+  if (value.length > Limits.ATTACHMENTS_LIMIT)
+    return `the host sent ${value.length} attachments, over the limit of ${Limits.ATTACHMENTS_LIMIT}`;
   const decoded: { type: "image"; mimeType: string; data: Uint8Array }[] = [];
   let total = 0;
   for (const member of value as unknown[]) {
@@ -67,8 +67,7 @@ export function decodeAttachments(value: unknown): readonly { type: "image"; mim
     if (typeof data !== "string" || data.length === 0 || data.length % 4 !== 0) return "a host's attachment data is not base64";
     // The size the text decodes to, known before any byte is decoded: a forged giant costs nothing.
     total += (data.length / 4) * 3 - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0);
-    if (total > COURSE_TOOL_ATTACHMENT_BYTES_LIMIT)
-      return `the host's attachments are over the ${COURSE_TOOL_ATTACHMENT_BYTES_LIMIT}-byte limit`;
+    if (total > Limits.ATTACHMENT_BYTES_LIMIT) return `the host's attachments are over the ${Limits.ATTACHMENT_BYTES_LIMIT}-byte limit`;
     if (!BASE64.test(data)) return "a host's attachment data is not base64";
     const bytes = Buffer.from(data, "base64");
     // An exactly sized buffer of its own: the result's attachment owns it.

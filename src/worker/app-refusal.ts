@@ -2,14 +2,14 @@
 // structured-cloned, and a copy of one would not be the same handle. A worker executor given
 // one refuses it, up front, rather than dropping it; its tools get theirs from `setup()`.
 // docs/contract.md: rule 7 — execution context (no `app` across threads).
-import { COURSE_TOOL_INVALID_ARGUMENT } from "../contract/constants.js";
+import { ContractErrorCode } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import { isProxy, ObjectGetOwnPropertyDescriptor, ObjectHasOwn } from "../contract/primordials.js";
 
 /** The INVALID_ARGUMENT an `app` option (the executor's or a call's) gets. */
 export function appRefused(): ToolContractError {
   return new ToolContractError(
-    COURSE_TOOL_INVALID_ARGUMENT,
+    ContractErrorCode.INVALID_ARGUMENT,
     "options.app cannot be sent to a worker thread (a live handle cannot cross threads): export a setup() from the tool module instead; it runs once in each worker thread, and what it returns is the context.app of that module's tools there",
   );
 }

@@ -5,7 +5,7 @@
 // next call does not wait for its grace period: it goes to the first thread that is free, or
 // to a spare Piscina starts at once (the board has 2 × maxThreads slots, the pool as many threads).
 // docs/contract.md: rule W2 — abort relay, rule W3 — timeout and termination, rule W5 — faults are results.
-import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_VALIDATION_FAILED } from "../contract/constants.js";
+import { ToolErrorCode } from "../contract/constants.js";
 import { isNonRecoverableToolError } from "../contract/errors.js";
 import {
   ArrayIsArray,
@@ -122,7 +122,7 @@ export class Dispatcher {
       if (refusal !== undefined) {
         const usable = this.#pool.usableThreads();
         if (usable === 0) {
-          this.#answer(this.#queue.shift() as PendingCall).resolve(failureOutcome(COURSE_TOOL_EXECUTION_FAILED, refusal));
+          this.#answer(this.#queue.shift() as PendingCall).resolve(failureOutcome(ToolErrorCode.EXECUTION_FAILED, refusal));
           continue;
         }
         if (this.#running >= usable) break; // the next call that ends makes room
@@ -206,7 +206,7 @@ export class Dispatcher {
     if (!call.answered && owner !== 0) call.request.record({ threadId: owner, threadKilled: true });
     this.#freeSlot(call, slot);
     if (!call.answered) {
-      this.#answer(call).resolve(reason === undefined ? poolFailureOutcome(error) : failureOutcome(COURSE_TOOL_EXECUTION_FAILED, reason));
+      this.#answer(call).resolve(reason === undefined ? poolFailureOutcome(error) : failureOutcome(ToolErrorCode.EXECUTION_FAILED, reason));
     }
     this.#pump();
   }
@@ -308,7 +308,7 @@ function relayProgress(channel: ProgressChannel, message: unknown): void {
 }
 
 function refusedTooOften(): ToolOutcome {
-  return failureOutcome(COURSE_TOOL_EXECUTION_FAILED, "no worker thread could take the call (every one was being replaced)");
+  return failureOutcome(ToolErrorCode.EXECUTION_FAILED, "no worker thread could take the call (every one was being replaced)");
 }
 
 /**
@@ -323,7 +323,7 @@ function unsendableArguments(request: RunRequest): ToolOutcome | undefined {
     return undefined;
   } catch (error) {
     return failureOutcome(
-      COURSE_TOOL_VALIDATION_FAILED,
+      ToolErrorCode.VALIDATION_FAILED,
       `the validated arguments cannot be sent to a worker thread (${describeFailure(error).text})`,
     );
   }

@@ -2,10 +2,10 @@
 // pipeline); a Piscina pool runs `execute` and the serializer (dispatch.ts, worker-pool.ts).
 // This file is the lifecycle: create, the two ways in, and close.
 // docs/contract.md: rules 1–13 through the shared pipeline; rule W4 — re-link and freeze on the main thread, rule W6 — batches.
-import { COURSE_TOOL_EXECUTOR_CLOSED } from "../contract/constants.js";
+import { ContractErrorCode } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import { ObjectFreeze, PromisePrototypeThen, PromiseReject } from "../contract/primordials.js";
-import type { CourseToolResultMessage } from "../contract/results.js";
+import type { ToolResultMessage } from "../contract/results.js";
 import { registeredTools, type ToolRegistry } from "../contract/tools.js";
 import { executeCall, executeCalls, InFlight, type Pipeline, type PipelineSettings, readExecutorOptions } from "../executor/pipeline.js";
 import type { BatchOptions, CallOptions, ToolExecutor } from "../executor/tool-executor.js";
@@ -93,7 +93,7 @@ export class WorkerToolExecutor implements ToolExecutor {
    * runs: worker tools get theirs from `setup()`), `signal.reason`, or a NonRecoverableToolError
    * that the tool threw in the worker. After close(): rejects with EXECUTOR_CLOSED.
    */
-  executeToolCall(call: unknown, signal: AbortSignal, options?: CallOptions): Promise<CourseToolResultMessage> {
+  executeToolCall(call: unknown, signal: AbortSignal, options?: CallOptions): Promise<ToolResultMessage> {
     if (this.#closing !== undefined) return closed();
     const refused = options === undefined ? undefined : callAppRefusal(options);
     if (refused !== undefined) return PromiseReject(refused);
@@ -104,7 +104,7 @@ export class WorkerToolExecutor implements ToolExecutor {
    * Many calls, results in call order (the batch semantics of `ToolExecutor.executeBatch`).
    * A batch accepted before close() runs to the end: its members not yet dispatched still run.
    */
-  executeBatch(calls: readonly unknown[], signal: AbortSignal, options?: BatchOptions): Promise<CourseToolResultMessage[]> {
+  executeBatch(calls: readonly unknown[], signal: AbortSignal, options?: BatchOptions): Promise<ToolResultMessage[]> {
     if (this.#closing !== undefined) return closed();
     const refused = options === undefined ? undefined : callAppRefusal(options);
     if (refused !== undefined) return PromiseReject(refused);
@@ -126,5 +126,5 @@ export class WorkerToolExecutor implements ToolExecutor {
 }
 
 function closed(): Promise<never> {
-  return PromiseReject(new ToolContractError(COURSE_TOOL_EXECUTOR_CLOSED, "the WorkerToolExecutor is closed"));
+  return PromiseReject(new ToolContractError(ContractErrorCode.EXECUTOR_CLOSED, "the WorkerToolExecutor is closed"));
 }

@@ -5,7 +5,7 @@
 // docs/contract.md: rule W4 — re-link and freeze on the main thread, rule W5 — faults are results.
 import type { MessagePort } from "node:worker_threads";
 import type { ResolvedAttachmentBudgets, ResolvedOutputBudgets } from "../contract/budgets.js";
-import { COURSE_TOOL_EXECUTION_FAILED, COURSE_TOOL_VALIDATION_FAILED, type RecoverableToolErrorCode } from "../contract/constants.js";
+import { type RecoverableToolErrorCode, ToolErrorCode } from "../contract/constants.js";
 import { NonRecoverableToolError } from "../contract/errors.js";
 import { ObjectFreeze, StringPrototypeSlice } from "../contract/primordials.js";
 import type { ImageMimeType, ToolAttachment } from "../contract/results.js";
@@ -130,14 +130,14 @@ export function decodeOutcome(outcome: WorkerReply): ToolOutcome | NonRecoverabl
   // A worker has its own realm: re-create the error here so it is genuine on this thread.
   if (kind === "fatal") return new NonRecoverableToolError(outcome.message);
   // "stopped" without an abort or timeout here: something else fired the tool's signal.
-  return failureOutcome(COURSE_TOOL_EXECUTION_FAILED, "the tool was stopped in the worker");
+  return failureOutcome(ToolErrorCode.EXECUTION_FAILED, "the tool was stopped in the worker");
 }
 
 /** A task the pool itself failed: uncloneable arguments, or a thread that died mid-call. */
 export function poolFailureOutcome(error: unknown): ToolOutcome {
   const description = describeFailure(error).text;
   if (StringPrototypeSlice(description, 0, 14) === "DataCloneError") {
-    return failureOutcome(COURSE_TOOL_VALIDATION_FAILED, `the validated arguments cannot be sent to a worker thread (${description})`);
+    return failureOutcome(ToolErrorCode.VALIDATION_FAILED, `the validated arguments cannot be sent to a worker thread (${description})`);
   }
-  return failureOutcome(COURSE_TOOL_EXECUTION_FAILED, `the worker thread running the tool failed: ${description}`);
+  return failureOutcome(ToolErrorCode.EXECUTION_FAILED, `the worker thread running the tool failed: ${description}`);
 }

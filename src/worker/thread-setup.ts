@@ -16,7 +16,7 @@ import {
   PromiseResolve,
   SetTimeout,
 } from "../contract/primordials.js";
-import type { CourseTool, ToolRegistry } from "../contract/tools.js";
+import type { Tool, ToolRegistry } from "../contract/tools.js";
 import { describeFailure } from "../contract/untrusted.js";
 import { asPromise } from "../executor/run-tool.js";
 import {
@@ -120,7 +120,7 @@ export class WorkerModule {
   /** Why calls cannot use it ("" when usable). */
   readonly failure: string;
   private constructor(
-    readonly tools: Map<string, CourseTool>,
+    readonly tools: Map<string, Tool>,
     readonly app: unknown,
     failure: string | undefined,
     readonly replaceThread: boolean,
@@ -129,7 +129,7 @@ export class WorkerModule {
     this.failure = failure ?? "";
   }
   /** Its tools by name, and what its `setup` gave in this thread (undefined without one). */
-  static usable(tools: Map<string, CourseTool>, app: unknown): WorkerModule {
+  static usable(tools: Map<string, Tool>, app: unknown): WorkerModule {
     return new WorkerModule(tools, app, undefined, false);
   }
   /** A module no call can use in this thread, and why. */
@@ -138,7 +138,7 @@ export class WorkerModule {
   }
 }
 
-const NO_TOOLS = new Map<string, CourseTool>();
+const NO_TOOLS = new Map<string, Tool>();
 
 /**
  * Loads a tool module in this worker thread: its import and registration within
@@ -156,7 +156,7 @@ export function loadModuleInWorker(url: string, threadId: number, loadTimeoutMs:
   return PromisePrototypeThen(settleWithin(load, loadTimeoutMs, late), (loaded): WorkerModule | Promise<WorkerModule> => {
     if (!loaded.ok) return WorkerModule.unusable(loaded.failure, false);
     const { definitions, setup } = loaded.value as ToolModuleExports;
-    let tools: Map<string, CourseTool>;
+    let tools: Map<string, Tool>;
     try {
       tools = toolsOf(registryOfModule(name, definitions));
     } catch (error) {
@@ -169,11 +169,11 @@ export function loadModuleInWorker(url: string, threadId: number, loadTimeoutMs:
   }) as Promise<WorkerModule>;
 }
 
-function toolsOf(registry: ToolRegistry): Map<string, CourseTool> {
-  const tools = new Map<string, CourseTool>();
+function toolsOf(registry: ToolRegistry): Map<string, Tool> {
+  const tools = new Map<string, Tool>();
   const names = registry.names();
   for (let index = 0; index < names.length; index += 1) {
-    MapPrototypeSet(tools, names[index] as string, registry.get(names[index] as string) as CourseTool);
+    MapPrototypeSet(tools, names[index] as string, registry.get(names[index] as string) as Tool);
   }
   return tools;
 }

@@ -5,7 +5,7 @@
 // docs/contract.md: rule W1 — tool modules.
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { COURSE_TOOL_INVALID_TOOL_MODULE } from "../contract/constants.js";
+import { ContractErrorCode } from "../contract/constants.js";
 import { isToolContractError, ToolContractError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
 import { ArrayIsArray, isProxy, MapPrototypeSet, RegExpPrototypeExec } from "../contract/primordials.js";
@@ -30,7 +30,7 @@ export interface LoadedToolModules {
 export function toolModuleUrl(specifier: ToolModuleSpecifier): string {
   if (specifier instanceof URL) return specifier.href;
   if (typeof specifier !== "string" || specifier.length === 0) {
-    throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_MODULE, "a tool module must be a URL, a file URL string or a path");
+    throw new ToolContractError(ContractErrorCode.INVALID_TOOL_MODULE, "a tool module must be a URL, a file URL string or a path");
   }
   if (/^[a-z][a-z0-9+.-]*:/i.test(specifier) && !isAbsolute(specifier)) return new URL(specifier).href;
   return pathToFileURL(resolve(specifier)).href;
@@ -71,7 +71,7 @@ export async function importToolModule(url: string, label = url): Promise<ToolMo
     namespace = (await import(url)) as { default?: unknown; setup?: unknown };
   } catch (error) {
     throw new ToolContractError(
-      COURSE_TOOL_INVALID_TOOL_MODULE,
+      ContractErrorCode.INVALID_TOOL_MODULE,
       `tool module ${label} could not be loaded: ${describeFailure(error).text}`,
       {
         cause: error,
@@ -80,12 +80,15 @@ export async function importToolModule(url: string, label = url): Promise<ToolMo
   }
   const definitions = namespace.default;
   if (!ArrayIsArray(definitions) || isProxy(definitions)) {
-    throw new ToolContractError(COURSE_TOOL_INVALID_TOOL_MODULE, `tool module ${label} must default-export an array of tool definitions`);
+    throw new ToolContractError(
+      ContractErrorCode.INVALID_TOOL_MODULE,
+      `tool module ${label} must default-export an array of tool definitions`,
+    );
   }
   const setup = namespace.setup; // a module namespace: a binding, never a getter
   if (setup !== undefined && (typeof setup !== "function" || isProxy(setup))) {
     throw new ToolContractError(
-      COURSE_TOOL_INVALID_TOOL_MODULE,
+      ContractErrorCode.INVALID_TOOL_MODULE,
       `tool module ${label}: its setup export must be a function (got ${describeValue(setup)})`,
     );
   }

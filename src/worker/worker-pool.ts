@@ -10,11 +10,7 @@
 import type { Worker } from "node:worker_threads";
 import { Piscina, queueOptionsSymbol } from "piscina";
 import type { ResolvedAttachmentBudgets, ResolvedOutputBudgets } from "../contract/budgets.js";
-import {
-  COURSE_TOOL_INVALID_TOOL_MODULE,
-  COURSE_TOOL_WORKER_POOL_START_FAILED,
-  type ToolContractErrorCode,
-} from "../contract/constants.js";
+import { ContractErrorCode, type ToolContractErrorCode } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import {
   ArrayPrototypeJoin,
@@ -467,7 +463,7 @@ export class WorkerPool {
     for (let index = 0; index < failures.length; index += 1) {
       const failure = failures[index];
       if (failure !== undefined) {
-        this.#failStart(COURSE_TOOL_INVALID_TOOL_MODULE, failure, undefined);
+        this.#failStart(ContractErrorCode.INVALID_TOOL_MODULE, failure, undefined);
         return;
       }
     }
@@ -480,7 +476,7 @@ export class WorkerPool {
     MapPrototypeDelete(this.#loadTimers, threadId);
     const reason = `a worker thread did not finish loading the tool modules (${ArrayPrototypeJoin(this.#moduleNames, ", ")}) within ${this.#readyWithinMs} ms`;
     MapPrototypeSet(this.#endReasons, threadId, reason);
-    this.#failStart(COURSE_TOOL_INVALID_TOOL_MODULE, reason, undefined);
+    this.#failStart(ContractErrorCode.INVALID_TOOL_MODULE, reason, undefined);
     SetPrototypeAdd(this.#retiring, threadId);
     if (!this.#failCallsWaitingFor(threadId)) this.#terminate(threadId);
   }
@@ -521,7 +517,7 @@ export class WorkerPool {
       return;
     }
     if (!this.#started.done)
-      this.#failStart(COURSE_TOOL_WORKER_POOL_START_FAILED, `a worker thread exited with code ${code} while starting`, undefined);
+      this.#failStart(ContractErrorCode.WORKER_POOL_START_FAILED, `a worker thread exited with code ${code} while starting`, undefined);
     // Calls that reached Piscina after we ended a thread that could not load its modules.
     if (MapPrototypeGet(this.#endReasons, threadId) !== undefined) this.#failCallsWaitingFor(threadId);
     // Reasons are read by the calls settling right after the exit; keep the map small.
@@ -550,8 +546,8 @@ export class WorkerPool {
       (greeted
         ? `a worker thread exited with code ${code} before it had loaded the tool modules (${modules})${error}`
         : `a worker thread exited with code ${code} before it started (tool modules: ${modules})${error}`);
-    if (greeted) this.#failStart(COURSE_TOOL_INVALID_TOOL_MODULE, reason, undefined);
-    else this.#failStart(COURSE_TOOL_WORKER_POOL_START_FAILED, end.failed ? describeFailure(end.error).text : reason, end.error);
+    if (greeted) this.#failStart(ContractErrorCode.INVALID_TOOL_MODULE, reason, undefined);
+    else this.#failStart(ContractErrorCode.WORKER_POOL_START_FAILED, end.failed ? describeFailure(end.error).text : reason, end.error);
     this.#backoff.failed(reason);
     this.#withdrawWarmups();
     this.#failCallsIfNoThread();
@@ -611,7 +607,7 @@ export class WorkerPool {
   #failStart(code: ToolContractErrorCode, message: string, cause: unknown): void {
     if (this.#started.done) return;
     this.#started.done = true;
-    const text = code === COURSE_TOOL_INVALID_TOOL_MODULE ? message : `the worker pool could not start: ${message}`;
+    const text = code === ContractErrorCode.INVALID_TOOL_MODULE ? message : `the worker pool could not start: ${message}`;
     this.#started.reject(new ToolContractError(code, text, cause === undefined ? undefined : { cause }));
   }
 }

@@ -9,8 +9,7 @@ import { Command, MemorySaver } from "@langchain/langgraph";
 import { createReactAgent, ToolNode } from "@langchain/langgraph/prebuilt";
 import { createAgent, createMiddleware } from "langchain";
 import {
-  COURSE_TOOL_INVALID_ARGUMENT,
-  COURSE_TOOL_INVALID_TOOL_CALL,
+  ContractErrorCode,
   defineTool,
   describeTools,
   imageContent,
@@ -341,7 +340,7 @@ describe("toLangChainTools: a spinning tool in a WorkerToolExecutor, aborted", (
 describe("toLangChainTools: options", () => {
   it("refuses what it cannot use", () => {
     const registry = new ToolRegistry([add]);
-    expect(() => toLangChainTools({} as ToolCallSource)).toThrow(expect.objectContaining({ code: COURSE_TOOL_INVALID_ARGUMENT }));
+    expect(() => toLangChainTools({} as ToolCallSource)).toThrow(expect.objectContaining({ code: ContractErrorCode.INVALID_ARGUMENT }));
     expect(() => toLangChainTools(registry, { needsApproval: "yes" as unknown as boolean })).toThrow(
       /options.needsApproval must be a boolean or a function/,
     );
@@ -349,7 +348,7 @@ describe("toLangChainTools: options", () => {
       /onNonRecoverableError must be a function/,
     );
     expect(() => toLangChainTools(registry, { onProgress: 1 as unknown as () => void })).toThrow(
-      expect.objectContaining({ code: COURSE_TOOL_INVALID_ARGUMENT }),
+      expect.objectContaining({ code: ContractErrorCode.INVALID_ARGUMENT }),
     );
   });
 
@@ -374,7 +373,7 @@ describe("toLangChainTools: options", () => {
       (reason: unknown) => reason,
     );
     expect(isToolContractError(error)).toBe(true);
-    expect(error).toMatchObject({ code: COURSE_TOOL_INVALID_TOOL_CALL });
+    expect(error).toMatchObject({ code: ContractErrorCode.INVALID_TOOL_CALL });
   });
 
   it("a needsApproval function that throws asks a person (fails closed)", async () => {

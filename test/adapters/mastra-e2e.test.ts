@@ -6,7 +6,7 @@
 // Mastra 1.x declares node >= 22.13: the suite runs under Node 22 and 24 (the CI legs that run
 // vitest there) and is reported as skipped, with that reason in its title, under Node 20.
 import {
-  COURSE_TOOL_INVALID_ARGUMENT,
+  ContractErrorCode,
   defineTool,
   describeTools,
   imageContent,
@@ -279,12 +279,12 @@ describe.skipIf(!MASTRA_RUNS_HERE)(
 
     it("options: refuses what it cannot use", () => {
       const registry = new ToolRegistry([add]);
-      expect(() => toMastraTools({} as ToolCallSource)).toThrow(expect.objectContaining({ code: COURSE_TOOL_INVALID_ARGUMENT }));
+      expect(() => toMastraTools({} as ToolCallSource)).toThrow(expect.objectContaining({ code: ContractErrorCode.INVALID_ARGUMENT }));
       expect(() => toMastraTools(registry, { onNonRecoverableError: "no" as unknown as () => void })).toThrow(
-        expect.objectContaining({ code: COURSE_TOOL_INVALID_ARGUMENT }),
+        expect.objectContaining({ code: ContractErrorCode.INVALID_ARGUMENT }),
       );
       expect(() => toMastraTools(registry, { onProgress: 1 as unknown as () => void })).toThrow(
-        expect.objectContaining({ code: COURSE_TOOL_INVALID_ARGUMENT }),
+        expect.objectContaining({ code: ContractErrorCode.INVALID_ARGUMENT }),
       );
     });
   },

@@ -3,8 +3,7 @@
 import { Agent, type AgentInputItem, RunContext, Runner, ToolCallError } from "@openai/agents";
 import { assistantMessage, functionCall, ScriptedModel } from "@openai/agents/testing";
 import {
-  COURSE_TOOL_DUPLICATE_TOOL_NAME,
-  COURSE_TOOL_INVALID_ARGUMENT,
+  ContractErrorCode,
   defineTool,
   describeTools,
   InProcessToolExecutor,
@@ -327,11 +326,11 @@ describe("docs/adapters.md — Use it with the OpenAI Agents SDK: toOpenAiAgents
       return "no error";
     };
     expect(refusal(() => toOpenAiAgentsTools({ registry: "nope" } as never))).toEqual([
-      COURSE_TOOL_INVALID_ARGUMENT,
+      ContractErrorCode.INVALID_ARGUMENT,
       expect.stringContaining("toOpenAiAgentsTools: expected a ToolRegistry"),
     ]);
     expect(refusal(() => toOpenAiAgentsTools(registry, { onProgress: "log" } as never))).toEqual([
-      COURSE_TOOL_INVALID_ARGUMENT,
+      ContractErrorCode.INVALID_ARGUMENT,
       expect.stringContaining("onProgress must be a function (got a string)"),
     ]);
     const clashing = new ToolRegistry([
@@ -339,7 +338,7 @@ describe("docs/adapters.md — Use it with the OpenAI Agents SDK: toOpenAiAgents
       defineTool({ name: "a.b", description: "Two.", parameters: z.object({}), execute: () => 2 }),
     ]);
     expect(refusal(() => toOpenAiAgentsTools(clashing))).toEqual([
-      COURSE_TOOL_DUPLICATE_TOOL_NAME,
+      ContractErrorCode.DUPLICATE_TOOL_NAME,
       expect.stringContaining('tools "a-b" and "a.b" are both named "a_b"'),
     ]);
   });

@@ -4,7 +4,7 @@
 // The SDK's Runner loop with its scripted test model drives the calls.
 import { Agent, Runner } from "@openai/agents";
 import { assistantMessage, functionCall, ScriptedModel } from "@openai/agents/testing";
-import type { CourseToolCall, ToolExecutor } from "toolgate";
+import type { ToolCall, ToolExecutor } from "toolgate";
 import { toOpenAiAgentsTools } from "toolgate/openai-agents";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EXECUTORS, inProcessExecutor } from "../support/executors.js";
@@ -32,7 +32,7 @@ function foreign(inner: ToolExecutor): Pick<ToolExecutor, "registry" | "executeT
   return {
     registry: inner.registry,
     executeToolCall: (toolCall, signal, options) => {
-      const { id, name } = toolCall as CourseToolCall;
+      const { id, name } = toolCall as ToolCall;
       options?.onProgress?.({ toolCallId: id, toolName: name, progress: 0, total: undefined, message: "queued" });
       return inner.executeToolCall(toolCall, signal);
     },

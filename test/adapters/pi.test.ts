@@ -7,7 +7,6 @@ import type * as agent1 from "pi-agent-core-1";
 import { num, obj, opt, str } from "pi-schema-1";
 import {
   type CallOptions,
-  type CourseToolResultMessage,
   defineTool,
   describeTools,
   executeToolCall,
@@ -16,6 +15,7 @@ import {
   NonRecoverableToolError,
   type ToolProgress,
   ToolRegistry,
+  type ToolResultMessage,
   withAttachments,
 } from "toolgate";
 import { fromPiAgentTool, type ToolCallExecutor, type ToolgatePiAgentTool, toPiAgentTool, toPiAgentTools } from "toolgate/pi";
@@ -403,7 +403,7 @@ describe("docs/adapters.md — Use it with Pi: toPiAgentTool", () => {
     const executor: ToolCallExecutor & { readonly log: unknown[] } = {
       registry,
       log: calls,
-      executeToolCall(call: unknown, signal: AbortSignal, options?: CallOptions): Promise<CourseToolResultMessage> {
+      executeToolCall(call: unknown, signal: AbortSignal, options?: CallOptions): Promise<ToolResultMessage> {
         this.log.push([call, typeof options?.onProgress]);
         return executeToolCall(this.registry, call, signal, options);
       },

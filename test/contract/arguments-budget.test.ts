@@ -3,14 +3,13 @@
 // listed, refused with INVALID_TOOL_CALL naming the budget and the path; configurable per
 // executor and per call.
 import {
-  COURSE_TOOL_MAX_ARGUMENT_DEPTH,
-  COURSE_TOOL_MAX_ARGUMENT_NODES,
-  type CourseToolCall,
   defineTool,
   executeToolCall,
   executeToolCalls,
   InProcessToolExecutor,
   type JsonValue,
+  Limits,
+  type ToolCall,
   ToolRegistry,
 } from "toolgate";
 import { describe, expect, test } from "vitest";
@@ -52,7 +51,7 @@ describe("rule 4 — call snapshot: the argument budgets refuse before listing",
     expect(reads).toBe(0);
     expect(error).toEqual({
       code: "INVALID_TOOL_CALL",
-      message: `arguments.items exceeds the argument budget: 1000000 elements do not fit in ${COURSE_TOOL_MAX_ARGUMENT_NODES} values (2 counted) (argument budget maxNodes)`,
+      message: `arguments.items exceeds the argument budget: 1000000 elements do not fit in ${Limits.MAX_ARGUMENT_NODES} values (2 counted) (argument budget maxNodes)`,
     });
   });
 
@@ -71,7 +70,7 @@ describe("rule 4 — call snapshot: the argument budgets refuse before listing",
     expect(reads).toBe(0);
     expect(error.code).toBe("INVALID_TOOL_CALL");
     expect(error.message).toBe(
-      `arguments.nested.wide exceeds the argument budget: 100001 keys do not fit in ${COURSE_TOOL_MAX_ARGUMENT_NODES} values (3 counted) (argument budget maxNodes)`,
+      `arguments.nested.wide exceeds the argument budget: 100001 keys do not fit in ${Limits.MAX_ARGUMENT_NODES} values (3 counted) (argument budget maxNodes)`,
     );
   });
 
@@ -96,9 +95,9 @@ describe("rule 4 — call snapshot: the argument budgets refuse before listing",
       return value;
     };
     // The arguments object itself is level 0: 63 more containers fit in 64 levels.
-    expect((await run({ deep: nest(COURSE_TOOL_MAX_ARGUMENT_DEPTH - 1) })).isError).toBe(false);
-    const error = await refusal(run({ deep: nest(COURSE_TOOL_MAX_ARGUMENT_DEPTH) }));
-    expect(error.message).toContain(`nests deeper than ${COURSE_TOOL_MAX_ARGUMENT_DEPTH} levels (argument budget maxDepth)`);
+    expect((await run({ deep: nest(Limits.MAX_ARGUMENT_DEPTH - 1) })).isError).toBe(false);
+    const error = await refusal(run({ deep: nest(Limits.MAX_ARGUMENT_DEPTH) }));
+    expect(error.message).toContain(`nests deeper than ${Limits.MAX_ARGUMENT_DEPTH} levels (argument budget maxDepth)`);
     const shallow = await refusal(run({ deep: nest(3) }, { argumentBudgets: { maxDepth: 3 } }));
     expect(shallow.message).toBe("arguments.deep[0][0] nests deeper than 3 levels (argument budget maxDepth)");
   });
@@ -144,7 +143,7 @@ describe("rule 4 — call snapshot: argument budgets are configurable per execut
   test("a batch applies its options' budgets to every call, before any tool runs", async () => {
     let runs = 0;
     const counted = defineTool({ ...echo, name: "counted", execute: () => (runs += 1) });
-    const calls: CourseToolCall[] = [call("counted", { a: 1 }, "first"), call("counted", { list: [1, 2, 3, 4, 5] }, "second")];
+    const calls: ToolCall[] = [call("counted", { a: 1 }, "first"), call("counted", { list: [1, 2, 3, 4, 5] }, "second")];
     const error = await refusal(executeToolCalls(new ToolRegistry([counted]), calls, neverAborted(), { argumentBudgets: { maxNodes: 5 } }));
     expect(error.message).toContain("arguments.list exceeds the argument budget");
     expect(runs).toBe(0);

@@ -2,13 +2,10 @@
 // table: docs/guarantees.md): per executor, per tool, and on serializeToolOutput itself,
 // validated up front, and the defaults accept common shapes.
 import {
-  COURSE_TOOL_MAX_COLLECTION_VISITS,
-  COURSE_TOOL_MAX_CONTENT_CODE_POINTS,
-  COURSE_TOOL_MAX_NODES,
-  COURSE_TOOL_TRUNCATION_MARKER,
   defineTool,
   executeToolCall,
   InProcessToolExecutor,
+  Limits,
   type OutputBudgets,
   serializeToolOutput,
   ToolRegistry,
@@ -33,10 +30,10 @@ describe("rule 11 — work budgets: the defaults accept common result shapes and
   });
 
   test("the node budget is still a bound: one value more than the default is refused", () => {
-    const values = Array.from({ length: COURSE_TOOL_MAX_NODES }, () => 0); // the array itself is one more
+    const values = Array.from({ length: Limits.MAX_NODES }, () => 0); // the array itself is one more
     expect(serializeToolOutput(values)).toEqual({
       ok: false,
-      message: `output contains more than ${COURSE_TOOL_MAX_NODES} values at $[${COURSE_TOOL_MAX_NODES - 1}]`,
+      message: `output contains more than ${Limits.MAX_NODES} values at $[${Limits.MAX_NODES - 1}]`,
     });
   });
 });
@@ -69,7 +66,7 @@ describe("rule 11 — work budgets: each output budget is configurable", () => {
 
   test("maxStringCodePoints cuts strings and keys (never a surrogate pair) and marks the content", () => {
     const outcome = serializeToolOutput({ "😀😀😀": "😀😀😀" }, { maxStringCodePoints: 2 });
-    expect(outcome).toEqual({ ok: true, content: `{"😀😀":"😀😀"}${COURSE_TOOL_TRUNCATION_MARKER}` });
+    expect(outcome).toEqual({ ok: true, content: `{"😀😀":"😀😀"}${Limits.TRUNCATION_MARKER}` });
   });
 
   test("maxBigIntBits", () => {
@@ -82,7 +79,7 @@ describe("rule 11 — work budgets: each output budget is configurable", () => {
     const capped = serializeToolOutput("😀".repeat(100), { maxContentCodePoints: 40 });
     if (!capped.ok) throw new Error("refused");
     expect(codePoints(capped.content)).toBe(40);
-    expect(capped.content).toBe("😀".repeat(40 - COURSE_TOOL_TRUNCATION_MARKER.length) + COURSE_TOOL_TRUNCATION_MARKER);
+    expect(capped.content).toBe("😀".repeat(40 - Limits.TRUNCATION_MARKER.length) + Limits.TRUNCATION_MARKER);
     expect(serializeToolOutput("x".repeat(40), { maxContentCodePoints: 40 })).toEqual({ ok: true, content: "x".repeat(40) });
     const large = serializeToolOutput("x".repeat(10_000), { maxContentCodePoints: 10_000, maxStringCodePoints: 10_000 });
     expect(large).toEqual({ ok: true, content: "x".repeat(10_000) });
@@ -93,8 +90,8 @@ describe("rule 11 — work budgets: each output budget is configurable", () => {
     const value = { a: "x".repeat(50_000), b: "y".repeat(10), c: { d: "z" } };
     const outcome = serializeToolOutput(value, { maxStringCodePoints: 100_000 });
     const full = JSON.stringify(value);
-    const keep = COURSE_TOOL_MAX_CONTENT_CODE_POINTS - COURSE_TOOL_TRUNCATION_MARKER.length;
-    expect(outcome).toEqual({ ok: true, content: full.slice(0, keep) + COURSE_TOOL_TRUNCATION_MARKER });
+    const keep = Limits.MAX_CONTENT_CODE_POINTS - Limits.TRUNCATION_MARKER.length;
+    expect(outcome).toEqual({ ok: true, content: full.slice(0, keep) + Limits.TRUNCATION_MARKER });
     const keyFirst = serializeToolOutput({ key: "x".repeat(50_000) }, { maxStringCodePoints: 100_000 });
     expect(keyFirst.ok && keyFirst.content.startsWith('{"key":"xxx')).toBe(true);
     const proxyLater = { a: "x".repeat(50_000), z: new Proxy({}, {}) };
@@ -202,7 +199,7 @@ describe("rule 11 — work budgets: executor budgets, and the tool's over them",
   });
 
   test("the member budget default is documented by its constant", () => {
-    const omitted = Object.fromEntries(Array.from({ length: COURSE_TOOL_MAX_COLLECTION_VISITS }, (_, index) => [`f${index}`, () => index]));
+    const omitted = Object.fromEntries(Array.from({ length: Limits.MAX_COLLECTION_VISITS }, (_, index) => [`f${index}`, () => index]));
     expect(serializeToolOutput(omitted)).toEqual({ ok: true, content: "{}" });
   });
 });

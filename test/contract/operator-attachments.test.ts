@@ -1,14 +1,6 @@
 // imageContent / withAttachments: what they accept, what they copy, and the budgets.
 import { Buffer } from "node:buffer";
-import {
-  COURSE_TOOL_ATTACHMENT_BYTES_LIMIT,
-  COURSE_TOOL_ATTACHMENTS_LIMIT,
-  executeToolCall,
-  imageContent,
-  isToolContractError,
-  ToolRegistry,
-  withAttachments,
-} from "toolgate";
+import { executeToolCall, imageContent, isToolContractError, Limits, ToolRegistry, withAttachments } from "toolgate";
 import { describe, expect, test } from "vitest";
 import { call, errorOf, neverAborted } from "../support/helpers.js";
 
@@ -80,12 +72,10 @@ describe("docs/operations.md — Images and other attachments: imageContent", ()
   test("one image over the byte budget is refused before it is copied", () => {
     // The constructor refuses what no budget admits; a call's own budgets apply to its result
     // (test/executor/attachment-budgets.test.ts).
-    expect(refused(() => imageContent(new Uint8Array(COURSE_TOOL_ATTACHMENT_BYTES_LIMIT + 1), "image/png"))).toBe(
-      `imageContent: ${COURSE_TOOL_ATTACHMENT_BYTES_LIMIT + 1} bytes is over the ${COURSE_TOOL_ATTACHMENT_BYTES_LIMIT}-byte attachment limit`,
+    expect(refused(() => imageContent(new Uint8Array(Limits.ATTACHMENT_BYTES_LIMIT + 1), "image/png"))).toBe(
+      `imageContent: ${Limits.ATTACHMENT_BYTES_LIMIT + 1} bytes is over the ${Limits.ATTACHMENT_BYTES_LIMIT}-byte attachment limit`,
     );
-    expect(imageContent(new Uint8Array(COURSE_TOOL_ATTACHMENT_BYTES_LIMIT), "image/png").data.length).toBe(
-      COURSE_TOOL_ATTACHMENT_BYTES_LIMIT,
-    );
+    expect(imageContent(new Uint8Array(Limits.ATTACHMENT_BYTES_LIMIT), "image/png").data.length).toBe(Limits.ATTACHMENT_BYTES_LIMIT);
   });
 });
 
@@ -129,16 +119,16 @@ describe("docs/operations.md — Images and other attachments: withAttachments",
     ],
     [
       "too many",
-      () => withAttachments("x", Array.from({ length: COURSE_TOOL_ATTACHMENTS_LIMIT + 1 }, small)),
-      `withAttachments: ${COURSE_TOOL_ATTACHMENTS_LIMIT + 1} attachments is over the limit of ${COURSE_TOOL_ATTACHMENTS_LIMIT}`,
+      () => withAttachments("x", Array.from({ length: Limits.ATTACHMENTS_LIMIT + 1 }, small)),
+      `withAttachments: ${Limits.ATTACHMENTS_LIMIT + 1} attachments is over the limit of ${Limits.ATTACHMENTS_LIMIT}`,
     ],
     [
       "over the byte budget in total",
       () => {
-        const half = imageContent(new Uint8Array(COURSE_TOOL_ATTACHMENT_BYTES_LIMIT / 2 + 1), "image/png");
+        const half = imageContent(new Uint8Array(Limits.ATTACHMENT_BYTES_LIMIT / 2 + 1), "image/png");
         return withAttachments("x", [half, half]);
       },
-      `withAttachments: the attachments are over the ${COURSE_TOOL_ATTACHMENT_BYTES_LIMIT}-byte budget in total`,
+      `withAttachments: the attachments are over the ${Limits.ATTACHMENT_BYTES_LIMIT}-byte budget in total`,
     ],
   ])("refuses a list that is %s", (_label, make, message) => {
     expect(refused(make)).toBe(message);

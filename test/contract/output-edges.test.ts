@@ -1,13 +1,7 @@
 // Serializer edges (docs/contract.md, rule 10 — safe serialization, rule 12 — content cap):
 // the key order at every object size (small objects and large ones may be sorted by
 // different code paths), the O(1) refusal of huge arrays, and the cut next to a surrogate pair.
-import {
-  COURSE_TOOL_MAX_COLLECTION_VISITS,
-  COURSE_TOOL_TRUNCATION_MARKER,
-  executeToolCall,
-  serializeToolOutput,
-  ToolRegistry,
-} from "toolgate";
+import { executeToolCall, Limits, serializeToolOutput, ToolRegistry } from "toolgate";
 import { describe, expect, test } from "vitest";
 import { call, neverAborted } from "../support/helpers.js";
 
@@ -38,7 +32,7 @@ describe("rule 10 — safe serialization: arrays are walked by index within the 
     const elapsed = performance.now() - started;
     expect(outcome).toEqual({
       ok: false,
-      message: `output contains more than ${COURSE_TOOL_MAX_COLLECTION_VISITS} collection members at $.huge`,
+      message: `output contains more than ${Limits.MAX_COLLECTION_VISITS} collection members at $.huge`,
     });
     expect(elapsed).toBeLessThan(250); // generous: the refusal itself takes microseconds
   });
@@ -53,7 +47,7 @@ describe("rule 12 — content cap: a surrogate pair is never split, wherever it 
     const content = (outcome as { content: string }).content;
     expect(content.isWellFormed()).toBe(true);
     expect([...content].length).toBe(4096);
-    expect(content.endsWith(COURSE_TOOL_TRUNCATION_MARKER)).toBe(true);
+    expect(content.endsWith(Limits.TRUNCATION_MARKER)).toBe(true);
   });
 
   test("the echoed name in TOOL_NOT_FOUND is cut on a code-point boundary too", async () => {

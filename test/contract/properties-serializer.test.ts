@@ -4,14 +4,7 @@
 // keeps content within the cap, agrees exactly with the reference model
 // (test/support/serializer-model.ts), and is deterministic.
 import fc from "fast-check";
-import {
-  COURSE_TOOL_MAX_CONTENT_CODE_POINTS,
-  COURSE_TOOL_MAX_DEPTH,
-  COURSE_TOOL_MAX_NODES,
-  COURSE_TOOL_TRUNCATION_MARKER,
-  type SerializationOutcome,
-  serializeToolOutput,
-} from "toolgate";
+import { Limits, type SerializationOutcome, serializeToolOutput } from "toolgate";
 import { afterEach, describe, expect, it } from "vitest";
 import { expectBoundedContent } from "../support/assertions.js";
 import { codePoints } from "../support/helpers.js";
@@ -20,8 +13,8 @@ import { canon, jsonContainerDepth, jsonNodes, sortedJson } from "../support/pla
 import { expectedOutcome } from "../support/serializer-model.js";
 import { hitLog, hits, resetHits } from "../support/user-code.js";
 
-const MAX = COURSE_TOOL_MAX_CONTENT_CODE_POINTS;
-const MARKER = COURSE_TOOL_TRUNCATION_MARKER;
+const MAX = Limits.MAX_CONTENT_CODE_POINTS;
+const MARKER = Limits.TRUNCATION_MARKER;
 
 afterEach(resetHits);
 
@@ -82,7 +75,7 @@ describe("rules 10–12 — safe serialization, work budgets, content cap: seria
 
   const jsonWithinBudgets = fc
     .oneof(fc.jsonValue({ maxDepth: 8 }), fc.jsonValue({ maxDepth: 8, stringUnit: "binary" }))
-    .filter((value) => jsonNodes(value) <= COURSE_TOOL_MAX_NODES && jsonContainerDepth(value) <= COURSE_TOOL_MAX_DEPTH)
+    .filter((value) => jsonNodes(value) <= Limits.MAX_NODES && jsonContainerDepth(value) <= Limits.MAX_DEPTH)
     .filter((value) => typeof value !== "string"); // a top-level string is content verbatim, not JSON
 
   it("renders JSON-safe values within the budgets as JSON with sorted keys", () => {

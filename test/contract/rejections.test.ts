@@ -2,7 +2,7 @@
 // wins, rule 9 — failure classification): abort wins the races around the tool settling and
 // the result being published; a genuine NonRecoverableToolError thrown by a validator escapes.
 import { inspect } from "node:util";
-import { type CourseToolResultMessage, defineTool, executeToolCall, NonRecoverableToolError, ToolRegistry } from "toolgate";
+import { defineTool, executeToolCall, NonRecoverableToolError, ToolRegistry, type ToolResultMessage } from "toolgate";
 import { describe, expect, test } from "vitest";
 import { call, neverAborted, settle } from "../support/helpers.js";
 
@@ -58,7 +58,7 @@ describe("rule 8 — abort wins: the races at the edges", () => {
       });
       pending = executeToolCall(registry, call("t"), controller.signal);
       const outcome = await pending.then(
-        (result) => ((result as CourseToolResultMessage).isError ? "error" : "result"),
+        (result) => ((result as ToolResultMessage).isError ? "error" : "result"),
         (reason: unknown) => (reason === "late abort" ? "aborted" : "other"),
       );
       await aborted;

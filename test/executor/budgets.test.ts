@@ -1,6 +1,6 @@
 // Budgets against every executor: a tool's own output budgets travel with its definition
 // (into a worker too), and a call's argument budgets apply wherever the call runs.
-import { COURSE_TOOL_TRUNCATION_MARKER, isToolContractError, type ToolExecutor } from "toolgate";
+import { isToolContractError, Limits, type ToolExecutor } from "toolgate";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { tableRows } from "../fixtures/budget-tools.js";
 import { EXECUTORS } from "../support/executors.js";
@@ -29,7 +29,7 @@ describe.each(EXECUTORS)("rule 11 — work budgets: budgets, %s", (_label, make)
     });
     const short = await executor.executeToolCall(call("shortContent"), neverAborted());
     expect(codePoints(short.content)).toBe(64);
-    expect(short.content.endsWith(COURSE_TOOL_TRUNCATION_MARKER)).toBe(true);
+    expect(short.content.endsWith(Limits.TRUNCATION_MARKER)).toBe(true);
   });
 
   test("a call's argument budgets refuse it before it is dispatched", async () => {

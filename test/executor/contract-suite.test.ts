@@ -3,13 +3,7 @@
 // so every executor runs the very same definitions; side effects are observed through files.
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  COURSE_TOOL_TRUNCATION_MARKER,
-  isNonRecoverableToolError,
-  isToolContractError,
-  NonRecoverableToolError,
-  type ToolExecutor,
-} from "toolgate";
+import { isNonRecoverableToolError, isToolContractError, Limits, NonRecoverableToolError, type ToolExecutor } from "toolgate";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CONTRACT_EXECUTORS } from "../support/executors.js";
 import { call, codePoints, errorOf, fixture, neverAborted, scratchDir, settle, waitForFile } from "../support/helpers.js";
@@ -100,7 +94,7 @@ describe.each(CONTRACT_EXECUTORS)("rule W7 — one contract suite: rules 4–13 
     });
     const huge = await run("hugeOutput");
     expect(codePoints(huge.content)).toBe(4096);
-    expect(huge.content.endsWith(COURSE_TOOL_TRUNCATION_MARKER)).toBe(true);
+    expect(huge.content.endsWith(Limits.TRUNCATION_MARKER)).toBe(true);
     expect(huge.content.isWellFormed()).toBe(true);
   });
 

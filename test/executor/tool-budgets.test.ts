@@ -1,15 +1,7 @@
 // Attachment budgets (per executor and per tool), argument budgets per tool (they only
 // tighten) and executor-level output budgets, against every executor: the budgets apply
 // where the tool runs, a worker thread included (issue 12, the operator's side).
-import {
-  COURSE_TOOL_MAX_ATTACHMENT_BYTES,
-  COURSE_TOOL_MAX_ATTACHMENTS,
-  defineTool,
-  InProcessToolExecutor,
-  isToolContractError,
-  type ToolExecutor,
-  ToolRegistry,
-} from "toolgate";
+import { defineTool, InProcessToolExecutor, isToolContractError, Limits, type ToolExecutor, ToolRegistry } from "toolgate";
 import { WorkerToolExecutor } from "toolgate/worker";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { EXECUTORS } from "../support/executors.js";
@@ -39,16 +31,16 @@ describe.each(EXECUTORS)("attachment budgets, %s", (_label, make) => {
   });
 
   test("the defaults (16 attachments, 8 MiB in total) are checked where the tool runs", async () => {
-    const sixteen = await defaults.executeToolCall(call("images", { count: COURSE_TOOL_MAX_ATTACHMENTS }), neverAborted());
+    const sixteen = await defaults.executeToolCall(call("images", { count: Limits.MAX_ATTACHMENTS }), neverAborted());
     expect(sixteen.attachments).toHaveLength(16);
-    const seventeen = await defaults.executeToolCall(call("images", { count: COURSE_TOOL_MAX_ATTACHMENTS + 1 }), neverAborted());
+    const seventeen = await defaults.executeToolCall(call("images", { count: Limits.MAX_ATTACHMENTS + 1 }), neverAborted());
     expect(seventeen.attachments).toBeUndefined();
     // The runner's own message (not the calling thread's re-check): refused where the tool ran.
     expect(errorOf(seventeen)).toEqual({
       code: "TOOL_OUTPUT_SERIALIZATION_FAILED",
       message: "17 attachments is over the limit of 16 (attachment budget maxAttachments)",
     });
-    const half = COURSE_TOOL_MAX_ATTACHMENT_BYTES / 2;
+    const half = Limits.MAX_ATTACHMENT_BYTES / 2;
     const exact = await defaults.executeToolCall(call("images", { count: 2, bytes: half }), neverAborted());
     expect(exact.attachments?.map((attachment) => attachment.data.length)).toEqual([half, half]);
     const over = await defaults.executeToolCall(call("images", { count: 2, bytes: half + 1 }), neverAborted());

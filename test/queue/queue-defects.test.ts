@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import type { CourseToolResultMessage } from "toolgate";
+import type { ToolResultMessage } from "toolgate";
 import { QueueToolExecutor, runToolWorkerHost, type ToolWorkerHost } from "toolgate/queue";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { contractError as rejection } from "../support/assertions.js";
@@ -127,9 +127,9 @@ describe.skipIf(!("url" in redis))("issue 29: the queue executor's defects (real
         ["late-1", "TOOL_EXECUTION_FAILED"],
         ["late-2", "TOOL_EXECUTION_FAILED"],
       ]);
-      expect(errorOf(results[0] as CourseToolResultMessage).message).toBe("the executor closed before the host answered");
-      expect(errorOf(results[1] as CourseToolResultMessage).message).toBe("the executor closed before the call could be enqueued");
-      expect(errorOf(results[2] as CourseToolResultMessage).message).toBe("the executor closed before the call could be enqueued");
+      expect(errorOf(results[0] as ToolResultMessage).message).toBe("the executor closed before the host answered");
+      expect(errorOf(results[1] as ToolResultMessage).message).toBe("the executor closed before the call could be enqueued");
+      expect(errorOf(results[2] as ToolResultMessage).message).toBe("the executor closed before the call could be enqueued");
       await within(closing, 8000, "close()");
       // A host that stays: nothing after the first member was ever enqueued.
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -393,7 +393,7 @@ describe.skipIf(!("url" in redis))("issue 29: the queue executor's defects (real
       expect(performance.now() - closingAt).toBeLessThan(8000);
       const outcome = await within(pending, 1000, "the call");
       expect(outcome.ok).toBe(true);
-      expect(errorOf((outcome as { value: CourseToolResultMessage }).value).code).toBe("TOOL_EXECUTION_FAILED");
+      expect(errorOf((outcome as { value: ToolResultMessage }).value).code).toBe("TOOL_EXECUTION_FAILED");
     });
 
     test("a host cut off mid-job: close() returns within its bounds", async () => {
@@ -467,7 +467,7 @@ describe.skipIf(!("url" in redis))("issue 29: the queue executor's defects (real
       await waitForFile(log);
       await server.kill();
       const outcome = await lost;
-      expect(errorOf((outcome as { value: CourseToolResultMessage }).value).message).toMatch(/^Redis did not answer for \d+ ms/);
+      expect(errorOf((outcome as { value: ToolResultMessage }).value).message).toMatch(/^Redis did not answer for \d+ ms/);
       await new Promise((resolve) => setTimeout(resolve, 1500)); // Redis stays away well over redisLostMs
       const restarted = await startRedisServer(server.port);
       cleanups.push(() => restarted.kill());

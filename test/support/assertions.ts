@@ -1,19 +1,12 @@
 // Assertion helpers shared by the tests: the invariants every result and every content string
 // must satisfy (docs/contract.md, rule 12 — content cap, rule 13 — frozen, linked results;
 // rule 4 — call snapshot for INVALID_TOOL_CALL), and the ToolContractError a call or a create() rejects with.
-import {
-  COURSE_TOOL_INVALID_TOOL_CALL,
-  COURSE_TOOL_MAX_CONTENT_CODE_POINTS,
-  COURSE_TOOL_TRUNCATION_MARKER,
-  type CourseToolResultMessage,
-  isToolContractError,
-  type ToolContractError,
-} from "toolgate";
+import { ContractErrorCode, isToolContractError, Limits, type ToolContractError, type ToolResultMessage } from "toolgate";
 import { expect } from "vitest";
 import { codePoints, settle } from "./helpers.js";
 
-const MAX = COURSE_TOOL_MAX_CONTENT_CODE_POINTS;
-const MARKER = COURSE_TOOL_TRUNCATION_MARKER;
+const MAX = Limits.MAX_CONTENT_CODE_POINTS;
+const MARKER = Limits.TRUNCATION_MARKER;
 
 /** A lone high surrogate in D800-DB7F: generated inputs only hold those inside pairs. */
 function hasSplitPair(text: string): boolean {
@@ -37,7 +30,7 @@ export function expectBoundedContent(content: string, inputWellFormed: boolean):
   if (inputWellFormed) expect(content.isWellFormed()).toBe(true);
 }
 
-export function expectLinkedResult(result: CourseToolResultMessage, id: unknown, name: unknown): void {
+export function expectLinkedResult(result: ToolResultMessage, id: unknown, name: unknown): void {
   expect(Object.isFrozen(result)).toBe(true);
   expect(Object.keys(result).sort()).toEqual(["content", "id", "isError", "role", "toolCallId", "toolName"]);
   expect(result.role).toBe("toolResult");
@@ -53,7 +46,7 @@ export function expectLinkedResult(result: CourseToolResultMessage, id: unknown,
 
 export function expectInvalidCall(error: unknown): void {
   expect(isToolContractError(error)).toBe(true);
-  expect((error as { code?: unknown }).code).toBe(COURSE_TOOL_INVALID_TOOL_CALL);
+  expect((error as { code?: unknown }).code).toBe(ContractErrorCode.INVALID_TOOL_CALL);
 }
 
 /**

@@ -1,7 +1,7 @@
 // Every ToolExecutor the contract must hold for, as factories over one tool module, for
 // `describe.each(EXECUTORS)`: a test written once runs against each implementation.
 // A new executor is one more entry here; nothing else in the suites changes.
-import { type CourseToolDefinition, type ExecutorOptions, InProcessToolExecutor, type ToolExecutor, ToolRegistry } from "toolgate";
+import { type ExecutorOptions, InProcessToolExecutor, type ToolDefinition, type ToolExecutor, ToolRegistry } from "toolgate";
 import { QueueToolExecutor, runToolWorkerHost } from "toolgate/queue";
 import { WorkerToolExecutor } from "toolgate/worker";
 import { findRedis, uniqueQueue } from "./redis.js";
@@ -12,7 +12,7 @@ export type ExecutorFactory = (modules: readonly URL[], options?: ExecutorOption
 export async function inProcessExecutor(modules: readonly URL[], options?: ExecutorOptions): Promise<ToolExecutor> {
   const registry = new ToolRegistry();
   for (const url of modules) {
-    const { default: definitions } = (await import(url.href)) as { default: CourseToolDefinition[] };
+    const { default: definitions } = (await import(url.href)) as { default: ToolDefinition[] };
     registry.registerMany(definitions);
   }
   return new InProcessToolExecutor(registry, options);

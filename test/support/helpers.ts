@@ -2,9 +2,9 @@
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { CourseToolCall, CourseToolResultMessage, JsonValue } from "toolgate";
+import type { JsonValue, ToolCall, ToolResultMessage } from "toolgate";
 
-export function call(name: string, args: Record<string, JsonValue> = {}, id = `call-${name}`): CourseToolCall {
+export function call(name: string, args: Record<string, JsonValue> = {}, id = `call-${name}`): ToolCall {
   return { type: "toolCall", id, name, arguments: args };
 }
 
@@ -12,7 +12,7 @@ export const neverAborted = (): AbortSignal => new AbortController().signal;
 
 export const codePoints = (text: string): number => [...text].length;
 
-export function errorOf(result: CourseToolResultMessage): { code: string; message: string } {
+export function errorOf(result: ToolResultMessage): { code: string; message: string } {
   return (JSON.parse(result.content) as { error: { code: string; message: string } }).error;
 }
 

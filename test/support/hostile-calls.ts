@@ -5,7 +5,7 @@
 // (a hostile-value description or a raw generated value); buildCall() makes it, and
 // expectValidCall() is the reference for whether executeToolCall must accept it.
 import fc from "fast-check";
-import { COURSE_TOOL_MAX_ARGUMENT_DEPTH } from "toolgate";
+import { Limits } from "toolgate";
 import { build, type Desc, descArbitraries, type Item, type Prop, type PropKind, Widget } from "./hostile-values.js";
 import { countingFunction, countingHandler, hit } from "./user-code.js";
 
@@ -136,7 +136,7 @@ export function buildCall(c: CallDesc): unknown {
 
 /** Would snapshotJson accept this argument value at `depth` containers? (rule 4 — call snapshot) */
 export function snapshotable(d: Desc, depth: number): boolean {
-  const container = (): boolean => depth < COURSE_TOOL_MAX_ARGUMENT_DEPTH;
+  const container = (): boolean => depth < Limits.MAX_ARGUMENT_DEPTH;
   switch (d.t) {
     case "str":
     case "huge":
@@ -192,7 +192,7 @@ function rawSnapshotable(value: unknown, depth: number): boolean {
       return false;
   }
   if (value === null) return true;
-  if (depth >= COURSE_TOOL_MAX_ARGUMENT_DEPTH) return false;
+  if (depth >= Limits.MAX_ARGUMENT_DEPTH) return false;
   const prototype: unknown = Object.getPrototypeOf(value);
   const keys = Reflect.ownKeys(value);
   const member = (key: string | symbol): boolean => {

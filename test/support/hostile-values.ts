@@ -5,13 +5,7 @@
 // ./user-code.ts. The reference model of what the serializer must make of a description is
 // in ./serializer-model.ts.
 import fc from "fast-check";
-import {
-  COURSE_TOOL_MAX_BIGINT_BITS,
-  COURSE_TOOL_MAX_COLLECTION_VISITS,
-  COURSE_TOOL_MAX_DEPTH,
-  COURSE_TOOL_MAX_NODES,
-  COURSE_TOOL_MAX_STRING_CODE_POINTS,
-} from "toolgate";
+import { Limits } from "toolgate";
 import { countingFunction, countingHandler, hit, resetHits } from "./user-code.js";
 
 // 300 runs per property keeps each file at a few seconds; raise it for a soak run:
@@ -149,7 +143,7 @@ export function descArbitraries(options: ArbOptions): { root: fc.Arbitrary<Desc>
     { weight: 3, arbitrary: fc.constantFrom("toJSON", "__proto__", "constructor", "valueOf", "0", "1", "10", "length", "a", "b", "") },
     { weight: 1, arbitrary: huge },
   );
-  const bits = COURSE_TOOL_MAX_BIGINT_BITS;
+  const bits = Limits.MAX_BIGINT_BITS;
   const limit = 1n << BigInt(bits);
   const bigint = fc.oneof(
     fc.bigInt({ min: -(1n << 80n), max: 1n << 80n }),
@@ -222,8 +216,8 @@ export function descArbitraries(options: ArbOptions): { root: fc.Arbitrary<Desc>
         // Around the visit budget (256) and the node budget (128), small, and huge (refused in O(1)).
         length: fc.oneof(
           fc.integer({ min: 0, max: 8 }),
-          fc.integer({ min: COURSE_TOOL_MAX_NODES - 4, max: COURSE_TOOL_MAX_NODES + 4 }),
-          fc.integer({ min: COURSE_TOOL_MAX_COLLECTION_VISITS - 4, max: COURSE_TOOL_MAX_COLLECTION_VISITS + 4 }),
+          fc.integer({ min: Limits.MAX_NODES - 4, max: Limits.MAX_NODES + 4 }),
+          fc.integer({ min: Limits.MAX_COLLECTION_VISITS - 4, max: Limits.MAX_COLLECTION_VISITS + 4 }),
           fc.constantFrom(1_000_000, 2 ** 32 - 1),
         ),
         set: fc.array(fc.tuple(fc.nat(300), value), { maxLength: 3 }),
@@ -618,7 +612,7 @@ const atTheBudgets: fc.Arbitrary<Desc> = (() => {
   // 256 collection visits: k omitted members (visited, not rendered) plus a sparse array of holes.
   const visits = fc.tuple(fc.array(omitted, { maxLength: 40 }), over).map(([members, extra]): Desc => {
     const props: Prop[] = members.map((d, index) => ({ key: `m${index}`, kind: "data", d }));
-    const length = COURSE_TOOL_MAX_COLLECTION_VISITS - props.length - 1 + extra;
+    const length = Limits.MAX_COLLECTION_VISITS - props.length - 1 + extra;
     return {
       t: "obj",
       nullProto: false,
@@ -627,36 +621,36 @@ const atTheBudgets: fc.Arbitrary<Desc> = (() => {
     };
   });
   // 128 nodes: an array and its rendered members.
-  const nodes = fc.tuple(fc.array(primitive, { minLength: COURSE_TOOL_MAX_NODES + 1, maxLength: COURSE_TOOL_MAX_NODES + 1 }), over).map(
+  const nodes = fc.tuple(fc.array(primitive, { minLength: Limits.MAX_NODES + 1, maxLength: Limits.MAX_NODES + 1 }), over).map(
     ([members, extra]): Desc => ({
       t: "arr",
-      items: members.slice(0, COURSE_TOOL_MAX_NODES - 1 + extra).map((d): Item => ({ k: "v", d })),
+      items: members.slice(0, Limits.MAX_NODES - 1 + extra).map((d): Item => ({ k: "v", d })),
       extra: false,
     }),
   );
   // 32 nested containers of any kind.
   const depth = fc
     .tuple(
-      fc.array(fc.constantFrom("arr", "obj", "map", "set"), { minLength: COURSE_TOOL_MAX_DEPTH + 1, maxLength: COURSE_TOOL_MAX_DEPTH + 1 }),
+      fc.array(fc.constantFrom("arr", "obj", "map", "set"), { minLength: Limits.MAX_DEPTH + 1, maxLength: Limits.MAX_DEPTH + 1 }),
       over,
       primitive,
     )
     .map(
       ([kinds, extra, inner]): Desc =>
-        kinds.slice(0, COURSE_TOOL_MAX_DEPTH + extra).reduce<Desc>((d, kind) => {
+        kinds.slice(0, Limits.MAX_DEPTH + extra).reduce<Desc>((d, kind) => {
           if (kind === "arr") return { t: "arr", items: [{ k: "v", d }], extra: false };
           if (kind === "obj") return { t: "obj", nullProto: false, props: [{ key: "k", kind: "data", d }], symbolKey: false };
           if (kind === "map") return { t: "map", entries: [[{ t: "null" }, d]], hostile: false };
           return { t: "set", items: [d], hostile: false };
         }, inner),
     );
-  const limit = 1n << BigInt(COURSE_TOOL_MAX_BIGINT_BITS);
+  const limit = 1n << BigInt(Limits.MAX_BIGINT_BITS);
   const bigint = fc
     .tuple(over, fc.boolean())
     .map(([extra, negative]): Desc => ({ t: "big", v: (negative ? -1n : 1n) * (limit - 1n + BigInt(extra)) }));
   // 4096 code points in a string (astral characters count once), alone or as a member.
   const string = fc.tuple(fc.constantFrom("a", "😀", "a😀", "\u0000"), over, fc.boolean()).map(([piece, extra, nested]): Desc => {
-    const d: Desc = { t: "huge", h: { pieces: [piece], cps: COURSE_TOOL_MAX_STRING_CODE_POINTS + extra } };
+    const d: Desc = { t: "huge", h: { pieces: [piece], cps: Limits.MAX_STRING_CODE_POINTS + extra } };
     return nested ? { t: "arr", items: [{ k: "v", d }], extra: false } : d;
   });
   return fc.oneof(visits, nodes, depth, bigint, string);

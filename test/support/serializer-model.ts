@@ -3,20 +3,11 @@
 // (docs/contract.md, rule 10 — safe serialization, rule 11 — work budgets, rule 12 — content
 // cap) and the rendering and budget tables in docs/guarantees.md. The one implementation
 // choice it mirrors (a Date counts as a node, not a container) is marked where it happens.
-import {
-  COURSE_TOOL_CIRCULAR_MARKER,
-  COURSE_TOOL_MAX_BIGINT_BITS,
-  COURSE_TOOL_MAX_COLLECTION_VISITS,
-  COURSE_TOOL_MAX_CONTENT_CODE_POINTS,
-  COURSE_TOOL_MAX_DEPTH,
-  COURSE_TOOL_MAX_NODES,
-  COURSE_TOOL_MAX_STRING_CODE_POINTS,
-  COURSE_TOOL_TRUNCATION_MARKER,
-} from "toolgate";
+import { Limits } from "toolgate";
 import { type Desc, hugeString, keyString } from "./hostile-values.js";
 
-const MAX = COURSE_TOOL_MAX_CONTENT_CODE_POINTS;
-const MARKER = COURSE_TOOL_TRUNCATION_MARKER;
+const MAX = Limits.MAX_CONTENT_CODE_POINTS;
+const MARKER = Limits.TRUNCATION_MARKER;
 
 class ModelRefusal {}
 
@@ -41,7 +32,7 @@ interface ModelWalk {
 /** What serializeToolOutput must return for the value `d` describes. */
 export function expectedOutcome(d: Desc): { ok: true; content: string } | { ok: false } {
   if (d.t === "str" || d.t === "huge") {
-    const { text, cut } = cutCodePoints(d.t === "str" ? d.s : hugeString(d.h), COURSE_TOOL_MAX_STRING_CODE_POINTS);
+    const { text, cut } = cutCodePoints(d.t === "str" ? d.s : hugeString(d.h), Limits.MAX_STRING_CODE_POINTS);
     return { ok: true, content: capModel(text.toWellFormed(), cut) };
   }
   if (d.t === "undef") return { ok: true, content: "" };
@@ -58,19 +49,19 @@ export function expectedOutcome(d: Desc): { ok: true; content: string } | { ok: 
 
 function node(walk: ModelWalk): void {
   walk.nodes += 1;
-  if (walk.nodes > COURSE_TOOL_MAX_NODES) throw new ModelRefusal();
+  if (walk.nodes > Limits.MAX_NODES) throw new ModelRefusal();
 }
 function visits(walk: ModelWalk, count: number): void {
   walk.visits += count;
-  if (walk.visits > COURSE_TOOL_MAX_COLLECTION_VISITS) throw new ModelRefusal();
+  if (walk.visits > Limits.MAX_COLLECTION_VISITS) throw new ModelRefusal();
 }
 /** An object value at `depth` containers: refused past the depth budget, else one node. */
 function objectNode(walk: ModelWalk, depth: number): void {
-  if (depth >= COURSE_TOOL_MAX_DEPTH) throw new ModelRefusal();
+  if (depth >= Limits.MAX_DEPTH) throw new ModelRefusal();
   node(walk);
 }
 function modelQuote(walk: ModelWalk, text: string): string {
-  const bounded = cutCodePoints(text, COURSE_TOOL_MAX_STRING_CODE_POINTS);
+  const bounded = cutCodePoints(text, Limits.MAX_STRING_CODE_POINTS);
   if (bounded.cut) walk.cut = true;
   return JSON.stringify(bounded.text); // escapes lone surrogates
 }
@@ -95,7 +86,7 @@ function modelRender(walk: ModelWalk, d: Desc, depth: number): string | undefine
       return "null";
     case "big": {
       node(walk);
-      const limit = 1n << BigInt(COURSE_TOOL_MAX_BIGINT_BITS);
+      const limit = 1n << BigInt(Limits.MAX_BIGINT_BITS);
       if (d.v >= limit || d.v <= -limit) throw new ModelRefusal();
       return d.v.toString();
     }
@@ -105,7 +96,7 @@ function modelRender(walk: ModelWalk, d: Desc, depth: number): string | undefine
       return undefined; // omitted, as JSON.stringify omits them
     case "cycle":
       node(walk);
-      return depth === 0 ? "null" : JSON.stringify(COURSE_TOOL_CIRCULAR_MARKER);
+      return depth === 0 ? "null" : JSON.stringify(Limits.CIRCULAR_MARKER);
     case "proxy":
       throw new ModelRefusal();
     case "date":

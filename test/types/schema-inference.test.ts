@@ -1,7 +1,7 @@
 // Type-level tests: `execute`'s arguments are inferred from `parameters` (zod 4, valibot 1,
 // TypeBox through typeboxParameters), without annotation or cast. `npm test` type-checks
 // this file (tsc --noEmit); vitest runs it too, so each inferred tool is also called once.
-import { type CourseTool, defineTool, executeToolCall, type ToolContext, ToolRegistry } from "toolgate";
+import { defineTool, executeToolCall, type Tool, type ToolContext, ToolRegistry } from "toolgate";
 import { typeboxParameters } from "toolgate/typebox";
 import Type from "typebox";
 import * as v from "valibot";
@@ -33,7 +33,7 @@ describe("rule 1 — definition snapshot: schema-first defineTool infers execute
       },
     });
     expectTypeOf(tool).toEqualTypeOf<
-      CourseTool<{ items: { sku: string; qty: number }[]; note?: string | undefined; rush: boolean; code: number }, number>
+      Tool<{ items: { sku: string; qty: number }[]; note?: string | undefined; rush: boolean; code: number }, number>
     >();
     const result = await executeToolCall(
       new ToolRegistry([tool]),
@@ -92,7 +92,7 @@ describe("rule 1 — definition snapshot: schema-first defineTool infers execute
         return text;
       },
     });
-    expectTypeOf(tool).toEqualTypeOf<CourseTool<string, string>>();
+    expectTypeOf(tool).toEqualTypeOf<Tool<string, string>>();
     defineTool({
       name: "wrong",
       description: "Uses an argument the schema does not have.",

@@ -8,7 +8,7 @@
 // always settles.
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { CourseToolResultMessage } from "toolgate";
+import type { ToolResultMessage } from "toolgate";
 import { isToolContractError } from "toolgate";
 import { WorkerToolExecutor, type WorkerToolExecutorOptions } from "toolgate/worker";
 import { describe, expect, test } from "vitest";
@@ -37,7 +37,7 @@ async function within<T>(
 /** Counts each call's settlements by call id: a call settles exactly once, or the count shows. */
 class Settlements {
   readonly counts = new Map<string, number>();
-  track(id: string, promise: Promise<CourseToolResultMessage>): Promise<CourseToolResultMessage> {
+  track(id: string, promise: Promise<ToolResultMessage>): Promise<ToolResultMessage> {
     const count = (): void => {
       this.counts.set(id, (this.counts.get(id) ?? 0) + 1);
     };
@@ -123,7 +123,7 @@ describe.each(NEVER_BOOTS)("a tool module that $label", ({ name, tool, exit, mor
       }
       for (const outcome of [...(await Promise.all(burst)), ...later]) {
         expect(outcome).not.toBe(HUNG);
-        const result = (outcome as { ok: true; value: CourseToolResultMessage }).value;
+        const result = (outcome as { ok: true; value: ToolResultMessage }).value;
         expect(result.isError).toBe(true);
         const error = errorOf(result);
         expect(error.code).toBe("TOOL_EXECUTION_FAILED");
@@ -149,7 +149,7 @@ describe("a tool module that boots only sometimes", () => {
       expect(first.isError).toBe(false);
       flaky.set(1_000_000); // from now on, no thread boots
       const crashed = await within(executor.executeToolCall(call("exitNow", {}, "crash"), neverAborted()));
-      expect(errorOf((crashed as { value: CourseToolResultMessage }).value).code).toBe("TOOL_EXECUTION_FAILED");
+      expect(errorOf((crashed as { value: ToolResultMessage }).value).code).toBe("TOOL_EXECUTION_FAILED");
       // Piscina and the warm spare each try a replacement; once both have exited, nothing more
       // starts, however long we wait.
       const deadline = Date.now() + BOUND_MS;
@@ -161,7 +161,7 @@ describe("a tool module that boots only sometimes", () => {
       expect(triedDuring).toBe(0);
       expect(cpuMs).toBeLessThan(1000);
       const next = await within(executor.executeToolCall(call("bootedOn", {}, "next"), neverAborted()));
-      const error = errorOf((next as { value: CourseToolResultMessage }).value);
+      const error = errorOf((next as { value: ToolResultMessage }).value);
       expect(error).toMatchObject({ code: "TOOL_EXECUTION_FAILED" });
       expect(error.message).toContain("boot-flaky.js");
       expect(error.message).toContain("code 5");
@@ -197,7 +197,7 @@ describe("a tool module that boots only sometimes", () => {
       // The module can boot again: within the longest wait, a call is served.
       flaky.set(0);
       const deadline = Date.now() + BOUND_MS;
-      let served: CourseToolResultMessage | undefined;
+      let served: ToolResultMessage | undefined;
       while (served === undefined && Date.now() < deadline) {
         const result = await executor.executeToolCall(call("bootedOn", {}, `up-${k}`), neverAborted());
         k += 1;
@@ -205,7 +205,7 @@ describe("a tool module that boots only sometimes", () => {
         else await new Promise((resolve) => setTimeout(resolve, 50));
       }
       expect(served?.isError).toBe(false);
-      expect(JSON.parse((served as CourseToolResultMessage).content)).toHaveProperty("threadId");
+      expect(JSON.parse((served as ToolResultMessage).content)).toHaveProperty("threadId");
       // And the next one right away too: the episode is over.
       const again = await executor.executeToolCall(call("bootedOn", {}, "again"), neverAborted());
       expect(again.isError).toBe(false);
@@ -284,7 +284,7 @@ describe("a tool module that boots only sometimes", () => {
     expect(await closing).not.toBe(HUNG);
     for (const outcome of await Promise.all(calls)) {
       expect(outcome).not.toBe(HUNG);
-      expect(errorOf((outcome as { value: CourseToolResultMessage }).value).code).toBe("TOOL_EXECUTION_FAILED");
+      expect(errorOf((outcome as { value: ToolResultMessage }).value).code).toBe("TOOL_EXECUTION_FAILED");
     }
     settlements.expectEachOnce(["a", "b", "c"]);
     const tried = flaky.left();
@@ -305,7 +305,7 @@ describe("a tool module that boots only sometimes", () => {
       expect(outcome).toEqual({ ok: false, reason: "stop waiting" });
       // The thread it would have run on still fails to boot: the next call is told why.
       const next = await within(executor.executeToolCall(call("bootedOn", {}, "next"), neverAborted()));
-      expect(errorOf((next as { value: CourseToolResultMessage }).value).code).toBe("TOOL_EXECUTION_FAILED");
+      expect(errorOf((next as { value: ToolResultMessage }).value).code).toBe("TOOL_EXECUTION_FAILED");
     } finally {
       expect(await within(executor.close())).not.toBe(HUNG);
     }

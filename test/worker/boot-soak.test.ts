@@ -9,7 +9,7 @@
 // left out here (a hook's promise with a throwing `constructor` getter, an async onProgress).
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import type { ApprovalDecision, CallEndEvent, CallStartEvent, CourseToolCall, CourseToolResultMessage, ToolExecutor } from "toolgate";
+import type { ApprovalDecision, CallEndEvent, CallStartEvent, ToolCall, ToolExecutor, ToolResultMessage } from "toolgate";
 import { InProcessToolExecutor, ToolRegistry } from "toolgate";
 import { WorkerToolExecutor } from "toolgate/worker";
 import { describe, expect, test } from "vitest";
@@ -74,7 +74,7 @@ class SoakHooks {
   hookErrors = 0;
   constructor(readonly plans: Map<string, Plan>) {}
 
-  async beforeExecute(toolCall: Readonly<CourseToolCall>): Promise<ApprovalDecision> {
+  async beforeExecute(toolCall: Readonly<ToolCall>): Promise<ApprovalDecision> {
     const plan = this.plans.get(toolCall.id) as Plan;
     if (plan.approval === "reject") {
       await null;
@@ -209,7 +209,7 @@ describe.each(ROWS)("fault soak, $label executor", ({ calls, crashes, make, must
       };
       const pending = executor.executeToolCall(call(p.kind, args, id), controller.signal, p.timesOut ? { timeoutMs: 30 } : undefined);
       pending.then(count, count);
-      let result: CourseToolResultMessage;
+      let result: ToolResultMessage;
       try {
         result = await pending;
       } catch (error) {

@@ -5,7 +5,7 @@
 // rejection goes unhandled; the heap stays flat; close() drains the calls still in flight.
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import type { CourseToolResultMessage } from "toolgate";
+import type { ToolResultMessage } from "toolgate";
 import { WorkerToolExecutor } from "toolgate/worker";
 import { expect, test } from "vitest";
 import { call, errorOf, fixture } from "../support/helpers.js";
@@ -81,7 +81,7 @@ test("soak: every call settles once, with its own outcome, under faults; heap fl
     if (abortAfter < 0.02)
       controller.abort(reason); // aborted before it was made: rejects at once
     else if (abortAfter < 0.04) setTimeout(() => controller.abort(reason), Math.floor(next() * 3));
-    let outcome: { result?: CourseToolResultMessage; reason?: unknown };
+    let outcome: { result?: ToolResultMessage; reason?: unknown };
     let settles = 0;
     try {
       const options = kind === "spin" ? SPIN_OPTIONS : undefined;
@@ -98,7 +98,7 @@ test("soak: every call settles once, with its own outcome, under faults; heap fl
       note(`${kind}: aborted`);
       return;
     }
-    const result = outcome.result as CourseToolResultMessage;
+    const result = outcome.result as ToolResultMessage;
     if (result.toolCallId !== id || result.id !== `tool-result-${id}` || result.toolName !== kind) {
       problems.push(`${id} got the result of ${result.toolCallId}`);
       return;

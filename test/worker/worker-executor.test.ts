@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { COURSE_TOOL_MAX_CONTENT_CODE_POINTS, defineTool } from "toolgate";
+import { defineTool, Limits } from "toolgate";
 import { WorkerToolExecutor } from "toolgate/worker";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { contractError } from "../support/assertions.js";
@@ -162,7 +162,7 @@ describe("rule W1 — tool modules, rule W3 — timeout and termination, rule W5
 
   test("only the bounded content string comes back", async () => {
     const result = await run("hugeOutput");
-    expect([...result.content].length).toBe(COURSE_TOOL_MAX_CONTENT_CODE_POINTS);
+    expect([...result.content].length).toBe(Limits.MAX_CONTENT_CODE_POINTS);
   });
 });
 

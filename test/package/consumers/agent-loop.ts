@@ -2,7 +2,7 @@
 // test/package/docs.test.ts), run from the installed tarball by test/package/pack.test.ts:
 // each of the three outcomes of a call goes where the snippet's comments say.
 import assert from "node:assert/strict";
-import { type CourseToolCall, type CourseToolResultMessage, defineTool, NonRecoverableToolError, ToolRegistry } from "toolgate";
+import { defineTool, NonRecoverableToolError, type ToolCall, ToolRegistry, type ToolResultMessage } from "toolgate";
 import { runToolCall } from "./loop/run-tool-call.js";
 
 const registry = new ToolRegistry([
@@ -16,9 +16,9 @@ const registry = new ToolRegistry([
     },
   }),
 ]);
-const transcript: CourseToolResultMessage[] = [];
+const transcript: ToolResultMessage[] = [];
 const run = new AbortController();
-const toolCall = (name: string, id: string): CourseToolCall => ({ type: "toolCall", id, name, arguments: {} });
+const toolCall = (name: string, id: string): ToolCall => ({ type: "toolCall", id, name, arguments: {} });
 
 assert.equal(await runToolCall(registry, toolCall("ok", "c1"), run.signal, transcript), "continue");
 assert.equal(await runToolCall(registry, toolCall("missing", "c2"), run.signal, transcript), "continue");

@@ -1,10 +1,10 @@
-import { type CourseToolCall, type CourseToolResultMessage, executeToolCall, type ToolRegistry } from "toolgate";
+import { executeToolCall, type ToolCall, type ToolRegistry, type ToolResultMessage } from "toolgate";
 
 export async function runToolCall(
   registry: ToolRegistry,
-  toolCall: CourseToolCall,
+  toolCall: ToolCall,
   runSignal: AbortSignal,
-  transcript: CourseToolResultMessage[],
+  transcript: ToolResultMessage[],
 ): Promise<"continue" | "cancelled"> {
   try {
     transcript.push(await executeToolCall(registry, toolCall, runSignal)); // errors included: the model reads them

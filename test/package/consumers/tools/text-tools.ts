@@ -1,6 +1,6 @@
 // tools/text-tools.ts, compiled to tools/text-tools.js
 import { createHash } from "node:crypto";
-import type { CourseToolDefinition } from "toolgate";
+import type { ToolDefinition } from "toolgate";
 
 export default [
   {
@@ -11,5 +11,5 @@ export default [
         ? { ok: true, value: args as { text: string } }
         : { ok: false, error: "text must be a string" },
     execute: ({ text }) => createHash("sha256").update(text).digest("hex"),
-  } satisfies CourseToolDefinition<{ text: string }, string>,
+  } satisfies ToolDefinition<{ text: string }, string>,
 ];
