@@ -241,6 +241,12 @@ describe("docs/benchmarks.md — How to reproduce: benchmarks, smoke mode (one t
     // Every versus row names the command that measures it.
     for (const id of VERSUS_TARGET_IDS) expect(report).toMatch(new RegExp(`\`${id}\`.*\`BENCH_CASE=versus npm run bench\``));
     expect(report).not.toContain("NaN");
+    // Every table row has as many cells as its header.
+    const tables = report.split(/\n(?!\|)/).map((block) => block.split("\n").filter((line) => line.startsWith("|")));
+    for (const rows of tables.filter((lines) => lines.length > 0)) {
+      const cells = (line: string) => line.split("|").length;
+      expect(rows.map(cells)).toEqual(rows.map(() => cells(rows[0] as string)));
+    }
     expect(JSON.parse(JSON.stringify(results))).toEqual(results);
   });
 
