@@ -8,12 +8,19 @@
 import { MessageChannel, parentPort, threadId, workerData } from "node:worker_threads";
 import { Limits, ToolErrorCode } from "../src/contract/constants.js";
 import { isNonRecoverableToolError } from "../src/contract/errors.js";
-import { isPromise, MapPrototypeGet, NativePromise, ObjectHasOwn, PromisePrototypeThen } from "../src/contract/primordials.js";
+import {
+  isPromise,
+  MapPrototypeGet,
+  NativePromise,
+  ObjectFreeze,
+  ObjectHasOwn,
+  PromisePrototypeThen,
+} from "../src/contract/primordials.js";
 import { errorContent } from "../src/contract/results.js";
 import { cutToCodePoints } from "../src/contract/serialize.js";
 import type { Tool } from "../src/contract/tools.js";
 import { describeFailure, readDataProperty } from "../src/contract/untrusted.js";
-import { runTool, type ToolOutcome } from "../src/executor/run-tool.js";
+import { type RunSettings, runTool, type ToolOutcome } from "../src/executor/run-tool.js";
 import { moveAttachments } from "../src/worker/attachment-move.js";
 import type {
   ThreadHello,
@@ -26,7 +33,7 @@ import type {
   WorkerWarmup,
 } from "../src/worker/protocol.js";
 import { TaskBoard } from "../src/worker/task-board.js";
-import { RunningTask, runInTask, tracedTask, useThreadPort } from "../src/worker/task-context.js";
+import { RunningTask, runInTask, taskSignalIfMade, tracedTask, useThreadPort } from "../src/worker/task-context.js";
 import { WorkerPort } from "../src/worker/thread-port.js";
 import { importLoader, loadModuleInWorker, WorkerModule } from "../src/worker/thread-setup.js";
 import { moduleFileName } from "../src/worker/tool-modules.js";
@@ -41,9 +48,11 @@ const {
   attachmentBudgets,
 } = workerData as ToolWorkerData;
 
-/** runTool within the executor's output and attachment budgets (a tool's own override them), with the task's signal made on first read. */
+/** The executor's output and attachment budgets (a tool's own override them), and each task's signal made on first read: one per thread. */
+const runSettings: RunSettings = ObjectFreeze({ outputBudgets, attachmentBudgets, signalIfMade: taskSignalIfMade });
+
 function runWithinBudgets(task: RunningTask): ToolOutcome | Promise<ToolOutcome> {
-  return runTool(task.tool as Tool, task.args, task.context, outputBudgets, task, attachmentBudgets);
+  return runTool(task.tool as Tool, task.args, task.context, runSettings);
 }
 const board = TaskBoard.attach(boardMemory);
 

@@ -106,6 +106,7 @@ export function toAiSdkTools(source: ToolCallSource, options: ToAiSdkToolsOption
   // and a model's call to a name we do not have finds nothing inherited. The SDK looks tools up as own keys.
   const tools = ObjectCreate(null) as Record<string, ToolgateAiSdkTool>;
   for (const { name, description, parameters } of descriptions) {
+    const target: CallTarget = ObjectFreeze({ source: resolved, name });
     tools[name] = ObjectFreeze({
       description,
       ...(needsApproval === undefined
@@ -116,16 +117,21 @@ export function toAiSdkTools(source: ToolCallSource, options: ToAiSdkToolsOption
           }),
       inputSchema: jsonSchema<unknown>(parameters as Parameters<typeof jsonSchema>[0]),
       execute: (input: unknown, { toolCallId, abortSignal }: ToolExecutionOptions<unknown>) =>
-        runCall(resolved, name, toolCallId, input, abortSignal ?? neverAbortedSignal()),
+        runCall(target, toolCallId, input, abortSignal ?? neverAbortedSignal()),
       toModelOutput: ({ output }: { output: ToolgateAiSdkOutput }) => modelOutput(output),
     }) as ToolgateAiSdkTool;
   }
   return tools;
 }
 
+/** Where one SDK tool's calls go: made once per tool. */
+interface CallTarget {
+  readonly source: ResolvedSource;
+  readonly name: string;
+}
+
 async function* runCall(
-  source: ResolvedSource,
-  name: string,
+  { source, name }: CallTarget,
   toolCallId: string,
   input: unknown,
   signal: AbortSignal,

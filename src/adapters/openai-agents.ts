@@ -129,6 +129,7 @@ export function toOpenAiAgentsTools<Context = UnknownContext>(
   const bySdkName = new Map<string, string>();
   const tools: ToolgateOpenAiAgentsTool<Context>[] = [];
   for (const { name, description, parameters } of descriptions) {
+    const target: CallTarget = ObjectFreeze({ source: resolved, name, onProgress });
     const created = tool<ToolgateOpenAiAgentsParameters, Context, ToolgateOpenAiAgentsOutput>({
       name,
       description,
@@ -141,7 +142,7 @@ export function toOpenAiAgentsTools<Context = UnknownContext>(
             needsApproval: (_runContext: unknown, input: unknown, callId?: string) =>
               askNeedsApproval(needsApproval, { toolCallId: callId ?? "", toolName: name, arguments: input }),
           }),
-      execute: (input: unknown, _runContext: unknown, details: ToolCallDetails) => runCall(resolved, name, input, details, onProgress),
+      execute: (input: unknown, _runContext: unknown, details: ToolCallDetails) => runCall(target, input, details),
     });
     const clash = MapPrototypeGet(bySdkName, created.name);
     if (clash !== undefined) {
@@ -165,12 +166,17 @@ function ignoringFailures(listener: ProgressListener): ProgressListener {
   return (progress) => deliverProgress(listener, progress);
 }
 
+/** Where one SDK tool's calls go, and the app's progress listener: made once per tool. */
+interface CallTarget {
+  readonly source: ResolvedSource;
+  readonly name: string;
+  readonly onProgress: ProgressListener | undefined;
+}
+
 async function runCall(
-  source: ResolvedSource,
-  name: string,
+  { source, name, onProgress }: CallTarget,
   input: unknown,
   details: ToolCallDetails,
-  onProgress: ProgressListener | undefined,
 ): Promise<ToolgateOpenAiAgentsOutput> {
   const sdkCallId = details?.toolCall?.callId;
   const id = typeof sdkCallId === "string" && sdkCallId.length > 0 ? sdkCallId : newCallId();

@@ -113,8 +113,15 @@ export function validateInteger(value: unknown, name: string, min: number, max: 
   }
 }
 
-/** An optional integer option: `fallback` when undefined, else `validateInteger`. */
-export function integerOr(value: unknown, name: string, min: number, max: number, fallback: number): number {
+/** The bounds of an integer option, and its value when it is not given. */
+export interface IntegerOption {
+  readonly min: number;
+  readonly max: number;
+  readonly fallback: number;
+}
+
+/** An optional integer option: `fallback` when undefined, else `validateInteger` from `min` to `max`. */
+export function integerOr(value: unknown, name: string, { min, max, fallback }: IntegerOption): number {
   if (value === undefined) return fallback;
   validateInteger(value, name, min, max);
   return value;

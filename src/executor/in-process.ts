@@ -64,24 +64,11 @@ function runHere(request: RunRequest): ToolOutcome | Promise<ToolOutcome> {
 function runWithin(request: RunRequest, reportProgress: ToolContext["reportProgress"]): ToolOutcome | Promise<ToolOutcome> {
   const timeoutMs = request.timeoutMs;
   if (timeoutMs === undefined) {
-    return runTool(
-      request.tool,
-      request.args,
-      contextOf(request, request.signal, reportProgress),
-      request.outputBudgets,
-      undefined,
-      request.attachmentBudgets,
-    );
+    // The request carries the executor's budgets: it is the run's settings.
+    return runTool(request.tool, request.args, contextOf(request, request.signal, reportProgress), request);
   }
   return runWithTimeout(timeoutMs, request.signal, (signal) =>
-    runTool(
-      request.tool,
-      request.args,
-      contextOf(request, signal, reportProgress),
-      request.outputBudgets,
-      undefined,
-      request.attachmentBudgets,
-    ),
+    runTool(request.tool, request.args, contextOf(request, signal, reportProgress), request),
   );
 }
 

@@ -90,8 +90,25 @@ export class OutcomeWithAttachments extends Outcome {
 }
 
 /**
- * Executes the tool and serializes what it returns, within the executor's output budgets
- * (`budgets`) and attachment budgets (`attachmentBudgets`), each overridden by the tool's own. Gives the outcome (synchronously when the tool
+ * What a run is bounded by, made once per executor (its RunRequests carry the executor's
+ * budgets) or once per worker thread: the output and attachment budgets (a tool's own
+ * override them) and, in a worker, where the task's lazily made signal is found.
+ */
+export interface RunSettings {
+  readonly outputBudgets: ResolvedOutputBudgets;
+  readonly attachmentBudgets: ResolvedAttachmentBudgets;
+  /** A worker task's context makes its signal on first read: this gives it only if it was made (absent: the context's signal is read). */
+  readonly signalIfMade?: (context: ToolContext) => AbortSignal | undefined;
+}
+
+const DEFAULT_RUN_SETTINGS: RunSettings = ObjectFreeze({
+  outputBudgets: DEFAULT_OUTPUT_BUDGETS,
+  attachmentBudgets: DEFAULT_ATTACHMENT_BUDGETS,
+});
+
+/**
+ * Executes the tool and serializes what it returns, within `settings`' budgets (each
+ * overridden by the tool's own). Gives the outcome (synchronously when the tool
  * returned a plain value); throws or rejects with the signal's reason as soon as the signal
  * aborts (without waiting for the tool), and with a NonRecoverableToolError the tool threw.
  * Any other failure is an error outcome.
@@ -100,14 +117,13 @@ export function runTool(
   tool: Tool,
   args: unknown,
   runContext: RunContext,
-  budgets: ResolvedOutputBudgets = DEFAULT_OUTPUT_BUDGETS,
-  lazySignal?: LazySignal,
-  attachmentBudgets: ResolvedAttachmentBudgets = DEFAULT_ATTACHMENT_BUDGETS,
+  settings: RunSettings = DEFAULT_RUN_SETTINGS,
 ): ToolOutcome | Promise<ToolOutcome> {
+  const signalIfMade = settings.signalIfMade;
   // In a worker, the abort can arrive while the call is queued.
-  throwIfMadeAndAborted(lazySignal === undefined ? runContext.signal : lazySignal.signalIfMade);
-  const within = outputBudgetsFor(tool.budgets, budgets);
-  const attachmentsWithin = attachmentBudgetsFor(tool.attachmentBudgets, attachmentBudgets);
+  throwIfMadeAndAborted(signalIfMade === undefined ? runContext.signal : signalIfMade(runContext as ToolContext));
+  const within = outputBudgetsFor(tool.budgets, settings.outputBudgets);
+  const attachmentsWithin = attachmentBudgetsFor(tool.attachmentBudgets, settings.attachmentBudgets);
   // docs/contract.md: rule 7 — execution context (frozen, with the run's own signal).
   const context: ToolContext =
     runContext.reportProgress === undefined ? ObjectFreeze({ ...runContext, reportProgress: discardProgress }) : runContext;
@@ -115,12 +131,12 @@ export function runTool(
   try {
     returned = tool.execute(args, context);
   } catch (error) {
-    return failed(error, lazySignal === undefined ? context.signal : lazySignal.signalIfMade, within);
+    return failed(error, signalIfMade === undefined ? context.signal : signalIfMade(context), within);
   }
   const pending = untrustedPromise(returned);
   // A plain value is finished at once, with no settlement record (the common case).
   if (pending === undefined)
-    return succeeded(returned, lazySignal === undefined ? context.signal : lazySignal.signalIfMade, within, attachmentsWithin);
+    return succeeded(returned, signalIfMade === undefined ? context.signal : signalIfMade(context), within, attachmentsWithin);
   // Awaiting the tool read its signal (raceAbort): it exists from here on.
   return PromisePrototypeThen(raceAbort(pending, context.signal), (settled) =>
     settled.ok ? succeeded(settled.payload, context.signal, within, attachmentsWithin) : failed(settled.payload, context.signal, within),
@@ -128,14 +144,9 @@ export function runTool(
 }
 
 /**
- * A run whose context makes its signal only when something reads it (a worker's task): the
- * signal if it was made, else undefined. Until it is made, nothing can abort the run's
- * synchronous steps, so runTool checks only a signal that exists.
+ * A worker task's signal is made only when something reads it: until then, nothing can abort
+ * the run's synchronous steps, so runTool checks only a signal that exists.
  */
-export interface LazySignal {
-  readonly signalIfMade: AbortSignal | undefined;
-}
-
 function throwIfMadeAndAborted(signal: AbortSignal | undefined): void {
   if (signal !== undefined) throwIfAborted(signal);
 }

@@ -634,7 +634,7 @@ function resolveOptions(options: QueueToolExecutorOptions): {
   if (registry !== undefined && !(registry instanceof ToolRegistry)) {
     invalidArgument(`options.registry must be a ToolRegistry (got ${describeValue(registry)})`);
   }
-  const redisLostMs = integerOr(raw.redisLostMs, "options.redisLostMs", 100, 600_000, 10_000);
+  const redisLostMs = integerOr(raw.redisLostMs, "options.redisLostMs", { min: 100, max: 600_000, fallback: 10_000 });
   const settings: PipelineSettings = ObjectFreeze({
     timeoutMs:
       raw.timeoutMs === undefined ? undefined : checkTimeoutMs(raw.timeoutMs, "options.timeoutMs", ContractErrorCode.INVALID_ARGUMENT),
@@ -655,8 +655,8 @@ function resolveOptions(options: QueueToolExecutorOptions): {
       connection: readConnection(raw.connection),
       queue: readQueueName(raw.queue),
       settings,
-      heartbeatMs: integerOr(raw.heartbeatMs, "options.heartbeatMs", 20, 60_000, 500),
-      connectTimeoutMs: integerOr(raw.connectTimeoutMs, "options.connectTimeoutMs", 1, 60_000, 5000),
+      heartbeatMs: integerOr(raw.heartbeatMs, "options.heartbeatMs", { min: 20, max: 60_000, fallback: 500 }),
+      connectTimeoutMs: integerOr(raw.connectTimeoutMs, "options.connectTimeoutMs", { min: 1, max: 60_000, fallback: 5000 }),
       redisLostMs,
       closeTimeoutMs: durationOption("closeTimeoutMs", raw.closeTimeoutMs, 0, 30_000),
       sentAttachmentBudgets: settings.attachmentBudgets === DEFAULT_ATTACHMENT_BUDGETS ? undefined : settings.attachmentBudgets,

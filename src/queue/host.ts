@@ -365,13 +365,13 @@ function resolveHostOptions(options: ToolWorkerHostOptions): ResolvedHostOptions
     connection: readConnection(raw.connection),
     queue: readQueueName(raw.queue),
     modules: modules as readonly ToolModuleSpecifier[],
-    threads: integerOr(raw.threads, "options.threads", 1, MAX_THREADS, availableParallelism()),
+    threads: integerOr(raw.threads, "options.threads", { min: 1, max: MAX_THREADS, fallback: availableParallelism() }),
     timeoutMs:
       raw.timeoutMs === undefined ? undefined : checkTimeoutMs(raw.timeoutMs, "options.timeoutMs", ContractErrorCode.INVALID_ARGUMENT),
     // Bounded below MAX_DELAY_MS: close() waits this long plus the time to record the stopped jobs.
-    abortGraceMs: integerOr(raw.abortGraceMs, "options.abortGraceMs", 0, 600_000, 1000),
-    lockDurationMs: integerOr(raw.lockDurationMs, "options.lockDurationMs", 500, 600_000, 30_000),
-    connectTimeoutMs: integerOr(raw.connectTimeoutMs, "options.connectTimeoutMs", 1, 60_000, 5000),
+    abortGraceMs: integerOr(raw.abortGraceMs, "options.abortGraceMs", { min: 0, max: 600_000, fallback: 1000 }),
+    lockDurationMs: integerOr(raw.lockDurationMs, "options.lockDurationMs", { min: 500, max: 600_000, fallback: 30_000 }),
+    connectTimeoutMs: integerOr(raw.connectTimeoutMs, "options.connectTimeoutMs", { min: 1, max: 60_000, fallback: 5000 }),
     closeTimeoutMs: durationOption("closeTimeoutMs", raw.closeTimeoutMs, 0, 30_000),
     onError: (onError as ((error: unknown) => void) | undefined) ?? ignore,
   };

@@ -69,5 +69,5 @@ export function readQueueName(value: unknown): string {
 
 /** A millisecond option in [minimum, MAX_DELAY_MS] (the bound every executor uses), or its fallback when absent. */
 export function durationOption(name: string, value: unknown, minimum: number, fallback: number): number {
-  return integerOr(value, `options.${name}`, minimum, MAX_DELAY_MS, fallback);
+  return integerOr(value, `options.${name}`, { min: minimum, max: MAX_DELAY_MS, fallback: fallback });
 }

@@ -102,17 +102,21 @@ export function resolveOptions(options: unknown): ResolvedOptions {
   validateObject(options, "options");
   validateOptionKeys(options, "options", WORKER_OPTION_KEYS, HOOKS_ELSEWHERE);
   const read = (name: string): unknown => readOwnOption(options, name, "options");
-  const maxThreads = integerOr(read("maxThreads"), "options.maxThreads", 1, MAX_THREADS, availableParallelism());
-  const minThreads = integerOr(read("minThreads"), "options.minThreads", 0, MAX_THREADS, Math.min(1, maxThreads));
+  const maxThreads = integerOr(read("maxThreads"), "options.maxThreads", { min: 1, max: MAX_THREADS, fallback: availableParallelism() });
+  const minThreads = integerOr(read("minThreads"), "options.minThreads", { min: 0, max: MAX_THREADS, fallback: Math.min(1, maxThreads) });
   if (minThreads > maxThreads) invalidArgument(`options.minThreads (${minThreads}) must not exceed options.maxThreads (${maxThreads})`);
   return ObjectFreeze({
     modules: moduleList(read("modules")),
     minThreads,
     maxThreads,
-    idleTimeout: integerOr(read("idleTimeout"), "options.idleTimeout", 0, MAX_DELAY_MS, 30_000),
-    abortGraceMs: integerOr(read("abortGraceMs"), "options.abortGraceMs", 0, MAX_DELAY_MS, 1000),
-    moduleLoadTimeoutMs: integerOr(read("moduleLoadTimeoutMs"), "options.moduleLoadTimeoutMs", 1, MAX_DELAY_MS, 10_000),
-    setupTimeoutMs: integerOr(read("setupTimeoutMs"), "options.setupTimeoutMs", 1, MAX_DELAY_MS, 10_000),
+    idleTimeout: integerOr(read("idleTimeout"), "options.idleTimeout", { min: 0, max: MAX_DELAY_MS, fallback: 30_000 }),
+    abortGraceMs: integerOr(read("abortGraceMs"), "options.abortGraceMs", { min: 0, max: MAX_DELAY_MS, fallback: 1000 }),
+    moduleLoadTimeoutMs: integerOr(read("moduleLoadTimeoutMs"), "options.moduleLoadTimeoutMs", {
+      min: 1,
+      max: MAX_DELAY_MS,
+      fallback: 10_000,
+    }),
+    setupTimeoutMs: integerOr(read("setupTimeoutMs"), "options.setupTimeoutMs", { min: 1, max: MAX_DELAY_MS, fallback: 10_000 }),
     loader: loader(read("loader")),
     resourceLimits: resourceLimits(read("resourceLimits")),
   });

@@ -13,7 +13,7 @@ import {
   ObjectDefineProperty,
   ObjectFreeze,
 } from "../contract/primordials.js";
-import type { ToolContext } from "../contract/tools.js";
+import type { ToolContext, ToolProgressReport } from "../contract/tools.js";
 import { discardProgress, openProgressChannel, type ProgressChannel } from "../executor/progress.js";
 import type { StopReason, WorkerTask } from "./protocol.js";
 import type { WorkerPort } from "./thread-port.js";
@@ -36,13 +36,14 @@ export class RunningTask {
   readonly context: ToolContext;
   #controller: AbortControllerInstance | undefined;
   #signal: AbortSignal | undefined;
-  /** Open while the tool runs, when the caller asked for progress. */
-  readonly #progress: ProgressChannel | undefined;
+  /** Opened at the tool's first report when the caller asked for progress; closed when the task settles. */
+  #progress: ProgressChannel | undefined;
 
   /** The tool it runs and the validated arguments it runs with (read by the step runInTask runs). */
   readonly tool: unknown;
   readonly args: unknown;
   readonly taskId: number;
+  readonly #toolName: string;
 
   /**
    * `work`: the main thread's task (its id, call id, tool name, arguments, and whether the
@@ -53,24 +54,31 @@ export class RunningTask {
   constructor(work: WorkerTask, tool: unknown, app: unknown) {
     const { taskId, toolCallId, toolName } = work;
     this.taskId = taskId;
+    this.#toolName = toolName;
     this.tool = tool;
     this.args = work.args;
-    this.#progress = work.progress
-      ? openProgressChannel(
-          (report) => sendForTask(this, [report.progress, report.total, report.message]),
-          toolCallId,
-          toolName,
-          this.signal,
-        )
-      : undefined;
+
     // The same own properties, in the same order, as an accessor literal gave: signal, toolCallId, reportProgress, app.
     const context: Record<string, unknown> = {};
     ObjectDefineProperty(context, "signal", SIGNAL_PROPERTY);
     context.toolCallId = toolCallId;
-    context.reportProgress = this.#progress === undefined ? discardProgress : this.#progress.report;
+    // The channel opens at the first report: opening it reads the signal, which would make
+    // an AbortController (microseconds) for every task whose caller listens, reported or not.
+    context.reportProgress = work.progress ? ObjectFreeze((report: ToolProgressReport) => this.#report(report)) : discardProgress;
     if (app !== undefined) context.app = app as ToolApp;
     new ContextOwner(context, this);
     this.context = ObjectFreeze(context) as unknown as ToolContext;
+  }
+
+  #report(report: ToolProgressReport): void {
+    if (this.settled) return; // as a closed channel: nothing after the outcome
+    this.#progress ??= openProgressChannel(
+      (reading) => sendForTask(this, [reading.progress, reading.total, reading.message]),
+      this.context.toolCallId,
+      this.#toolName,
+      this.signal,
+    );
+    this.#progress.report(report);
   }
 
   /** The tool's signal, made on first read. */
@@ -144,6 +152,11 @@ const SIGNAL_PROPERTY: PropertyDescriptor = ObjectFreeze({
   enumerable: true,
   configurable: false,
 } as PropertyDescriptor);
+
+/** The signal of the task a context belongs to, if something has read it (runTool's RunSettings.signalIfMade). */
+export function taskSignalIfMade(context: ToolContext): AbortSignal | undefined {
+  return ContextOwner.taskOf(context).signalIfMade;
+}
 
 const taskContexts = new AsyncLocalStorage<RunningTask>();
 
