@@ -2,7 +2,7 @@
 // bench/report.md, the same tables with an SVG chart per section (bench/svg.ts).
 import type { QueueResult } from "./cases/queue.js";
 import { VERSUS_COMMAND, type VersusFigure, type VersusResult } from "./cases/versus.js";
-import type { BenchResults, CaseResults, SectionName, TargetCheck } from "./index.js";
+import { type BenchResults, type CaseResults, SECTION_ORDER, type SectionName, type TargetCheck } from "./index.js";
 import { type Bar, barChart, logLogChart } from "./svg.js";
 
 const fmt = (value: number, digits = 2): string =>
@@ -166,18 +166,7 @@ const SECTION_RENDERERS: { readonly [K in SectionName]: (section: Sections[K]) =
 };
 
 /** The sections a full report shows, in order (the budgets' figures live in docs/benchmarks.md). */
-const REPORT_SECTIONS: readonly SectionName[] = [
-  "versus",
-  "serializer",
-  "inProcess",
-  "workerDispatch",
-  "cpuBatch",
-  "responsiveness",
-  "abort",
-  "scaling",
-  "peers",
-  "queue",
-];
+const REPORT_SECTIONS: readonly SectionName[] = ["versus", ...SECTION_ORDER.filter((name) => name !== "versus" && name !== "budgets")];
 
 function sectionLines<K extends SectionName>(name: K, section: Sections[K]): string[] {
   return SECTION_RENDERERS[name](section);
@@ -236,20 +225,20 @@ export function renderCaseReport(results: CaseResults): string {
 }
 
 /** The comparisons of case 10, in the order of the issue that set their targets. */
-const VERSUS_ROWS: readonly { readonly key: VersusKey; readonly what: string }[] = [
-  { key: "aiSdkStep", what: "one AI SDK 7 agent step with a tool call" },
-  { key: "openAiAgentsStep", what: "one OpenAI Agents step" },
-  { key: "mcpCall", what: "one MCP callTool (in-memory transport)" },
-  { key: "mcpCallPoolAlive", what: "the same, an idle worker pool alive in the process" },
-  { key: "piStep", what: "one Pi 0.85 step" },
-  { key: "inProcessVsAiSdkSteps", what: "one in-process call / the AI SDK's own per-call steps" },
-  { key: "aiSdkStepWorker", what: "one AI SDK step, the tool on a 1-thread pool" },
-  { key: "mcpCallWorker", what: "one MCP callTool, the tool on a 1-thread pool" },
-];
+const VERSUS_ROWS: { readonly [K in VersusKey]: string } = {
+  aiSdkStep: "one AI SDK 7 agent step with a tool call",
+  openAiAgentsStep: "one OpenAI Agents step",
+  mcpCall: "one MCP callTool (in-memory transport)",
+  mcpCallPoolAlive: "the same, an idle worker pool alive in the process",
+  piStep: "one Pi 0.85 step",
+  inProcessVsAiSdkSteps: "one in-process call / the AI SDK's own per-call steps",
+  aiSdkStepWorker: "one AI SDK step, the tool on a 1-thread pool",
+  mcpCallWorker: "one MCP callTool, the tool on a 1-thread pool",
+};
 type VersusKey = { [K in keyof VersusResult]: VersusResult[K] extends VersusFigure ? K : never }[keyof VersusResult];
 
 function versusSection(versus: VersusResult): string[] {
-  const rows = VERSUS_ROWS.map(({ key, what }) => {
+  const rows = (Object.entries(VERSUS_ROWS) as [VersusKey, string][]).map(([key, what]) => {
     const figure = versus[key];
     const check = versus.targets.find((target) => target.id === `versus.${key}`);
     const verdict = check === undefined ? "-" : check.informational === true ? "info" : check.pass ? "PASS" : "MISS";
@@ -384,7 +373,7 @@ export function renderCharts(results: BenchResults): Record<string, string> {
     versus: barChart(
       "Versus what you would use instead: toolgate / instead (time per call)",
       "x",
-      VERSUS_ROWS.map(({ key }) => ({ label: key, value: results.versus[key].ratio })),
+      (Object.keys(VERSUS_ROWS) as VersusKey[]).map((key) => ({ label: key, value: results.versus[key].ratio })),
       { value: 1, label: "parity" },
     ),
     serializer: barChart("1. Serializer: toolgate's speed relative to each baseline (ops/s ratio)", "x", ratioBars, {

@@ -186,13 +186,18 @@ function figureOf(labels: { readonly ours: string; readonly peer: string }, meas
   };
 }
 
-async function compare(
-  plan: Plan,
-  labels: { readonly ours: string; readonly peer: string },
-  ours: Call,
-  peer: Call,
-): Promise<VersusFigure> {
-  return figureOf(labels, await measure(plan, { ours, peer }));
+/** One side of a comparison: its label, one call, and what that call must return. */
+interface Side {
+  readonly label: string;
+  readonly call: Call;
+  readonly returns: unknown;
+}
+
+/** Checks that each side returns what it must (a side that errored would be timing its error path), then measures both. */
+async function compare(plan: Plan, ours: Side, peer: Side): Promise<VersusFigure> {
+  expectSame(ours.label, await ours.call(), ours.returns);
+  expectSame(peer.label, await peer.call(), peer.returns);
+  return figureOf({ ours: ours.label, peer: peer.label }, await measure(plan, { ours: ours.call, peer: peer.call }));
 }
 
 /** Throws unless `actual` is `expected` (as JSON): a side that errored would be timing its error path. */
@@ -393,13 +398,10 @@ export async function benchVersus(options: CaseOptions = {}): Promise<VersusResu
   const aiModel = aiSdkModel();
   const oursAiTools = toAiSdkTools(registry) as ToolSet;
   const ownAiTools: ToolSet = { ping: sdkPing(pong) };
-  expectSame("the AI SDK step through toolgate", await aiSdkStep(aiModel, oursAiTools), PONG_TEXT);
-  expectSame("the AI SDK step with its own tool", await aiSdkStep(aiModel, ownAiTools), pong({ n: 1 }));
   const aiSdkStepFigure = await compare(
     plan,
-    { ours: "toAiSdkTools", peer: "the SDK's tool()" },
-    () => aiSdkStep(aiModel, oursAiTools),
-    () => aiSdkStep(aiModel, ownAiTools),
+    { label: "toAiSdkTools", call: () => aiSdkStep(aiModel, oursAiTools), returns: PONG_TEXT },
+    { label: "the SDK's tool()", call: () => aiSdkStep(aiModel, ownAiTools), returns: pong({ n: 1 }) },
   );
 
   options.log?.("versus: one OpenAI Agents step");
@@ -410,26 +412,20 @@ export async function benchVersus(options: CaseOptions = {}): Promise<VersusResu
   const ownAgent = agentOf([
     openAiTool({ name: "ping", description: versusPing.description, parameters: pingArguments, execute: (input) => pong(input) }),
   ]);
-  expectSame("the OpenAI Agents step through toolgate", await openAiStep(runner, oursAgent), PONG_TEXT);
-  expectSame("the OpenAI Agents step with its own tool", await openAiStep(runner, ownAgent), PONG_TEXT);
   const openAiAgentsStep = await compare(
     plan,
-    { ours: "toOpenAiAgentsTools", peer: "the SDK's tool() (zod)" },
-    () => openAiStep(runner, oursAgent),
-    () => openAiStep(runner, ownAgent),
+    { label: "toOpenAiAgentsTools", call: () => openAiStep(runner, oursAgent), returns: PONG_TEXT },
+    { label: "the SDK's tool() (zod)", call: () => openAiStep(runner, ownAgent), returns: PONG_TEXT },
   );
 
   options.log?.("versus: one Pi 0.85 step");
   const piModel = fauxProvider().getModel();
   const oursPiTools = toPiAgentTools(registry) as unknown as AgentTool[];
   const ownPiTools = [piOwnPing];
-  expectSame("the Pi step through toolgate", await piStep(oursPiTools, piModel), PONG_TEXT);
-  expectSame("the Pi step with its own tool", await piStep(ownPiTools, piModel), PONG_TEXT);
   const piStepFigure = await compare(
     plan,
-    { ours: "toPiAgentTools (zod)", peer: "Pi's own TypeBox tool" },
-    () => piStep(oursPiTools, piModel),
-    () => piStep(ownPiTools, piModel),
+    { label: "toPiAgentTools (zod)", call: () => piStep(oursPiTools, piModel), returns: PONG_TEXT },
+    { label: "Pi's own TypeBox tool", call: () => piStep(ownPiTools, piModel), returns: PONG_TEXT },
   );
 
   options.log?.("versus: one MCP callTool");
@@ -438,14 +434,11 @@ export async function benchVersus(options: CaseOptions = {}): Promise<VersusResu
   let mcpCallFigure: VersusFigure;
   let mcpCallPoolAlive: VersusFigure;
   try {
-    expectSame("the MCP call through toolgate", await mcpCall(oursMcp), PONG_TEXT);
-    expectSame("the MCP call to registerTool", await mcpCall(ownMcp), PONG_TEXT);
     const mcpLabels = { ours: "createMcpServer", peer: "McpServer.registerTool" };
     mcpCallFigure = await compare(
       plan,
-      mcpLabels,
-      () => mcpCall(oursMcp),
-      () => mcpCall(ownMcp),
+      { label: "createMcpServer", call: () => mcpCall(oursMcp), returns: PONG_TEXT },
+      { label: "McpServer.registerTool", call: () => mcpCall(ownMcp), returns: PONG_TEXT },
     );
     options.log?.("versus: one MCP callTool, an idle worker pool alive");
     const threads = availableParallelism();
@@ -453,9 +446,8 @@ export async function benchVersus(options: CaseOptions = {}): Promise<VersusResu
     try {
       mcpCallPoolAlive = await compare(
         plan,
-        mcpLabels,
-        () => mcpCall(oursMcp),
-        () => mcpCall(ownMcp),
+        { label: mcpLabels.ours, call: () => mcpCall(oursMcp), returns: PONG_TEXT },
+        { label: mcpLabels.peer, call: () => mcpCall(ownMcp), returns: PONG_TEXT },
       );
     } finally {
       await idlePool.close();
@@ -474,24 +466,22 @@ export async function benchVersus(options: CaseOptions = {}): Promise<VersusResu
   try {
     const oursWorkerAiTools = toAiSdkTools(workerExecutor) as ToolSet;
     const ownWorkerAiTools: ToolSet = { ping: sdkPing(viaPiscina) };
-    expectSame("the AI SDK step through toolgate's pool", await aiSdkStep(aiModel, oursWorkerAiTools), PONG_TEXT);
-    expectSame("the AI SDK step through Piscina", await aiSdkStep(aiModel, ownWorkerAiTools), pong({ n: 1 }));
     aiSdkStepWorker = await compare(
       poolPlan,
-      { ours: "toAiSdkTools(WorkerToolExecutor, 1 thread)", peer: "the SDK's tool() calling piscina.run (1 thread)" },
-      () => aiSdkStep(aiModel, oursWorkerAiTools),
-      () => aiSdkStep(aiModel, ownWorkerAiTools),
+      { label: "toAiSdkTools(WorkerToolExecutor, 1 thread)", call: () => aiSdkStep(aiModel, oursWorkerAiTools), returns: PONG_TEXT },
+      {
+        label: "the SDK's tool() calling piscina.run (1 thread)",
+        call: () => aiSdkStep(aiModel, ownWorkerAiTools),
+        returns: pong({ n: 1 }),
+      },
     );
     const oursWorkerMcp = await mcpClient(createMcpServer(workerExecutor, { name: "bench-toolgate", version: "1.0.0" }));
     const ownWorkerMcp = await mcpClient(mcpOwnServer(viaPiscina));
     try {
-      expectSame("the MCP call through toolgate's pool", await mcpCall(oursWorkerMcp), PONG_TEXT);
-      expectSame("the MCP call through Piscina", await mcpCall(ownWorkerMcp), PONG_TEXT);
       mcpCallWorker = await compare(
         poolPlan,
-        { ours: "createMcpServer(WorkerToolExecutor, 1 thread)", peer: "registerTool calling piscina.run (1 thread)" },
-        () => mcpCall(oursWorkerMcp),
-        () => mcpCall(ownWorkerMcp),
+        { label: "createMcpServer(WorkerToolExecutor, 1 thread)", call: () => mcpCall(oursWorkerMcp), returns: PONG_TEXT },
+        { label: "registerTool calling piscina.run (1 thread)", call: () => mcpCall(ownWorkerMcp), returns: PONG_TEXT },
       );
     } finally {
       await oursWorkerMcp.close();

@@ -14,7 +14,7 @@ import {
   ObjectHasOwn,
 } from "../contract/primordials.js";
 import { integerOr, invalidArgument, MAX_DELAY_MS, readOwnOption, validateObject, validateOptionKeys } from "../contract/validators.js";
-import { HOOKS_ELSEWHERE } from "../executor/pipeline.js";
+import { EXECUTOR_OPTION_KEYS, HOOKS_ELSEWHERE } from "../executor/pipeline.js";
 import type { ExecutorOptions } from "../executor/tool-executor.js";
 import { type ToolModuleSpecifier, toolModuleUrl } from "./tool-modules.js";
 
@@ -78,13 +78,7 @@ const RESOURCE_LIMIT_FIELDS = ["maxOldGenerationSizeMb", "maxYoungGenerationSize
 
 /** Every option of `WorkerToolExecutor.create`: the ones every executor takes, then the pool's own. */
 export const WORKER_OPTION_KEYS: readonly string[] = ObjectFreeze([
-  // every executor's (EXECUTOR_OPTION_KEYS)
-  "timeoutMs",
-  "hooks",
-  "app",
-  "argumentBudgets",
-  "outputBudgets",
-  "attachmentBudgets",
+  ...EXECUTOR_OPTION_KEYS,
   // the pool's own
   "modules",
   "minThreads",

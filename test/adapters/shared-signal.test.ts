@@ -11,9 +11,9 @@ import { toPiAgentTools } from "toolgate/pi";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 
-type Use = (signal: AbortSignal) => void;
+type Use = (signal: AbortSignal) => unknown;
 
-/** A tool that records the signal of each call and does `use` with it. */
+/** A tool that records the signal of each call and does `use` with it (its result, else "ok", is the tool's). */
 function recordingTool(use: Use) {
   const seen: AbortSignal[] = [];
   const tool = defineTool({
@@ -22,8 +22,7 @@ function recordingTool(use: Use) {
     parameters: z.object({}),
     execute: (_args, { signal }: ToolContext) => {
       seen.push(signal);
-      use(signal);
-      return "ok";
+      return use(signal) ?? "ok";
     },
   });
   return { seen, registry: new ToolRegistry([tool]) };
@@ -100,19 +99,10 @@ describe.each(adapters)("the signal of a call without the framework's: $name", (
 
   it("calls running at once that each leave a listener do not pile them up either", async () => {
     const release = deferred();
-    const seen: AbortSignal[] = [];
-    const slow = defineTool({
-      name: "probe",
-      description: "Leaves a listener on its signal, then waits.",
-      parameters: z.object({}),
-      execute: async (_args, { signal }) => {
-        seen.push(signal);
-        signal.addEventListener("abort", () => {});
-        await release.promise;
-        return "ok";
-      },
+    const { seen, registry } = recordingTool(async (signal) => {
+      signal.addEventListener("abort", () => {});
+      await release.promise;
     });
-    const registry = new ToolRegistry([slow]);
     const running: Promise<unknown>[] = [];
     for (let index = 0; index < CALLS; index += 1) running.push(adapter.call(registry, `call-${index}`));
     release.resolve();
@@ -162,20 +152,13 @@ describe.each(adapters)("the signal of a call without the framework's: $name", (
 
   it("with the framework's signal, the tool sees that signal, and aborting it rejects the call with its reason", async () => {
     const started = deferred();
-    const seen: AbortSignal[] = [];
-    const stall = defineTool({
-      name: "probe",
-      description: "Waits for its signal.",
-      parameters: z.object({}),
-      execute: (_args, { signal }) => {
-        seen.push(signal);
-        started.resolve();
-        return new Promise<string>(() => {});
-      },
+    const { seen, registry } = recordingTool(() => {
+      started.resolve();
+      return new Promise<string>(() => {});
     });
     const controller = new AbortController();
     const reason = new Error("stop");
-    const call = adapter.callWith(new ToolRegistry([stall]), "call-abort", controller.signal).then(
+    const call = adapter.callWith(registry, "call-abort", controller.signal).then(
       () => "resolved",
       (error: unknown) => error,
     );
