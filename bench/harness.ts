@@ -39,7 +39,8 @@ export function median(values: readonly number[]): number {
 export function round(value: number, digits = 3): number {
   if (!Number.isFinite(value)) return value;
   const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
+  const rounded = Math.round(value * factor) / factor;
+  return rounded === 0 ? 0 : rounded; // never -0: JSON writes it as 0, so the file would not round-trip
 }
 
 /** The order of `names` rotated by `round`, so no variant always runs first. */

@@ -266,7 +266,7 @@ async function batchSeries(what: string, executor: ToolExecutor, ns: readonly nu
   }
   const points = ns.map((n, at) => {
     const total = median(us[at] as number[]);
-    return { n, us: round(total, 1), usPerCall: round(total / n, 3), bytesPerCall: Math.round(median(bytes[at] as number[])) };
+    return { n, us: round(total, 1), usPerCall: round(total / n, 3), bytesPerCall: round(median(bytes[at] as number[]), 0) };
   });
   return { what, points, perDoubling: round(perDoublingOf(points)) };
 }
