@@ -8,10 +8,12 @@ import { ContractErrorCode } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import {
   AbortControllerPrototypeGetSignal,
+  AbortSignalPrototype,
   ArrayPrototypeIncludes,
   NativeAbortController,
   ObjectGetPrototypeOf,
   ObjectHasOwn,
+  ObjectIsExtensible,
   ReflectApply,
   ReflectOwnKeys,
 } from "../contract/primordials.js";
@@ -89,8 +91,6 @@ let shared: AbortSignal | undefined;
 
 // Captured at load, as the primordials are.
 const countListeners = getEventListeners;
-const ObjectIsExtensible = Object.isExtensible;
-const AbortSignalPrototype = AbortSignal.prototype;
 
 /** The own keys `AbortSignal.any` adds to a source signal (where Node keeps its dependants), found once on a probe. */
 const DEPENDANTS_KEYS: readonly (string | symbol)[] = (() => {

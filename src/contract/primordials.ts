@@ -25,6 +25,7 @@ export const ObjectGetPrototypeOf = Object.getPrototypeOf;
 export const ObjectKeys = Object.keys;
 export const ObjectPrototype = Object.prototype;
 export const ObjectHasOwn = Object.hasOwn;
+export const ObjectIsExtensible = Object.isExtensible;
 export const ReflectOwnKeys = Reflect.ownKeys;
 // Annex B's __lookupGetter__: for an own data property it returns undefined without allocating
 // a descriptor (an array element's descriptor read costs twice as much on Node 20).
@@ -183,6 +184,7 @@ export const AbortControllerPrototypeGetSignal = getterOf<AbortController, Abort
 export const DOMExceptionPrototype = DOMException.prototype;
 export const DOMExceptionPrototypeGetName = getterOf<DOMException, string>(DOMException.prototype, "name");
 export const DOMExceptionPrototypeGetMessage = getterOf<DOMException, string>(DOMException.prototype, "message");
+export const AbortSignalPrototype = AbortSignal.prototype;
 export const AbortSignalPrototypeGetAborted = getterOf<AbortSignal, boolean>(AbortSignal.prototype, "aborted");
 export const AbortSignalPrototypeGetReason = getterOf<AbortSignal, unknown>(AbortSignal.prototype, "reason");
 const addEventListener = EventTarget.prototype.addEventListener;

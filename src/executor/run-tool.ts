@@ -119,9 +119,8 @@ export function runTool(
   runContext: RunContext,
   settings: RunSettings = DEFAULT_RUN_SETTINGS,
 ): ToolOutcome | Promise<ToolOutcome> {
-  const signalIfMade = settings.signalIfMade;
   // In a worker, the abort can arrive while the call is queued.
-  throwIfMadeAndAborted(signalIfMade === undefined ? runContext.signal : signalIfMade(runContext as ToolContext));
+  throwIfMadeAndAborted(signalSoFar(settings, runContext as ToolContext));
   const within = outputBudgetsFor(tool.budgets, settings.outputBudgets);
   const attachmentsWithin = attachmentBudgetsFor(tool.attachmentBudgets, settings.attachmentBudgets);
   // docs/contract.md: rule 7 — execution context (frozen, with the run's own signal).
@@ -131,16 +130,21 @@ export function runTool(
   try {
     returned = tool.execute(args, context);
   } catch (error) {
-    return failed(error, signalIfMade === undefined ? context.signal : signalIfMade(context), within);
+    return failed(error, signalSoFar(settings, context), within);
   }
   const pending = untrustedPromise(returned);
   // A plain value is finished at once, with no settlement record (the common case).
-  if (pending === undefined)
-    return succeeded(returned, signalIfMade === undefined ? context.signal : signalIfMade(context), within, attachmentsWithin);
+  if (pending === undefined) return succeeded(returned, signalSoFar(settings, context), within, attachmentsWithin);
   // Awaiting the tool read its signal (raceAbort): it exists from here on.
   return PromisePrototypeThen(raceAbort(pending, context.signal), (settled) =>
     settled.ok ? succeeded(settled.payload, context.signal, within, attachmentsWithin) : failed(settled.payload, context.signal, within),
   ) as Promise<ToolOutcome>;
+}
+
+/** The run's signal as it stands: a worker task's only if something made it (reading it would make one). */
+function signalSoFar(settings: RunSettings, context: ToolContext): AbortSignal | undefined {
+  const signalIfMade = settings.signalIfMade;
+  return signalIfMade === undefined ? context.signal : signalIfMade(context);
 }
 
 /**
