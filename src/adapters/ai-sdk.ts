@@ -136,8 +136,7 @@ async function* runCall(
   input: unknown,
   signal: AbortSignal,
 ): AsyncGenerator<ToolgateAiSdkOutput, void, undefined> {
-  const call = { type: "toolCall", id: toolCallId, name, arguments: input };
-  const stream = progressStream((onProgress) => source.run(call, signal, { onProgress }));
+  const stream = progressStream((onProgress) => source.run(toolCallId, name, input, signal, onProgress));
   for (;;) {
     const step = await stream.next();
     if (step.kind === "progress") {

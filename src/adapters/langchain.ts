@@ -225,11 +225,10 @@ async function runCall(plan: CallPlan, facts: CallFacts): Promise<ToolMessage> {
       return new ToolMessage({ status: "error", content: errorContent(ToolErrorCode.CALL_DENIED, denial), tool_call_id: toolCallId, name });
     }
   }
-  const call = { type: "toolCall", id: toolCallId, name, arguments: input };
   const signal = config.signal ?? neverAbortedSignal();
   let result: ToolResultMessage;
   try {
-    result = await plan.source.run(call, signal, { onProgress: progressSink(plan, facts) });
+    result = await plan.source.run(toolCallId, name, input, signal, progressSink(plan, facts));
   } catch (error) {
     if (plan.onFatal !== undefined && isNonRecoverableToolError(error)) {
       try {

@@ -142,7 +142,6 @@ function acceptingSchema(parameters: unknown) {
 async function runCall(plan: CallPlan, name: string, input: unknown, context: MastraContext | undefined): Promise<ToolgateMastraOutput> {
   const mastraCallId = context?.agent?.toolCallId;
   const id = typeof mastraCallId === "string" && mastraCallId.length > 0 ? mastraCallId : newCallId();
-  const call = { type: "toolCall", id, name, arguments: input };
   const writer = context?.writer;
   const { onProgress } = plan;
   const sink: ProgressListener = (progress) => {
@@ -159,7 +158,7 @@ async function runCall(plan: CallPlan, name: string, input: unknown, context: Ma
   };
   let result: ToolResultMessage;
   try {
-    result = await plan.source.run(call, context?.abortSignal ?? neverAbortedSignal(), { onProgress: sink });
+    result = await plan.source.run(id, name, input, context?.abortSignal ?? neverAbortedSignal(), sink);
   } catch (error) {
     if (plan.onFatal !== undefined && isNonRecoverableToolError(error)) {
       try {

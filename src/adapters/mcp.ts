@@ -27,7 +27,6 @@ import {
 import type { ToolResultMessage } from "../contract/results.js";
 import { describeFailure } from "../contract/untrusted.js";
 import { readOptions } from "../contract/validators.js";
-import type { CallOptions } from "../executor/tool-executor.js";
 import { contentBlocks } from "./image-blocks.js";
 import { type McpRequestExtra, mcpProgressListener } from "./mcp-progress.js";
 import { type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
@@ -109,21 +108,15 @@ let callCount = 0;
 
 function callTool(source: ResolvedSource, params: CallToolRequest["params"], extra: McpRequestExtra): Promise<CallToolResult> {
   callCount += 1;
-  const call = {
-    type: "toolCall",
-    id: "mcp-" + callCount + "-" + String(extra.requestId),
-    name: params.name,
-    arguments: params.arguments ?? {},
-  };
+  const id = "mcp-" + callCount + "-" + String(extra.requestId);
   const progressToken = params._meta?.progressToken;
-  // No options object without a token: the executor then has nothing to read.
-  const options: CallOptions | undefined =
-    progressToken === undefined ? undefined : { onProgress: mcpProgressListener(progressToken, extra) };
+  // No listener without a token: the executor then has nothing to report to.
+  const onProgress = progressToken === undefined ? undefined : mcpProgressListener(progressToken, extra);
   // A `then` rather than an async function: one promise and one turn fewer per call.
   let pending: Promise<ToolResultMessage>;
   try {
     // A custom executor's `executeToolCall` may throw, or hand back a thenable: both are read as `await` would.
-    pending = PromiseResolve(source.run(call, extra.signal, options));
+    pending = PromiseResolve(source.run(id, params.name, params.arguments ?? {}, extra.signal, onProgress));
   } catch (error) {
     return PromiseReject(mcpError(error));
   }

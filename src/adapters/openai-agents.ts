@@ -180,10 +180,9 @@ async function runCall(
 ): Promise<ToolgateOpenAiAgentsOutput> {
   const sdkCallId = details?.toolCall?.callId;
   const id = typeof sdkCallId === "string" && sdkCallId.length > 0 ? sdkCallId : newCallId();
-  const call = { type: "toolCall", id, name, arguments: input };
   let result: ToolResultMessage;
   try {
-    result = await source.run(call, details?.signal ?? neverAbortedSignal(), onProgress === undefined ? undefined : { onProgress });
+    result = await source.run(id, name, input, details?.signal ?? neverAbortedSignal(), onProgress);
   } catch (error) {
     // The id and name are ours, so a malformed call here is the model's arguments (valid JSON
     // but not an object, or over the argument budgets): model data, which must not end the

@@ -7,7 +7,7 @@
 // Nothing here imports Pi, not even its types: the tools are plain objects of the shape both
 // majors' `AgentTool` accept, so one build serves either major, whichever the user installed.
 import type { ResolvedArgumentBudgets } from "../contract/budgets.js";
-import { snapshotToolCall, validateArguments } from "../contract/call.js";
+import { snapshotCallParts, validateArguments } from "../contract/call.js";
 import { ContractErrorCode, ToolErrorCode } from "../contract/constants.js";
 import { type DescribeToolsOptions, describeTools, type ToolDescription } from "../contract/describe.js";
 import { isNonRecoverableToolError, isToolContractError, type NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
@@ -18,7 +18,7 @@ import type { Tool } from "../contract/tools.js";
 import { ToolRegistry } from "../contract/tools.js";
 import { readOptions, validateFunction } from "../contract/validators.js";
 import type { ProgressListener, ToolProgress } from "../executor/progress.js";
-import type { CallOptions, ToolExecutor } from "../executor/tool-executor.js";
+import type { ToolExecutor } from "../executor/tool-executor.js";
 import { contentBlocks, type ToolgateImageBlock, type ToolgateTextBlock } from "./image-blocks.js";
 import { neverAbortedSignal, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
 
@@ -170,8 +170,7 @@ function makeAgentTool(
         signal?: AbortSignal,
         onUpdate?: (partialResult: ToolgatePiResult<ToolProgress>) => void,
       ): Promise<ToolgatePiResult<ToolgatePiDetails>> => {
-        const call = { type: "toolCall", id: toolCallId, name, arguments: params };
-        const callOptions: CallOptions | undefined = typeof onUpdate === "function" ? { onProgress: relayProgress(onUpdate) } : undefined;
+        const onProgress = typeof onUpdate === "function" ? relayProgress(onUpdate) : undefined;
         const failed = (error: unknown): never => {
           if (hook !== undefined && isNonRecoverableToolError(error)) {
             try {
@@ -186,7 +185,7 @@ function makeAgentTool(
         let pending: Promise<ToolResultMessage>;
         try {
           // A custom executor's `executeToolCall` may throw, or hand back a thenable: both are read as `await` would.
-          pending = PromiseResolve(source.run(call, signal ?? neverAbortedSignal(), callOptions));
+          pending = PromiseResolve(source.run(toolCallId, name, params, signal ?? neverAbortedSignal(), onProgress));
         } catch (error) {
           pending = PromiseReject(error);
         }
@@ -217,7 +216,7 @@ function relayProgress(onUpdate: (partialResult: ToolgatePiResult<ToolProgress>)
 /** What `precheck` checks a call against: the tool, and the argument budgets its executor applies. */
 interface PrecheckTarget {
   readonly tool: Tool;
-  /** Just this tool, by name: `snapshotToolCall` tightens the budgets with the tool's own `argumentBudgets`. */
+  /** Just this tool, by name: `snapshotCallParts` tightens the budgets with the tool's own `argumentBudgets`. */
   readonly tools: Map<string, Tool>;
   readonly budgets: ResolvedArgumentBudgets;
 }
@@ -233,7 +232,7 @@ function precheck({ tool, tools, budgets }: PrecheckTarget, args: unknown): void
   let verdict: ReturnType<typeof validateArguments>;
   try {
     // docs/contract.md: rule 4 — call snapshot, rule 6 — validation first (the same steps as the pipeline's).
-    const snapshot = snapshotToolCall({ type: "toolCall", id: "toolgate-precheck", name: tool.name, arguments: args }, budgets, tools);
+    const snapshot = snapshotCallParts("toolgate-precheck", tool.name, args, budgets, tools);
     verdict = validateArguments(tool, snapshot.arguments);
   } catch (error) {
     if (isToolContractError(error) && error.code === ContractErrorCode.INVALID_TOOL_CALL) {

@@ -19,8 +19,9 @@ import {
 } from "../contract/primordials.js";
 import type { ToolResultMessage } from "../contract/results.js";
 import { registeredTools, type ToolRegistry } from "../contract/tools.js";
-import { executeToolCall } from "../executor/in-process.js";
-import type { CallOptions, ToolExecutor } from "../executor/tool-executor.js";
+import { executeToolCallParts } from "../executor/in-process.js";
+import type { ProgressListener } from "../executor/progress.js";
+import type { ToolExecutor } from "../executor/tool-executor.js";
 import { argumentBudgetsOf } from "../executor/tool-executor.js";
 
 /** What an adapter takes: a registry (calls run in-process) or an executor. */
@@ -29,7 +30,11 @@ export type ToolCallSource = ToolRegistry | Pick<ToolExecutor, "registry" | "exe
 /** A source, read once: its registry, and how one call runs through it. */
 export interface ResolvedSource {
   readonly registry: ToolRegistry;
-  readonly run: (call: unknown, signal: AbortSignal, options?: CallOptions) => Promise<ToolResultMessage>;
+  /**
+   * Runs the call `{ type: "toolCall", id, name, arguments: args }` (what the framework
+   * passed), with the adapter's progress listener as its one option when it has one.
+   */
+  readonly run: (id: unknown, name: unknown, args: unknown, signal: AbortSignal, onProgress?: ProgressListener) => Promise<ToolResultMessage>;
   /** The argument budgets `run` applies (before a tool's own): an executor's, or the defaults for a registry or a wrapper. */
   readonly argumentBudgets: ResolvedArgumentBudgets;
 }
@@ -39,7 +44,8 @@ export function resolveSource(source: unknown, api: string): ResolvedSource {
   if (isToolRegistry(source)) {
     return {
       registry: source,
-      run: (call, signal, options) => executeToolCall(source, call, signal, options),
+      // The call and its options are toolgate's own here: the pipeline takes their parts as they are.
+      run: (id, name, args, signal, onProgress) => executeToolCallParts(source, id, name, args, signal, onProgress),
       argumentBudgets: DEFAULT_ARGUMENT_BUDGETS,
     };
   }
@@ -49,7 +55,12 @@ export function resolveSource(source: unknown, api: string): ResolvedSource {
     if (isToolRegistry(registry) && typeof run === "function") {
       return {
         registry,
-        run: (call, signal, options) => ReflectApply(run, source, [call, signal, options]) as Promise<ToolResultMessage>,
+        run: (id, name, args, signal, onProgress) =>
+          ReflectApply(run, source, [
+            { type: "toolCall", id, name, arguments: args },
+            signal,
+            onProgress === undefined ? undefined : { onProgress },
+          ]) as Promise<ToolResultMessage>,
         argumentBudgets: argumentBudgetsOf(source),
       };
     }

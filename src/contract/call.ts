@@ -31,7 +31,7 @@ import {
   ReflectApply,
   ReflectOwnKeys,
 } from "./primordials.js";
-import type { Tool } from "./tools.js";
+import { ownLiteralValidator, type Tool, type ValidationDecision } from "./tools.js";
 import { describeFailure, type FailureText, observeRejection, ownDataOr, readDataProperty } from "./untrusted.js";
 
 /** A JSON value: what a model can put in a tool call's arguments. */
@@ -65,10 +65,45 @@ export function snapshotToolCall(
   const type = readOwnData(call, "type");
   if (type !== "toolCall") invalid('call.type must be "toolCall"');
   const id = readOwnData(call, "id");
-  if (typeof id !== "string" || id.length === 0) invalid("call.id must be a non-empty string");
+  checkId(id);
   const name = readOwnData(call, "name");
+  checkName(name);
+  return snapshotArguments(id, name, readOwnData(call, "arguments"), budgets, tools);
+}
+
+/**
+ * `snapshotToolCall` of a call an adapter assembles itself from what its framework passed
+ * (`{ type: "toolCall", id, name, arguments }` made by toolgate has no accessor to look for):
+ * the same checks of `id`, `name` and the arguments, and the same snapshot of the arguments.
+ */
+export function snapshotCallParts(
+  id: unknown,
+  name: unknown,
+  args: unknown,
+  budgets: ResolvedArgumentBudgets,
+  tools: Map<string, Tool>,
+): Readonly<ToolCall> {
+  checkId(id);
+  checkName(name);
+  return snapshotArguments(id, name, args, budgets, tools);
+}
+
+function checkId(id: unknown): asserts id is string {
+  if (typeof id !== "string" || id.length === 0) invalid("call.id must be a non-empty string");
+}
+
+function checkName(name: unknown): asserts name is string {
   if (typeof name !== "string" || name.length === 0) invalid("call.name must be a non-empty string");
-  const args = readOwnData(call, "arguments");
+}
+
+/** The snapshot of a call's arguments (within the budgets, tightened by tool `name`'s own), and the frozen call around it. */
+function snapshotArguments(
+  id: string,
+  name: string,
+  args: unknown,
+  budgets: ResolvedArgumentBudgets,
+  tools: Map<string, Tool> | undefined,
+): Readonly<ToolCall> {
   if (!isPlainRecord(args) || isArrayBufferView(args) || isBoxedPrimitive(args)) invalid("call.arguments must be a plain JSON object");
   const tool = tools === undefined ? undefined : MapPrototypeGet(tools, name);
   // The root is checked above (a plain, non-Proxy record): it is counted and copied directly.
@@ -316,14 +351,20 @@ const MALFORMED = "validate must return { ok: true, value } or { ok: false, erro
  * TOOL_VALIDATION_FAILED for a throw or a malformed decision.
  */
 export function validateArguments(tool: Tool, args: unknown): Validation {
+  const own = ownLiteralValidator(tool);
   let decision: unknown;
   try {
-    decision = tool.validate(args);
+    decision = own === undefined ? tool.validate(args) : own(args);
   } catch (error) {
     if (isNonRecoverableToolError(error)) throw error;
     return failed(ToolErrorCode.VALIDATION_FAILED, describeFailure(error));
   }
-  return readDecision(decision);
+  return own === undefined ? readDecision(decision) : takeOwnDecision(decision as ValidationDecision<unknown>);
+}
+
+/** A decision toolgate's own validator made: a fresh literal, nothing of it to read warily. */
+function takeOwnDecision(decision: ValidationDecision<unknown>): Validation {
+  return decision.ok ? decision : failed(ToolErrorCode.ARGUMENTS_INVALID, describeFailure(decision.error));
 }
 
 function readDecision(decision: unknown): Validation {

@@ -8,7 +8,7 @@
 import { ContractErrorCode } from "./constants.js";
 import { ToolContractError } from "./errors.js";
 import { type ArgumentIssue, describeIssues, formatPath, readMaxIssues } from "./issues.js";
-import { ArrayIsArray, isPromise, isProxy, ReflectApply } from "./primordials.js";
+import { ArrayIsArray, isPromise, isProxy, ReflectApply, WeakSetPrototypeAdd, WeakSetPrototypeHas } from "./primordials.js";
 import type { ValidationDecision } from "./tools.js";
 import { observeRejection, readDataProperty } from "./untrusted.js";
 import { readOptions } from "./validators.js";
@@ -96,7 +96,7 @@ export function validatorFromStandardSchema<S extends StandardSchemaV1>(
 /** The synchronous validator over parts already read. */
 export function standardSchemaValidator<T>(parts: StandardSchemaParts, maxIssues: number): StandardSchemaValidate<T> {
   const { validate, props } = parts;
-  return (args) => {
+  const validator: StandardSchemaValidate<T> = (args) => {
     // Called with its own props object as `this`, as the libraries expect, without
     // consulting Function.prototype.call.
     const result: unknown = ReflectApply(validate, props, [args]);
@@ -116,6 +116,17 @@ export function standardSchemaValidator<T>(parts: StandardSchemaParts, maxIssues
     if (!ArrayIsArray(issues) || isProxy(issues)) throw new Error("the schema's validate returned issues that are not an array");
     return { ok: false, error: describeStandardIssues(issues, maxIssues) };
   };
+  WeakSetPrototypeAdd(ownDecisions, validator);
+  return validator;
+}
+
+// Validators made here: each decision is a fresh literal, `{ ok: true, value }` or
+// `{ ok: false, error: <string> }`, so a tool's snapshot may take it without reading it as untrusted.
+const ownDecisions = new WeakSet<object>();
+
+/** True for a validator `standardSchemaValidator` made (its decisions are its own literals). */
+export function decidesOwnLiterals(validate: unknown): boolean {
+  return typeof validate === "function" && WeakSetPrototypeHas(ownDecisions, validate);
 }
 
 /**

@@ -35,7 +35,7 @@ import {
   WeakSetPrototypeAdd,
   WeakSetPrototypeHas,
 } from "./primordials.js";
-import type { StandardSchemaV1, StandardSchemaV1Output } from "./standard-schema.js";
+import { decidesOwnLiterals, type StandardSchemaV1, type StandardSchemaV1Output } from "./standard-schema.js";
 import { checkTimeoutMs } from "./timeout.js";
 
 /** A validator's verdict. `error` carries details the model reads when `ok` is false. */
@@ -164,8 +164,18 @@ export function defineTool(definition: unknown): Tool {
   });
   WeakSetPrototypeAdd(definedTools, tool);
   WeakMapPrototypeSet(validators, tool, validate);
+  if (decidesOwnLiterals(validate)) WeakMapPrototypeSet(literalDeciders, tool, validate);
   recordToolSchema(tool, source);
   return tool;
+}
+
+// The snapshots whose validator is one of toolgate's own Standard Schema validators, and that
+// validator: the boundary calls it directly and takes its decision as it is (see validateArguments).
+const literalDeciders = new WeakMap<Tool, (args: unknown) => ValidationDecision<unknown>>();
+
+/** The validator behind `tool` when toolgate made it (its decisions are its own literals); else undefined. */
+export function ownLiteralValidator(tool: Tool): ((args: unknown) => ValidationDecision<unknown>) | undefined {
+  return WeakMapPrototypeGet(literalDeciders, tool);
 }
 
 /** The caller's original `validate` function behind a snapshot (for adapters' metadata lookups). */

@@ -156,6 +156,11 @@ export function ownDataOr<T>(object: object, key: string, absent: T): unknown {
 
 /** A data property found on the object or its prototypes; stops at accessors and Proxies. */
 export function readDataProperty(object: object, key: string): unknown {
+  // The common case, a plain object whose prototype (Object.prototype) has no such key, is read
+  // without a descriptor: only an own data property can hold the value.
+  if (!isProxy(object) && ObjectGetPrototypeOf(object) === ObjectPrototype && !ObjectHasOwn(ObjectPrototype, key)) {
+    return ownDataOr(object, key, undefined);
+  }
   let current: object | null = object;
   for (let hops = 0; current !== null && hops < MAX_PROTOTYPE_HOPS; hops += 1) {
     if (isProxy(current)) return undefined;

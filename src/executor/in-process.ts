@@ -6,11 +6,12 @@ import { ContractErrorCode } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import { isPromise, ObjectFreeze, PromisePrototypeThen, PromiseReject } from "../contract/primordials.js";
 import type { ToolResultMessage } from "../contract/results.js";
-import type { ToolContext } from "../contract/tools.js";
+import type { ToolContext, ToolProgressReport } from "../contract/tools.js";
 import { registeredTools, type ToolRegistry } from "../contract/tools.js";
 import type { RunFacts } from "./hooks.js";
 import {
   executeCall,
+  executeCallParts,
   executeCalls,
   InFlight,
   type Pipeline,
@@ -18,7 +19,7 @@ import {
   type RunRequest,
   readExecutorOptions,
 } from "./pipeline.js";
-import { discardProgress, openProgressChannel } from "./progress.js";
+import { discardProgress, openProgressChannel, type ProgressChannel, type ProgressListener } from "./progress.js";
 import { runTool, runWithTimeout, type ToolOutcome } from "./run-tool.js";
 import type { BatchOptions, CallOptions, ExecutorOptions, ToolExecutor } from "./tool-executor.js";
 import { recordArgumentBudgets } from "./tool-executor.js";
@@ -33,9 +34,8 @@ const HERE: RunFacts = ObjectFreeze({ threadId, queueWaitMs: 0 });
  */
 function runHere(request: RunRequest): ToolOutcome | Promise<ToolOutcome> {
   request.record(HERE);
-  const { call, signal, onProgress } = request;
-  if (onProgress === undefined) return runWithin(request, discardProgress);
-  const progress = openProgressChannel(onProgress, call.id, call.name, signal);
+  if (request.onProgress === undefined) return runWithin(request, discardProgress);
+  const progress = new ProgressOnFirstReport(request);
   let outcome: ToolOutcome | Promise<ToolOutcome>;
   try {
     outcome = runWithin(request, progress.report);
@@ -58,6 +58,37 @@ function runHere(request: RunRequest): ToolOutcome | Promise<ToolOutcome> {
       throw error;
     },
   ) as Promise<ToolOutcome>;
+}
+
+/**
+ * A call's progress channel, opened at the tool's first report: most tools never report, and
+ * a framework may pass a listener on every call (Pi always does), so opening it up front
+ * would cost every call a throttle and its closures.
+ */
+class ProgressOnFirstReport {
+  readonly report: ToolContext["reportProgress"];
+  readonly #request: RunRequest;
+  #channel: ProgressChannel | undefined;
+  #closed = false;
+
+  constructor(request: RunRequest) {
+    this.#request = request;
+    this.report = ObjectFreeze((report: ToolProgressReport) => this.#report(report));
+  }
+
+  #report(report: ToolProgressReport): void {
+    if (this.#closed) return; // as a closed channel: a report after the run settled is not even read
+    if (this.#channel === undefined) {
+      const { call, signal, onProgress } = this.#request;
+      this.#channel = openProgressChannel(onProgress as ProgressListener, call.id, call.name, signal);
+    }
+    this.#channel.report(report);
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#channel?.close();
+  }
 }
 
 /** The tool under the call's timeout, if it has one. */
@@ -99,6 +130,25 @@ export function executeToolCall(
 ): Promise<ToolResultMessage> {
   try {
     return executeCall(pipelineOf(registry), call, signal, options);
+  } catch (error) {
+    return PromiseReject(error); // a registry that is not one
+  }
+}
+
+/**
+ * `executeToolCall` of a call an adapter assembled from its framework's id, name and
+ * arguments, with the adapter's own progress listener (if any) as its one option.
+ */
+export function executeToolCallParts(
+  registry: ToolRegistry,
+  id: unknown,
+  name: unknown,
+  args: unknown,
+  signal: AbortSignal,
+  onProgress: ProgressListener | undefined,
+): Promise<ToolResultMessage> {
+  try {
+    return executeCallParts(pipelineOf(registry), id, name, args, signal, onProgress);
   } catch (error) {
     return PromiseReject(error); // a registry that is not one
   }

@@ -24,7 +24,7 @@ import {
   readOutputBudgets,
   resolveBudgets,
 } from "../contract/budgets.js";
-import { snapshotToolCall, type ToolCall, validateArguments } from "../contract/call.js";
+import { snapshotCallParts, snapshotToolCall, type ToolCall, validateArguments } from "../contract/call.js";
 import { ContractErrorCode, Limits, type RecoverableToolErrorCode, ToolErrorCode } from "../contract/constants.js";
 import {
   ArrayPrototypeJoin,
@@ -102,12 +102,41 @@ export function executeCall(pipeline: Pipeline, call: unknown, signal: AbortSign
     // docs/contract.md: rule 4 — call snapshot.
     // The tools: a tool's own argument budgets tighten the call's (looked up by the call's name).
     const snapshot = snapshotToolCall(call, callArgumentBudgets(pipeline.settings, callOptions), pipeline.tools);
-    const hooks = pipeline.settings?.hooks;
-    if (hooks === undefined) return handOut(settleCall(pipeline, snapshot, signal, callOptions), signal);
-    return traced(hooks, snapshot, signal, (trace) => handOut(settleCall(pipeline, trace, signal, callOptions), signal));
+    return startCall(pipeline, snapshot, signal, callOptions);
   } catch (error) {
     return PromiseReject(error);
   }
+}
+
+/**
+ * `executeCall` for an adapter that assembles the call from what its framework passed (the
+ * id, the name, the arguments) and whose only option is its own progress listener: the same
+ * steps, without reading back a call record and an options object toolgate made itself.
+ */
+export function executeCallParts(
+  pipeline: Pipeline,
+  id: unknown,
+  name: unknown,
+  args: unknown,
+  signal: AbortSignal,
+  onProgress: ProgressListener | undefined,
+): Promise<ToolResultMessage> {
+  try {
+    assertAbortSignal(signal);
+    throwIfAborted(signal); // rule 8 — abort wins (even over a malformed call)
+    const callOptions = onProgress === undefined ? NO_CALL_OPTIONS : new ProgressOnly(onProgress);
+    const snapshot = snapshotCallParts(id, name, args, callArgumentBudgets(pipeline.settings, callOptions), pipeline.tools);
+    return startCall(pipeline, snapshot, signal, callOptions);
+  } catch (error) {
+    return PromiseReject(error);
+  }
+}
+
+/** The snapshot on: onCallStart when there are hooks, the call, and the last abort check on the promise handed out. */
+function startCall(pipeline: Pipeline, snapshot: Readonly<ToolCall>, signal: AbortSignal, callOptions: CallSettings): Promise<ToolResultMessage> {
+  const hooks = pipeline.settings?.hooks;
+  if (hooks === undefined) return handOut(settleCall(pipeline, snapshot, signal, callOptions), signal);
+  return traced(hooks, snapshot, signal, (trace) => handOut(settleCall(pipeline, trace, signal, callOptions), signal));
 }
 
 // docs/contract.md: rule 8 — abort wins (until the result is published).
@@ -333,6 +362,14 @@ const NO_CALL_OPTIONS: CallSettings = ObjectFreeze({
   argumentBudgets: undefined,
   onProgress: undefined,
 });
+
+/** The settings of an adapter's call whose one option is its own progress listener. */
+class ProgressOnly implements CallSettings {
+  readonly timeoutMs = undefined;
+  readonly app = undefined;
+  readonly argumentBudgets = undefined;
+  constructor(readonly onProgress: ProgressListener) {}
+}
 
 /** The options every executor takes (each executor may add its own). */
 export const EXECUTOR_OPTION_KEYS: readonly string[] = ObjectFreeze([
