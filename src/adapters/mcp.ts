@@ -18,6 +18,7 @@ import { type DescribeToolsOptions, describeTools, type ToolDescription } from "
 import { isToolContractError, ToolContractError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
 import {
+  isPromise,
   ObjectFreeze,
   ObjectGetOwnPropertyDescriptor,
   PromisePrototypeThen,
@@ -113,20 +114,27 @@ function callTool(source: ResolvedSource, params: CallToolRequest["params"], ext
   // No listener without a token: the executor then has nothing to report to.
   const onProgress = progressToken === undefined ? undefined : mcpProgressListener(progressToken, extra);
   // A `then` rather than an async function: one promise and one turn fewer per call.
-  let pending: Promise<ToolResultMessage>;
+  let completed: ToolResultMessage | Promise<ToolResultMessage>;
   try {
-    // A custom executor's `executeToolCall` may throw, or hand back a thenable: both are read as `await` would.
-    pending = PromiseResolve(source.run(id, params.name, params.arguments ?? {}, extra.signal, onProgress));
+    completed = source.run(id, params.name, params.arguments ?? {}, extra.signal, onProgress);
   } catch (error) {
-    return PromiseReject(mcpError(error));
+    return PromiseReject(mcpError(error)); // a custom executor's `executeToolCall` threw
   }
-  return PromisePrototypeThen(
-    pending,
-    (result) => ({ content: contentBlocks(result, "createMcpServer"), isError: result.isError }),
-    (error: unknown) => {
-      throw mcpError(error);
-    },
-  ) as Promise<CallToolResult>;
+  if (isPromise(completed)) return PromisePrototypeThen(completed, mcpResult, throwMcpError) as Promise<CallToolResult>;
+  // Completed synchronously: no turn to wait for (what mcpResult throws is rejected as it is, as from a `then`).
+  try {
+    return PromiseResolve(mcpResult(completed as ToolResultMessage));
+  } catch (error) {
+    return PromiseReject(error);
+  }
+}
+
+function mcpResult(result: ToolResultMessage): CallToolResult {
+  return { content: contentBlocks(result, "createMcpServer"), isError: result.isError };
+}
+
+function throwMcpError(error: unknown): never {
+  throw mcpError(error);
 }
 
 /**

@@ -12,7 +12,7 @@ import { ContractErrorCode, ToolErrorCode } from "../contract/constants.js";
 import { type DescribeToolsOptions, describeTools, type ToolDescription } from "../contract/describe.js";
 import { isNonRecoverableToolError, isToolContractError, type NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
 import type { JsonSchema } from "../contract/parameters.js";
-import { ObjectFreeze, PromisePrototypeThen, PromiseReject, PromiseResolve } from "../contract/primordials.js";
+import { isPromise, ObjectFreeze, PromisePrototypeThen, PromiseReject, PromiseResolve } from "../contract/primordials.js";
 import { errorContent, type ToolResultMessage } from "../contract/results.js";
 import type { Tool } from "../contract/tools.js";
 import { ToolRegistry } from "../contract/tools.js";
@@ -171,37 +171,45 @@ function makeAgentTool(
         onUpdate?: (partialResult: ToolgatePiResult<ToolProgress>) => void,
       ): Promise<ToolgatePiResult<ToolgatePiDetails>> => {
         const onProgress = typeof onUpdate === "function" ? relayProgress(onUpdate) : undefined;
-        const failed = (error: unknown): never => {
-          if (hook !== undefined && isNonRecoverableToolError(error)) {
-            try {
-              hook(error, toolCallId);
-            } catch {
-              // the hook's own failure must not replace the error Pi should record
-            }
-          }
-          throw error;
-        };
+        // Without a hook, a rejection passes through unchanged.
+        const failed =
+          hook === undefined
+            ? undefined
+            : (error: unknown): never => {
+                if (isNonRecoverableToolError(error)) {
+                  try {
+                    hook(error, toolCallId);
+                  } catch {
+                    // the hook's own failure must not replace the error Pi should record
+                  }
+                }
+                throw error;
+              };
         // A `then` rather than an async function: one promise and one turn fewer per call.
-        let pending: Promise<ToolResultMessage>;
+        let completed: ToolResultMessage | Promise<ToolResultMessage>;
         try {
-          // A custom executor's `executeToolCall` may throw, or hand back a thenable: both are read as `await` would.
-          pending = PromiseResolve(source.run(toolCallId, name, params, signal ?? neverAbortedSignal(), onProgress));
+          completed = source.run(toolCallId, name, params, signal ?? neverAbortedSignal(), onProgress);
         } catch (error) {
-          pending = PromiseReject(error);
+          completed = PromiseReject(error); // a custom executor's `executeToolCall` threw
         }
-        return PromisePrototypeThen(
-          pending,
-          (result) => {
-            if (result.isError) throw new Error(result.content);
-            return ObjectFreeze({
-              content: contentBlocks(result, "toPiAgentTool"),
-              details: ObjectFreeze({ toolCallId: result.toolCallId, toolName: result.toolName, resultId: result.id }),
-            });
-          },
-          failed,
-        ) as Promise<ToolgatePiResult<ToolgatePiDetails>>;
+        if (isPromise(completed)) return PromisePrototypeThen(completed, piResult, failed) as Promise<ToolgatePiResult<ToolgatePiDetails>>;
+        // Completed synchronously: no turn to wait for (what piResult throws is a recoverable error's, not the hook's).
+        try {
+          return PromiseResolve(piResult(completed as ToolResultMessage));
+        } catch (error) {
+          return PromiseReject(error);
+        }
       },
     ),
+  });
+}
+
+/** Our result as Pi's: a recoverable error thrown as an Error whose message is its content. */
+function piResult(result: ToolResultMessage): ToolgatePiResult<ToolgatePiDetails> {
+  if (result.isError) throw new Error(result.content);
+  return ObjectFreeze({
+    content: contentBlocks(result, "toPiAgentTool"),
+    details: ObjectFreeze({ toolCallId: result.toolCallId, toolName: result.toolName, resultId: result.id }),
   });
 }
 

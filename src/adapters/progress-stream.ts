@@ -2,7 +2,7 @@
 // results (the AI SDK's preliminary results). One slot: a report not yet taken is replaced
 // by the next, so a slow consumer holds at most one report, whatever the tool sends.
 // docs/adapters.md — Use it with the Vercel AI SDK (progress as preliminary results).
-import { NativePromise, PromisePrototypeThen } from "../contract/primordials.js";
+import { NativePromise, PromisePrototypeThen, PromiseResolve } from "../contract/primordials.js";
 import type { ToolResultMessage } from "../contract/results.js";
 import type { ToolProgress } from "../executor/progress.js";
 
@@ -16,7 +16,9 @@ export type ProgressStreamStep =
  * Starts a call with `start(onProgress)` and gives its reports and its end in order:
  * `next()` resolves with the latest report not yet taken, or, once the call settled, its end.
  */
-export function progressStream(start: (onProgress: (progress: ToolProgress) => void) => Promise<ToolResultMessage>) {
+export function progressStream(
+  start: (onProgress: (progress: ToolProgress) => void) => ToolResultMessage | Promise<ToolResultMessage>,
+) {
   let latest: ToolProgress | undefined;
   let end: ProgressStreamStep | undefined;
   let wake: (() => void) | undefined;
@@ -30,7 +32,7 @@ export function progressStream(start: (onProgress: (progress: ToolProgress) => v
     notify();
   });
   void PromisePrototypeThen(
-    settled,
+    PromiseResolve(settled), // a call that completed synchronously gives its result itself
     (result) => {
       end = { kind: "result", result };
       notify();

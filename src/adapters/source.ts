@@ -14,6 +14,7 @@ import {
   ObjectGetPrototypeOf,
   ObjectHasOwn,
   ObjectIsExtensible,
+  PromiseResolve,
   ReflectApply,
   ReflectOwnKeys,
 } from "../contract/primordials.js";
@@ -32,9 +33,17 @@ export interface ResolvedSource {
   readonly registry: ToolRegistry;
   /**
    * Runs the call `{ type: "toolCall", id, name, arguments: args }` (what the framework
-   * passed), with the adapter's progress listener as its one option when it has one.
+   * passed), with the adapter's progress listener as its one option when it has one. Gives
+   * the result itself when the call completed synchronously in-process, else a native
+   * promise; an executor's own `executeToolCall` may also throw.
    */
-  readonly run: (id: unknown, name: unknown, args: unknown, signal: AbortSignal, onProgress?: ProgressListener) => Promise<ToolResultMessage>;
+  readonly run: (
+    id: unknown,
+    name: unknown,
+    args: unknown,
+    signal: AbortSignal,
+    onProgress?: ProgressListener,
+  ) => ToolResultMessage | Promise<ToolResultMessage>;
   /** The argument budgets `run` applies (before a tool's own): an executor's, or the defaults for a registry or a wrapper. */
   readonly argumentBudgets: ResolvedArgumentBudgets;
 }
@@ -55,12 +64,15 @@ export function resolveSource(source: unknown, api: string): ResolvedSource {
     if (isToolRegistry(registry) && typeof run === "function") {
       return {
         registry,
+        // Whatever it hands back (a thenable too) is read as `await` would.
         run: (id, name, args, signal, onProgress) =>
-          ReflectApply(run, source, [
-            { type: "toolCall", id, name, arguments: args },
-            signal,
-            onProgress === undefined ? undefined : { onProgress },
-          ]) as Promise<ToolResultMessage>,
+          PromiseResolve(
+            ReflectApply(run, source, [
+              { type: "toolCall", id, name, arguments: args },
+              signal,
+              onProgress === undefined ? undefined : { onProgress },
+            ]) as Promise<ToolResultMessage>,
+          ),
         argumentBudgets: argumentBudgetsOf(source),
       };
     }

@@ -10,7 +10,7 @@ import { ToolContractError } from "./errors.js";
 import { type ArgumentIssue, describeIssues, formatPath, readMaxIssues } from "./issues.js";
 import { ArrayIsArray, isPromise, isProxy, ReflectApply, WeakSetPrototypeAdd, WeakSetPrototypeHas } from "./primordials.js";
 import type { ValidationDecision } from "./tools.js";
-import { observeRejection, readDataProperty } from "./untrusted.js";
+import { isPlainObject, observeRejection, readDataProperty, readPlainDataProperty } from "./untrusted.js";
 import { readOptions } from "./validators.js";
 
 const MAX_ISSUES_OPTION_KEYS: readonly string[] = ["maxIssues"];
@@ -105,14 +105,16 @@ export function standardSchemaValidator<T>(parts: StandardSchemaParts, maxIssues
       throw new Error(ASYNC_SCHEMA_MESSAGE);
     }
     if (typeof result !== "object" || result === null) throw new Error("the schema's validate returned neither a value nor issues");
-    const then = readDataProperty(result, "then");
+    // Its three fields are read as readDataProperty reads them, the plain-object check made once.
+    const read = isPlainObject(result) ? readPlainDataProperty : readDataProperty;
+    const then = read(result, "then");
     if (typeof then === "function") {
       // A promise-like of another realm or library: observed the same way.
       ReflectApply(then, result, [ignore, ignore]);
       throw new Error(ASYNC_SCHEMA_MESSAGE);
     }
-    const issues = readDataProperty(result, "issues");
-    if (issues === undefined || issues === null) return { ok: true, value: readDataProperty(result, "value") as T };
+    const issues = read(result, "issues");
+    if (issues === undefined || issues === null) return { ok: true, value: read(result, "value") as T };
     if (!ArrayIsArray(issues) || isProxy(issues)) throw new Error("the schema's validate returned issues that are not an array");
     return { ok: false, error: describeStandardIssues(issues, maxIssues) };
   };

@@ -156,11 +156,25 @@ export function ownDataOr<T>(object: object, key: string, absent: T): unknown {
 
 /** A data property found on the object or its prototypes; stops at accessors and Proxies. */
 export function readDataProperty(object: object, key: string): unknown {
-  // The common case, a plain object whose prototype (Object.prototype) has no such key, is read
-  // without a descriptor: only an own data property can hold the value.
-  if (!isProxy(object) && ObjectGetPrototypeOf(object) === ObjectPrototype && !ObjectHasOwn(ObjectPrototype, key)) {
-    return ownDataOr(object, key, undefined);
-  }
+  return isPlainObject(object) ? readPlainDataProperty(object, key) : readInheritedData(object, key);
+}
+
+/** Not a Proxy, and Object.prototype is its prototype: `readPlainDataProperty` reads it. */
+export function isPlainObject(object: object): boolean {
+  return !isProxy(object) && ObjectGetPrototypeOf(object) === ObjectPrototype;
+}
+
+/**
+ * `readDataProperty` of an object `isPlainObject` accepted (checked once for several keys).
+ * When Object.prototype has no such key, only an own data property can hold the value: read
+ * without a descriptor.
+ */
+export function readPlainDataProperty(object: object, key: string): unknown {
+  return ObjectHasOwn(ObjectPrototype, key) ? readInheritedData(object, key) : ownDataOr(object, key, undefined);
+}
+
+/** The walk up the chain: the first own property named `key` decides (its value if data). */
+function readInheritedData(object: object, key: string): unknown {
   let current: object | null = object;
   for (let hops = 0; current !== null && hops < MAX_PROTOTYPE_HOPS; hops += 1) {
     if (isProxy(current)) return undefined;

@@ -137,7 +137,8 @@ export function executeToolCall(
 
 /**
  * `executeToolCall` of a call an adapter assembled from its framework's id, name and
- * arguments, with the adapter's own progress listener (if any) as its one option.
+ * arguments, with the adapter's own progress listener (if any) as its one option: the
+ * result itself when the call completed synchronously, else a promise (see executeCallParts).
  */
 export function executeToolCallParts(
   registry: ToolRegistry,
@@ -146,7 +147,7 @@ export function executeToolCallParts(
   args: unknown,
   signal: AbortSignal,
   onProgress: ProgressListener | undefined,
-): Promise<ToolResultMessage> {
+): ToolResultMessage | Promise<ToolResultMessage> {
   try {
     return executeCallParts(pipelineOf(registry), id, name, args, signal, onProgress);
   } catch (error) {

@@ -102,7 +102,7 @@ export function executeCall(pipeline: Pipeline, call: unknown, signal: AbortSign
     // docs/contract.md: rule 4 — call snapshot.
     // The tools: a tool's own argument budgets tighten the call's (looked up by the call's name).
     const snapshot = snapshotToolCall(call, callArgumentBudgets(pipeline.settings, callOptions), pipeline.tools);
-    return startCall(pipeline, snapshot, signal, callOptions);
+    return startCall(pipeline, pipeline.settings?.hooks, snapshot, signal, callOptions);
   } catch (error) {
     return PromiseReject(error);
   }
@@ -111,7 +111,9 @@ export function executeCall(pipeline: Pipeline, call: unknown, signal: AbortSign
 /**
  * `executeCall` for an adapter that assembles the call from what its framework passed (the
  * id, the name, the arguments) and whose only option is its own progress listener: the same
- * steps, without reading back a call record and an options object toolgate made itself.
+ * steps, without reading back a call record and an options object toolgate made itself. A
+ * call that completed synchronously gives its result itself, after the last abort check (the
+ * adapter hands on its own promise, one turn sooner); anything else, a promise. Never throws.
  */
 export function executeCallParts(
   pipeline: Pipeline,
@@ -120,21 +122,29 @@ export function executeCallParts(
   args: unknown,
   signal: AbortSignal,
   onProgress: ProgressListener | undefined,
-): Promise<ToolResultMessage> {
+): ToolResultMessage | Promise<ToolResultMessage> {
   try {
     assertAbortSignal(signal);
     throwIfAborted(signal); // rule 8 — abort wins (even over a malformed call)
     const callOptions = onProgress === undefined ? NO_CALL_OPTIONS : new ProgressOnly(onProgress);
     const snapshot = snapshotCallParts(id, name, args, callArgumentBudgets(pipeline.settings, callOptions), pipeline.tools);
-    return startCall(pipeline, snapshot, signal, callOptions);
+    const hooks = pipeline.settings?.hooks;
+    if (hooks !== undefined) return startCall(pipeline, hooks, snapshot, signal, callOptions);
+    const completed = settleCall(pipeline, snapshot, signal, callOptions);
+    return isPromise(completed) ? handOut(completed, signal) : publishNow(completed as ToolResultMessage, signal);
   } catch (error) {
     return PromiseReject(error);
   }
 }
 
 /** The snapshot on: onCallStart when there are hooks, the call, and the last abort check on the promise handed out. */
-function startCall(pipeline: Pipeline, snapshot: Readonly<ToolCall>, signal: AbortSignal, callOptions: CallSettings): Promise<ToolResultMessage> {
-  const hooks = pipeline.settings?.hooks;
+function startCall(
+  pipeline: Pipeline,
+  hooks: ResolvedHooks | undefined,
+  snapshot: Readonly<ToolCall>,
+  signal: AbortSignal,
+  callOptions: CallSettings,
+): Promise<ToolResultMessage> {
   if (hooks === undefined) return handOut(settleCall(pipeline, snapshot, signal, callOptions), signal);
   return traced(hooks, snapshot, signal, (trace) => handOut(settleCall(pipeline, trace, signal, callOptions), signal));
 }
