@@ -10,10 +10,12 @@ import {
   AbortControllerPrototypeGetSignal,
   AbortSignalPrototype,
   ArrayPrototypeIncludes,
+  EventTargetPrototype,
   NativeAbortController,
   ObjectGetPrototypeOf,
   ObjectHasOwn,
   ObjectIsExtensible,
+  ObjectPrototype,
   PromiseResolve,
   ReflectApply,
   ReflectOwnKeys,
@@ -131,10 +133,25 @@ const DEPENDANTS_KEYS: readonly (string | symbol)[] = (() => {
 
 /** Nothing but the boundary's watcher is on `signal`, and nothing changed its shape. */
 function untouched(signal: AbortSignal): boolean {
-  if (countListeners(signal, "abort").length > 1) return false;
+  // Frozen, it would make a later tool's `AbortSignal.any([signal])` throw; another prototype, lie to it.
+  if (!ObjectIsExtensible(signal) || ObjectGetPrototypeOf(signal) !== AbortSignalPrototype) return false;
   for (let index = 0; index < DEPENDANTS_KEYS.length; index += 1) {
     if (ObjectHasOwn(signal, DEPENDANTS_KEYS[index] as string | symbol)) return false;
   }
-  // Frozen, it would make a later tool's `AbortSignal.any([signal])` throw; another prototype, lie to it.
-  return ObjectIsExtensible(signal) && ObjectGetPrototypeOf(signal) === AbortSignalPrototype;
+  // getEventListeners calls a `listeners` method when it finds one on the signal or up its chain
+  // (an emitter's way): one put there by a tool, or planted on a prototype, would run here.
+  if (listenersPlanted(signal)) return false;
+  return countListeners(signal, "abort").length <= 1;
+}
+
+/** A `listeners` on the signal or anywhere up its chain (AbortSignal.prototype, EventTarget.prototype, Object.prototype). */
+function listenersPlanted(signal: AbortSignal): boolean {
+  return (
+    ObjectHasOwn(signal, "listeners") ||
+    ObjectHasOwn(AbortSignalPrototype, "listeners") ||
+    ObjectGetPrototypeOf(AbortSignalPrototype) !== EventTargetPrototype ||
+    ObjectHasOwn(EventTargetPrototype, "listeners") ||
+    ObjectGetPrototypeOf(EventTargetPrototype) !== ObjectPrototype ||
+    ObjectHasOwn(ObjectPrototype, "listeners")
+  );
 }

@@ -187,6 +187,7 @@ export const DOMExceptionPrototypeGetMessage = getterOf<DOMException, string>(DO
 export const AbortSignalPrototype = AbortSignal.prototype;
 export const AbortSignalPrototypeGetAborted = getterOf<AbortSignal, boolean>(AbortSignal.prototype, "aborted");
 export const AbortSignalPrototypeGetReason = getterOf<AbortSignal, unknown>(AbortSignal.prototype, "reason");
+export const EventTargetPrototype = EventTarget.prototype;
 const addEventListener = EventTarget.prototype.addEventListener;
 export const EventTargetPrototypeAddEventListener = (
   self: EventTarget,

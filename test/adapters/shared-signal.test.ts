@@ -131,6 +131,32 @@ describe.each(adapters)("the signal of a call without the framework's: $name", (
     for (const signal of seen.slice(2)) expect(Object.getPrototypeOf(signal)).toBe(AbortSignal.prototype);
   });
 
+  it("a `listeners` method a tool put on its signal is never called, and that signal is not handed out again", async () => {
+    let called = 0;
+    const { seen, registry } = recordingTool((signal) => {
+      Object.defineProperty(signal, "listeners", { value: () => (called += 1, []), configurable: true });
+    });
+    for (let index = 0; index < 3; index += 1) await adapter.call(registry, `call-${index}`);
+    expect(called).toBe(0);
+    expect(new Set(seen).size).toBe(3);
+  });
+
+  it("a `listeners` planted on EventTarget.prototype is never called, and no signal is shared meanwhile", async () => {
+    let called = 0;
+    const { seen, registry } = recordingTool(() => {});
+    Object.defineProperty(EventTarget.prototype, "listeners", { value: () => (called += 1, []), configurable: true });
+    try {
+      for (let index = 0; index < 3; index += 1) await adapter.call(registry, `call-${index}`);
+    } finally {
+      delete (EventTarget.prototype as { listeners?: unknown }).listeners;
+    }
+    expect(called).toBe(0);
+    expect(new Set(seen).size).toBe(3);
+    await adapter.call(registry, "call-after");
+    await adapter.call(registry, "call-after-2");
+    expect(seen[4]).toBe(seen[3]); // shared again once nothing is planted
+  });
+
   it("the boundary's own abort watcher (a call timeout) does not keep calls from sharing the signal", async () => {
     const { seen, registry } = recordingTool(() => {});
     const executor = new InProcessToolExecutor(registry, { timeoutMs: 60_000 });
