@@ -6,8 +6,8 @@
 //
 // Nothing here imports Pi, not even its types: the tools are plain objects of the shape both
 // majors' `AgentTool` accept, so one build serves either major, whichever the user installed.
-import type { ResolvedArgumentBudgets } from "../contract/budgets.js";
-import { snapshotCallParts, validateArguments } from "../contract/call.js";
+import { argumentBudgetsFor, type ResolvedArgumentBudgets } from "../contract/budgets.js";
+import { snapshotArguments, validateArguments } from "../contract/call.js";
 import { ContractErrorCode, ToolErrorCode } from "../contract/constants.js";
 import { type DescribeToolsOptions, describeTools, type ToolDescription } from "../contract/describe.js";
 import { isNonRecoverableToolError, isToolContractError, type NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
@@ -152,8 +152,7 @@ function makeAgentTool(
 ): ToolgatePiAgentTool {
   const name = tool.name;
   // The budgets the executor applies to this tool's calls: its own, tightened by the tool's.
-  const budgets = source.argumentBudgets;
-  const target: PrecheckTarget = { tool, tools: new Map([[name, tool]]), budgets };
+  const target: PrecheckTarget = { tool, budgets: argumentBudgetsFor(tool.argumentBudgets, source.argumentBudgets) };
   return ObjectFreeze({
     name,
     label: name,
@@ -221,11 +220,9 @@ function relayProgress(onUpdate: (partialResult: ToolgatePiResult<ToolProgress>)
   };
 }
 
-/** What `precheck` checks a call against: the tool, and the argument budgets its executor applies. */
+/** What `precheck` checks a call against: the tool, and the argument budgets its executor applies to it (the tool's own tightening them). */
 interface PrecheckTarget {
   readonly tool: Tool;
-  /** Just this tool, by name: `snapshotCallParts` tightens the budgets with the tool's own `argumentBudgets`. */
-  readonly tools: Map<string, Tool>;
   readonly budgets: ResolvedArgumentBudgets;
 }
 
@@ -236,12 +233,11 @@ interface PrecheckTarget {
  * TOOL_ARGUMENTS_INVALID naming the budget), then our validator. Anything else (a
  * NonRecoverableToolError from a validator) is left for the executor, which reports it with the call's id.
  */
-function precheck({ tool, tools, budgets }: PrecheckTarget, args: unknown): void {
+function precheck({ tool, budgets }: PrecheckTarget, args: unknown): void {
   let verdict: ReturnType<typeof validateArguments>;
   try {
     // docs/contract.md: rule 4 — call snapshot, rule 6 — validation first (the same steps as the pipeline's).
-    const snapshot = snapshotCallParts("toolgate-precheck", tool.name, args, budgets, tools);
-    verdict = validateArguments(tool, snapshot.arguments);
+    verdict = validateArguments(tool, snapshotArguments(args, budgets));
   } catch (error) {
     if (isToolContractError(error) && error.code === ContractErrorCode.INVALID_TOOL_CALL) {
       throw new Error(errorContent(ToolErrorCode.ARGUMENTS_INVALID, { text: error.message, cut: false }));

@@ -68,7 +68,7 @@ export function snapshotToolCall(
   checkId(id);
   const name = readOwnData(call, "name");
   checkName(name);
-  return snapshotArguments(id, name, readOwnData(call, "arguments"), budgets, tools);
+  return snapshotCall(id, name, readOwnData(call, "arguments"), budgets, tools);
 }
 
 /**
@@ -85,7 +85,7 @@ export function snapshotCallParts(
 ): Readonly<ToolCall> {
   checkId(id);
   checkName(name);
-  return snapshotArguments(id, name, args, budgets, tools);
+  return snapshotCall(id, name, args, budgets, tools);
 }
 
 function checkId(id: unknown): asserts id is string {
@@ -96,22 +96,31 @@ function checkName(name: unknown): asserts name is string {
   if (typeof name !== "string" || name.length === 0) invalid("call.name must be a non-empty string");
 }
 
-/** The snapshot of a call's arguments (within the budgets, tightened by tool `name`'s own), and the frozen call around it. */
-function snapshotArguments(
+/** The frozen call around the snapshot of its arguments (within the budgets, tightened by tool `name`'s own). */
+function snapshotCall(
   id: string,
   name: string,
   args: unknown,
   budgets: ResolvedArgumentBudgets,
   tools: Map<string, Tool> | undefined,
 ): Readonly<ToolCall> {
-  if (!isPlainRecord(args) || isArrayBufferView(args) || isBoxedPrimitive(args)) invalid("call.arguments must be a plain JSON object");
   const tool = tools === undefined ? undefined : MapPrototypeGet(tools, name);
+  const within = tool === undefined ? budgets : argumentBudgetsFor(tool.argumentBudgets, budgets);
+  return ObjectFreeze({ type: "toolCall", id, name, arguments: snapshotArguments(args, within) });
+}
+
+/**
+ * The isolated, deeply frozen snapshot of a call's arguments alone, within `budgets` (a tool's
+ * own already applied), or ToolContractError(INVALID_TOOL_CALL) as `snapshotToolCall` gives.
+ */
+export function snapshotArguments(args: unknown, budgets: ResolvedArgumentBudgets): Readonly<Record<string, JsonValue>> {
+  if (!isPlainRecord(args) || isArrayBufferView(args) || isBoxedPrimitive(args)) invalid("call.arguments must be a plain JSON object");
   // The root is checked above (a plain, non-Proxy record): it is counted and copied directly.
-  const walk = startWalk(tool === undefined ? budgets : argumentBudgetsFor(tool.argumentBudgets, budgets));
+  const walk = startWalk(budgets);
   try {
     walk.ancestors[0] = args;
     spendNodes(walk, 1, 0);
-    return ObjectFreeze({ type: "toolCall", id, name, arguments: snapshotObject(walk, args, 0) as Record<string, JsonValue> });
+    return snapshotObject(walk, args, 0) as Readonly<Record<string, JsonValue>>;
   } finally {
     endWalk(walk);
   }
@@ -376,7 +385,7 @@ function readDecision(decision: unknown): Validation {
   }
   // A plain decision with no `then` on it or on Object.prototype needs no walk up the chain.
   const plain =
-    ObjectGetPrototypeOf(decision) === ObjectPrototype && !ObjectHasOwn(decision, "then") && !ObjectHasOwn(ObjectPrototype, "then");
+    ObjectGetPrototypeOf(decision) === ObjectPrototype && !("then" in decision); // `in` on that chain runs nothing
   const then = plain ? undefined : readDataProperty(decision, "then");
   if (typeof then === "function") {
     try {

@@ -166,10 +166,12 @@ export function isPlainObject(object: object): boolean {
 
 /**
  * `readDataProperty` of an object `isPlainObject` accepted (checked once for several keys).
- * When Object.prototype has no such key, only an own data property can hold the value: read
- * without a descriptor.
+ * `in` looks at the object and Object.prototype alone (no Proxy on that chain: nothing runs), so
+ * an absent key costs one lookup; when Object.prototype has no such key, only an own data
+ * property can hold the value: read without a descriptor.
  */
 export function readPlainDataProperty(object: object, key: string): unknown {
+  if (!(key in object)) return undefined;
   return ObjectHasOwn(ObjectPrototype, key) ? readInheritedData(object, key) : ownDataOr(object, key, undefined);
 }
 
@@ -225,10 +227,8 @@ export function untrustedPromise(value: unknown): Promise<unknown> | undefined {
   if ((typeof value !== "object" && typeof value !== "function") || value === null || isProxy(value)) return undefined;
   if (isPromise(value)) return value as Promise<unknown>;
   // The common case, a plain object with no `then` on it or on Object.prototype, is settled
-  // without a descriptor (hasOwn allocates nothing); anything else walks the chain.
-  if (ObjectGetPrototypeOf(value) === ObjectPrototype && !ObjectHasOwn(value, "then") && !ObjectHasOwn(ObjectPrototype, "then")) {
-    return undefined;
-  }
+  // without a descriptor (`in` on that chain runs nothing: no Proxy on it); anything else walks the chain.
+  if (ObjectGetPrototypeOf(value) === ObjectPrototype && !("then" in value)) return undefined;
   const then = readDataProperty(value, "then");
   if (then !== undefined && isPlantedOnIntrinsic(value)) return undefined;
   if (typeof then !== "function") return undefined;
