@@ -16,9 +16,7 @@ export type ProgressStreamStep =
  * Starts a call with `start(onProgress)` and gives its reports and its end in order:
  * `next()` resolves with the latest report not yet taken, or, once the call settled, its end.
  */
-export function progressStream(
-  start: (onProgress: (progress: ToolProgress) => void) => ToolResultMessage | Promise<ToolResultMessage>,
-) {
+export function progressStream(start: (onProgress: (progress: ToolProgress) => void) => ToolResultMessage | Promise<ToolResultMessage>) {
   let latest: ToolProgress | undefined;
   let end: ProgressStreamStep | undefined;
   let wake: (() => void) | undefined;

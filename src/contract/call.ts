@@ -384,8 +384,7 @@ function readDecision(decision: unknown): Validation {
     return malformed("it returned a Promise");
   }
   // A plain decision with no `then` on it or on Object.prototype needs no walk up the chain.
-  const plain =
-    ObjectGetPrototypeOf(decision) === ObjectPrototype && !("then" in decision); // `in` on that chain runs nothing
+  const plain = ObjectGetPrototypeOf(decision) === ObjectPrototype && !("then" in decision); // `in` on that chain runs nothing
   const then = plain ? undefined : readDataProperty(decision, "then");
   if (typeof then === "function") {
     try {

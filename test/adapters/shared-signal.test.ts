@@ -133,8 +133,12 @@ describe.each(adapters)("the signal of a call without the framework's: $name", (
 
   it("a `listeners` method a tool put on its signal is never called, and that signal is not handed out again", async () => {
     let called = 0;
+    const listeners = (): unknown[] => {
+      called += 1;
+      return [];
+    };
     const { seen, registry } = recordingTool((signal) => {
-      Object.defineProperty(signal, "listeners", { value: () => (called += 1, []), configurable: true });
+      Object.defineProperty(signal, "listeners", { value: listeners, configurable: true });
     });
     for (let index = 0; index < 3; index += 1) await adapter.call(registry, `call-${index}`);
     expect(called).toBe(0);
@@ -143,8 +147,12 @@ describe.each(adapters)("the signal of a call without the framework's: $name", (
 
   it("a `listeners` planted on EventTarget.prototype is never called, and no signal is shared meanwhile", async () => {
     let called = 0;
+    const listeners = (): unknown[] => {
+      called += 1;
+      return [];
+    };
     const { seen, registry } = recordingTool(() => {});
-    Object.defineProperty(EventTarget.prototype, "listeners", { value: () => (called += 1, []), configurable: true });
+    Object.defineProperty(EventTarget.prototype, "listeners", { value: listeners, configurable: true });
     try {
       for (let index = 0; index < 3; index += 1) await adapter.call(registry, `call-${index}`);
     } finally {
