@@ -126,6 +126,8 @@ class Walk {
    * are not scanned or copied (the structure is still walked, so refusals stay the same).
    */
   textNoLongerShown = 0;
+  /** The (frozen) budgets the limits above were read from: the next walk within them reads nothing again. */
+  budgets: ResolvedOutputBudgets | undefined = undefined;
 
   /** Ready for a new serialization within `budgets`. */
   reset(budgets: ResolvedOutputBudgets): this {
@@ -134,6 +136,8 @@ class Walk {
     this.cut = false;
     this.emitted = 0;
     this.deepest = 0;
+    if (budgets === this.budgets) return this;
+    this.budgets = budgets;
     this.maxDepth = budgets.maxDepth;
     this.maxNodes = budgets.maxNodes;
     this.maxMembers = budgets.maxMembers;
