@@ -7,7 +7,7 @@
 // Nothing here imports Pi, not even its types: the tools are plain objects of the shape both
 // majors' `AgentTool` accept, so one build serves either major, whichever the user installed.
 import { argumentBudgetsFor, type ResolvedArgumentBudgets } from "../contract/budgets.js";
-import { snapshotArguments, validateArguments } from "../contract/call.js";
+import { AcceptedArguments, type JsonValue, snapshotArguments, validateArguments } from "../contract/call.js";
 import { ContractErrorCode, ToolErrorCode } from "../contract/constants.js";
 import { type DescribeToolsOptions, describeTools, type ToolDescription } from "../contract/describe.js";
 import { isNonRecoverableToolError, isToolContractError, type NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
@@ -152,14 +152,14 @@ function makeAgentTool(
 ): ToolgatePiAgentTool {
   const name = tool.name;
   // The budgets the executor applies to this tool's calls: its own, tightened by the tool's.
-  const target: PrecheckTarget = { tool, budgets: argumentBudgetsFor(tool.argumentBudgets, source.argumentBudgets) };
+  const check = new Precheck(tool, argumentBudgetsFor(tool.argumentBudgets, source.argumentBudgets));
   return ObjectFreeze({
     name,
     label: name,
     description: tool.description,
     parameters,
     prepareArguments: ObjectFreeze((args: unknown): unknown => {
-      precheck(target, args);
+      check.run(args);
       return args;
     }),
     execute: ObjectFreeze(
@@ -187,7 +187,7 @@ function makeAgentTool(
         // A `then` rather than an async function: one promise and one turn fewer per call.
         let completed: ToolResultMessage | Promise<ToolResultMessage>;
         try {
-          completed = source.run(toolCallId, name, params, signal ?? neverAbortedSignal(), onProgress);
+          completed = source.run(toolCallId, name, params, signal ?? neverAbortedSignal(), onProgress, check.accepted);
         } catch (error) {
           completed = PromiseReject(error); // a custom executor's `executeToolCall` threw
         }
@@ -220,31 +220,44 @@ function relayProgress(onUpdate: (partialResult: ToolgatePiResult<ToolProgress>)
   };
 }
 
-/** What `precheck` checks a call against: the tool, and the argument budgets its executor applies to it (the tool's own tightening them). */
-interface PrecheckTarget {
-  readonly tool: Tool;
-  readonly budgets: ResolvedArgumentBudgets;
-}
-
 /**
- * Runs the executor's first steps on Pi's raw arguments before Pi's own check, so the model
- * reads our argument errors: the snapshot within the executor's and the tool's argument
- * budgets (arguments over them, or not an object, never reach a validator, ours or Pi's:
- * TOOL_ARGUMENTS_INVALID naming the budget), then our validator. Anything else (a
- * NonRecoverableToolError from a validator) is left for the executor, which reports it with the call's id.
+ * A Pi tool's precheck: the executor's first steps on Pi's raw arguments, before Pi's own
+ * check, so the model reads our argument errors. The snapshot within the executor's and the
+ * tool's argument budgets (arguments over them, or not an object, never reach a validator,
+ * ours or Pi's: TOOL_ARGUMENTS_INVALID naming the budget), then our validator. Anything else (a
+ * NonRecoverableToolError from a validator) is left for the executor, which reports it with
+ * the call's id. What it accepted waits for a call that follows: when Pi hands `execute` equal
+ * arguments, the executor takes that snapshot and verdict (once) instead of deciding again
+ * (AcceptedArguments); other arguments (Pi converted them) are snapshotted and validated as ever.
  */
-function precheck({ tool, budgets }: PrecheckTarget, args: unknown): void {
-  let verdict: ReturnType<typeof validateArguments>;
-  try {
-    // docs/contract.md: rule 4 — call snapshot, rule 6 — validation first (the same steps as the pipeline's).
-    verdict = validateArguments(tool, snapshotArguments(args, budgets));
-  } catch (error) {
-    if (isToolContractError(error) && error.code === ContractErrorCode.INVALID_TOOL_CALL) {
-      throw new Error(errorContent(ToolErrorCode.ARGUMENTS_INVALID, { text: error.message, cut: false }));
+class Precheck {
+  /** What the last precheck accepted (until a call takes it, or the next precheck replaces it). */
+  accepted: AcceptedArguments | undefined;
+
+  constructor(
+    readonly tool: Tool,
+    /** The budgets the executor applies to this tool's calls: its own, tightened by the tool's. */
+    readonly budgets: ResolvedArgumentBudgets,
+  ) {}
+
+  run(args: unknown): void {
+    this.accepted = undefined;
+    const tool = this.tool;
+    let snapshot: Readonly<Record<string, JsonValue>>;
+    let verdict: ReturnType<typeof validateArguments>;
+    try {
+      // docs/contract.md: rule 4 — call snapshot, rule 6 — validation first (the same steps as the pipeline's).
+      snapshot = snapshotArguments(args, this.budgets);
+      verdict = validateArguments(tool, snapshot);
+    } catch (error) {
+      if (isToolContractError(error) && error.code === ContractErrorCode.INVALID_TOOL_CALL) {
+        throw new Error(errorContent(ToolErrorCode.ARGUMENTS_INVALID, { text: error.message, cut: false }));
+      }
+      return;
     }
-    return;
+    if (!verdict.ok) throw new Error(errorContent(verdict.code, verdict.failure));
+    this.accepted = new AcceptedArguments(verdict.value, tool, snapshot, this.budgets);
   }
-  if (!verdict.ok) throw new Error(errorContent(verdict.code, verdict.failure));
 }
 
 const PI_OPTION_KEYS: readonly string[] = ["withoutSchema", "onNonRecoverableError"];

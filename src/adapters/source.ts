@@ -4,6 +4,7 @@
 // docs/adapters.md (every adapter takes a registry or an executor).
 import { getEventListeners } from "node:events";
 import { DEFAULT_ARGUMENT_BUDGETS, type ResolvedArgumentBudgets } from "../contract/budgets.js";
+import type { AcceptedArguments } from "../contract/call.js";
 import { ContractErrorCode } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import {
@@ -37,7 +38,8 @@ export interface ResolvedSource {
    * Runs the call `{ type: "toolCall", id, name, arguments: args }` (what the framework
    * passed), with the adapter's progress listener as its one option when it has one. Gives
    * the result itself when the call completed synchronously in-process, else a native
-   * promise; an executor's own `executeToolCall` may also throw.
+   * promise; an executor's own `executeToolCall` may also throw. `accepted`: what the
+   * adapter's precheck accepted, used in-process only (an executor validates on its own).
    */
   readonly run: (
     id: unknown,
@@ -45,6 +47,7 @@ export interface ResolvedSource {
     args: unknown,
     signal: AbortSignal,
     onProgress?: ProgressListener,
+    accepted?: AcceptedArguments,
   ) => ToolResultMessage | Promise<ToolResultMessage>;
   /** The argument budgets `run` applies (before a tool's own): an executor's, or the defaults for a registry or a wrapper. */
   readonly argumentBudgets: ResolvedArgumentBudgets;
@@ -56,7 +59,7 @@ export function resolveSource(source: unknown, api: string): ResolvedSource {
     return {
       registry: source,
       // The call and its options are toolgate's own here: the pipeline takes their parts as they are.
-      run: (id, name, args, signal, onProgress) => executeToolCallParts(source, id, name, args, signal, onProgress),
+      run: (id, name, args, signal, onProgress, accepted) => executeToolCallParts(source, id, name, args, signal, onProgress, accepted),
       argumentBudgets: DEFAULT_ARGUMENT_BUDGETS,
     };
   }

@@ -82,10 +82,84 @@ export function snapshotCallParts(
   args: unknown,
   budgets: ResolvedArgumentBudgets,
   tools: Map<string, Tool>,
+  accepted?: AcceptedArguments,
 ): Readonly<ToolCall> {
   checkId(id);
   checkName(name);
+  if (accepted?.takeFor(args, budgets, MapPrototypeGet(tools, name))) {
+    return ObjectFreeze({ type: "toolCall", id, name, arguments: accepted.args });
+  }
   return snapshotCall(id, name, args, budgets, tools);
+}
+
+/**
+ * Arguments a tool's validator accepted just before the call (Pi's `prepareArguments` runs the
+ * snapshot and the validator on the raw arguments, then Pi hands `execute` its own copy): the
+ * snapshot, the budgets it was taken within, and the verdict, `{ ok: true, value }`. When the
+ * call's arguments would snapshot to exactly that snapshot, within the same budgets, for the
+ * same tool, the call takes that snapshot and that verdict: validators are pure, so running it
+ * again on equal arguments would decide the same. Taken by one call at most (the value is
+ * that call's to keep).
+ */
+export class AcceptedArguments {
+  readonly ok = true as const;
+  #taken = false;
+
+  constructor(
+    readonly value: unknown,
+    readonly tool: Tool,
+    readonly args: Readonly<Record<string, JsonValue>>,
+    readonly budgets: ResolvedArgumentBudgets,
+  ) {}
+
+  /** True, once, when a call of `tool` within `budgets` has arguments that would snapshot to `args`. */
+  takeFor(args: unknown, budgets: ResolvedArgumentBudgets, tool: Tool | undefined): boolean {
+    if (this.#taken || tool !== this.tool || argumentBudgetsFor(tool.argumentBudgets, budgets) !== this.budgets) return false;
+    if (!matchesSnapshot(args, this.args)) return false;
+    this.#taken = true;
+    return true;
+  }
+}
+
+/**
+ * Whether untrusted `value` would snapshot to exactly `snapshot` (one this file made): the same
+ * keys in the same order, data properties only, the same JSON values. It reads as the snapshot
+ * reads (no getter or trap runs, nothing is copied); any doubt is a no, and the caller then
+ * snapshots. The walk follows the snapshot, so its depth is the snapshot's.
+ */
+function matchesSnapshot(value: unknown, snapshot: unknown): boolean {
+  if (typeof snapshot !== "object" || snapshot === null) {
+    // A string, a boolean, a finite number or null; -0 is not 0 (a validator may tell them apart).
+    return value === snapshot && (value !== 0 || 1 / (value as number) === 1 / (snapshot as number));
+  }
+  if (typeof value !== "object" || value === null || isProxy(value)) return false;
+  const prototype: unknown = ObjectGetPrototypeOf(value);
+  if (ArrayIsArray(snapshot)) {
+    if (!ArrayIsArray(value) || prototype !== ArrayPrototype) return false;
+    const length = snapshot.length;
+    if (value.length !== length || ReflectOwnKeys(value).length !== length + 1) return false;
+    for (let index = 0; index < length; index += 1) {
+      if (!ObjectHasOwn(value, index) || ObjectPrototypeLookupGetter(value, index) !== undefined) return false;
+      if (!matchesSnapshot(value[index], snapshot[index])) return false;
+    }
+    return true;
+  }
+  if ((prototype !== ObjectPrototype && prototype !== null) || ArrayIsArray(value) || isArrayBufferView(value) || isBoxedPrimitive(value)) {
+    return false;
+  }
+  const keys = ObjectKeys(snapshot);
+  const own = ObjectKeys(value);
+  const count = keys.length;
+  if (own.length !== count || ObjectGetOwnPropertyNames(value).length !== count || ObjectGetOwnPropertySymbols(value).length !== 0) {
+    return false;
+  }
+  for (let index = 0; index < count; index += 1) {
+    const key = keys[index] as string;
+    // An own key with no getter is data, or a setter-only accessor: that reads undefined, which no snapshot holds.
+    if (own[index] !== key || ObjectPrototypeLookupGetter(value, key) !== undefined) return false;
+    if (!matchesSnapshot((value as Record<string, unknown>)[key], (snapshot as Record<string, unknown>)[key])) return false;
+  }
+  return true;
 }
 
 function checkId(id: unknown): asserts id is string {

@@ -2,6 +2,7 @@
 // twin, and the same thing as a ToolExecutor object. The tool runs on this thread.
 // docs/contract.md: rules 1–13 through the pipeline; rule 3 — registry snapshot (the executor's own copy).
 import { threadId } from "node:worker_threads";
+import type { AcceptedArguments } from "../contract/call.js";
 import { ContractErrorCode } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import { isPromise, ObjectFreeze, PromisePrototypeThen, PromiseReject } from "../contract/primordials.js";
@@ -147,9 +148,10 @@ export function executeToolCallParts(
   args: unknown,
   signal: AbortSignal,
   onProgress: ProgressListener | undefined,
+  accepted?: AcceptedArguments,
 ): ToolResultMessage | Promise<ToolResultMessage> {
   try {
-    return executeCallParts(pipelineOf(registry), id, name, args, signal, onProgress);
+    return executeCallParts(pipelineOf(registry), id, name, args, signal, onProgress, accepted);
   } catch (error) {
     return PromiseReject(error); // a registry that is not one
   }

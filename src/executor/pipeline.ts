@@ -24,7 +24,7 @@ import {
   readOutputBudgets,
   resolveBudgets,
 } from "../contract/budgets.js";
-import { snapshotCallParts, snapshotToolCall, type ToolCall, validateArguments } from "../contract/call.js";
+import { type AcceptedArguments, snapshotCallParts, snapshotToolCall, type ToolCall, validateArguments } from "../contract/call.js";
 import { ContractErrorCode, Limits, type RecoverableToolErrorCode, ToolErrorCode } from "../contract/constants.js";
 import {
   ArrayPrototypeJoin,
@@ -122,12 +122,15 @@ export function executeCallParts(
   args: unknown,
   signal: AbortSignal,
   onProgress: ProgressListener | undefined,
+  accepted?: AcceptedArguments,
 ): ToolResultMessage | Promise<ToolResultMessage> {
   try {
     assertAbortSignal(signal);
     throwIfAborted(signal); // rule 8 — abort wins (even over a malformed call)
-    const callOptions = onProgress === undefined ? NO_CALL_OPTIONS : new ProgressOnly(onProgress);
-    const snapshot = snapshotCallParts(id, name, args, callArgumentBudgets(pipeline.settings, callOptions), pipeline.tools);
+    const callOptions =
+      onProgress === undefined && accepted === undefined ? NO_CALL_OPTIONS : new AdapterCallSettings(onProgress, accepted);
+    const budgets = callArgumentBudgets(pipeline.settings, callOptions);
+    const snapshot = snapshotCallParts(id, name, args, budgets, pipeline.tools, accepted);
     const hooks = pipeline.settings?.hooks;
     if (hooks !== undefined) return startCall(pipeline, hooks, snapshot, signal, callOptions);
     const completed = settleCall(pipeline, snapshot, signal, callOptions);
@@ -246,8 +249,12 @@ function settleCall(
   const tool = MapPrototypeGet(pipeline.tools, call.name);
   // docs/contract.md: rule 5 — unknown tool.
   if (tool === undefined) return answered(call, ToolErrorCode.NOT_FOUND, notFound(call.name, pipeline.tools));
-  // docs/contract.md: rule 6 — validation first.
-  const validation = validateArguments(tool, call.arguments);
+  // docs/contract.md: rule 6 — validation first (or the verdict on the very snapshot the call took: AcceptedArguments).
+  const accepted = options.accepted;
+  const validation =
+    accepted !== undefined && accepted.args === call.arguments && accepted.tool === tool
+      ? accepted
+      : validateArguments(tool, call.arguments);
   throwIfAborted(signal); // the validator may have taken long, or aborted the run itself (rule 8 — abort wins)
   if (!validation.ok) return answered(call, validation.code, validation.failure);
   const settings = pipeline.settings ?? DEFAULT_PIPELINE_SETTINGS;
@@ -354,6 +361,8 @@ export interface CallSettings {
   /** Checked, not yet resolved: they apply over the executor's. */
   readonly argumentBudgets: ArgumentBudgets | undefined;
   readonly onProgress: ProgressListener | undefined;
+  /** An adapter's: arguments its precheck accepted (see AcceptedArguments). */
+  readonly accepted?: AcceptedArguments | undefined;
 }
 
 /** What an executor made without options applies. */
@@ -373,12 +382,15 @@ const NO_CALL_OPTIONS: CallSettings = ObjectFreeze({
   onProgress: undefined,
 });
 
-/** The settings of an adapter's call whose one option is its own progress listener. */
-class ProgressOnly implements CallSettings {
+/** The settings of an adapter's call: its own progress listener, and arguments a precheck accepted. */
+class AdapterCallSettings implements CallSettings {
   readonly timeoutMs = undefined;
   readonly app = undefined;
   readonly argumentBudgets = undefined;
-  constructor(readonly onProgress: ProgressListener) {}
+  constructor(
+    readonly onProgress: ProgressListener | undefined,
+    readonly accepted: AcceptedArguments | undefined,
+  ) {}
 }
 
 /** The options every executor takes (each executor may add its own). */
