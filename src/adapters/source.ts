@@ -147,14 +147,15 @@ function untouched(signal: AbortSignal): boolean {
   return countListeners(signal, "abort").length <= 1;
 }
 
-/** A `listeners` on the signal or anywhere up its chain (AbortSignal.prototype, EventTarget.prototype, Object.prototype). */
+/**
+ * A `listeners` on the signal (an AbortSignal, as checked) or anywhere up its chain. Once the
+ * chain's links are the intrinsic ones (AbortSignal.prototype, EventTarget.prototype,
+ * Object.prototype: no Proxy on it), `in` looks it up without running anything.
+ */
 function listenersPlanted(signal: AbortSignal): boolean {
   return (
-    ObjectHasOwn(signal, "listeners") ||
-    ObjectHasOwn(AbortSignalPrototype, "listeners") ||
     ObjectGetPrototypeOf(AbortSignalPrototype) !== EventTargetPrototype ||
-    ObjectHasOwn(EventTargetPrototype, "listeners") ||
     ObjectGetPrototypeOf(EventTargetPrototype) !== ObjectPrototype ||
-    ObjectHasOwn(ObjectPrototype, "listeners")
+    "listeners" in signal
   );
 }
