@@ -276,7 +276,10 @@ export class Dispatcher {
     if (!call.answered) this.#recordThread(call, slot);
     this.#freeSlot(call, slot);
     const plain = typeof reply === "string"; // a plain success's bare content (protocol.ts)
-    if (!plain && reply.retire) this.#pool.retire(threadId);
+    if (!plain && reply.retire) {
+      this.#pool.retire(threadId);
+      this.#takeBack(threadId); // a retiring thread would refuse them
+    }
     if (!plain && reply.kind === "refused" && !call.answered && call.attempts < MAX_ATTEMPTS) {
       this.#queue.unshift(call); // the thread did not start it: run it on another
     } else if (!call.answered) {

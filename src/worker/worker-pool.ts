@@ -586,7 +586,11 @@ export class WorkerPool {
     if (key === undefined || key === null) return;
     const worker = MapPrototypeGet(this.#loads, threadId)?.worker;
     if (worker === undefined) return;
-    ((worker as unknown as Record<symbol, PiscinaThreadRecord>)[key] as PiscinaThreadRecord).processPendingMessages();
+    try {
+      ((worker as unknown as Record<symbol, PiscinaThreadRecord>)[key] as PiscinaThreadRecord).processPendingMessages();
+    } catch {
+      // never in an exit listener: Piscina's own exit handling follows as it would have
+    }
   }
 
   #holds(worker: Worker): boolean {
