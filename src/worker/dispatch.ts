@@ -245,6 +245,7 @@ export class Dispatcher {
       const call = this.#slotCalls[slot] as PendingCall;
       if (call.slot !== slot || call.answered || !this.#board.stop(slot)) continue;
       this.#pool.messages.forget(call.taskId);
+      this.#uncount(call);
       call.slot = -1;
       call.attempts -= 1; // not a thread's refusal: it never reached one
       this.#queue.unshift(call);
