@@ -34,6 +34,7 @@ import type {
 } from "../src/worker/protocol.js";
 import { TaskBoard } from "../src/worker/task-board.js";
 import { RunningTask, runInTask, taskSignalIfMade, tracedTask, useThreadPort } from "../src/worker/task-context.js";
+import { TaskTurns } from "../src/worker/task-turns.js";
 import { WorkerPort } from "../src/worker/thread-port.js";
 import { importLoader, loadModuleInWorker, WorkerModule } from "../src/worker/thread-setup.js";
 import { moduleFileName } from "../src/worker/tool-modules.js";
@@ -61,6 +62,8 @@ const board = TaskBoard.attach(boardMemory);
  * the abort RPC looks up by id: a task still running after its call settled stays here.
  */
 let active: RunningTask | undefined;
+/** One task at a time, the next once the reply before it has left. */
+const turns = new TaskTurns();
 /** A fault this thread's running task did not cause: finish the task, then let the thread go. */
 let retiring = false;
 
@@ -111,11 +114,29 @@ for (let index = 0; index < loading.length; index += 1) {
 parentPort?.postMessage({ toolgateThreadLoaded: true, threadId, failures } satisfies ThreadLoaded);
 
 /**
- * Runs one task. Synchronous when the tool returns a plain value (Piscina awaits either way,
- * and every skipped await is a microtask less on each call's round trip).
+ * Runs one task, once the thread's turn is free: a task that came while another runs (a call
+ * queued behind a busy thread) starts once the reply before it has left (task-turns.ts).
+ * Synchronous when the turn is free and the tool returns a plain value (Piscina awaits either
+ * way, and every skipped await is a microtask less on each call's round trip).
  */
 export default function runToolTask(task: WorkerTask | WorkerWarmup): WorkerReply | Promise<WorkerReply> {
   if (task.kind === "warmup") return Reply.warm(retiring);
+  let reply: WorkerReply | Promise<WorkerReply>;
+  if (turns.taken) reply = PromisePrototypeThen(turns.wait(), () => runInTurn(task)) as Promise<WorkerReply>;
+  else {
+    turns.take();
+    try {
+      reply = runInTurn(task);
+    } catch (error) {
+      turns.passAfter(undefined);
+      throw error;
+    }
+  }
+  turns.passAfter(reply);
+  return reply;
+}
+
+function runInTurn(task: WorkerTask): WorkerReply | Promise<WorkerReply> {
   if (retiring) return Reply.refused(); // not claimed: the main thread runs it elsewhere
   // Stopped while it waited for this thread: never started.
   if (!board.claim(task.slot, threadId)) return Reply.stopped(retiring);

@@ -131,7 +131,7 @@ export async function benchWorkerDispatch(options: CaseOptions = {}): Promise<Wo
         ...(parallelPass
           ? {}
           : {
-              note: "the per-call boundary work on both threads, and a call waits for an idle thread where Piscina queues it behind a busy one (docs/benchmarks.md)",
+              note: "the main thread is the bottleneck: its per-call work (the pipeline, and Piscina's own postTask with the wake-up of a sleeping thread) outlasts a no-op call on a thread, so a call waiting behind a running one rarely finds its thread still busy (docs/benchmarks.md)",
             }),
       },
     ],

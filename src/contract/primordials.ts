@@ -153,6 +153,7 @@ export const SetInterval = setInterval;
 export const ClearInterval = clearInterval;
 export const SetImmediate = setImmediate;
 export const ClearImmediate = clearImmediate;
+export const QueueMicrotask = queueMicrotask;
 const timerProbe = SetTimeout(() => {}, 0);
 const timeoutPrototype = ObjectGetPrototypeOf(timerProbe) as { unref: () => unknown; refresh: () => unknown };
 ClearTimeout(timerProbe);

@@ -3,7 +3,15 @@
 // maxThreads calls run at once. A slot is held until Piscina has heard back, even when the
 // caller moved on at abort or timeout; such a task no longer counts as a running call, so the
 // next call does not wait for its grace period: it goes to the first thread that is free, or
-// to a spare Piscina starts at once (the board has 2 × maxThreads slots, the pool as many threads).
+// to a spare Piscina starts at once (the pool has 2 × maxThreads threads).
+//
+// When every running call has its thread, a waiting call may wait on a thread, behind a task
+// that began less than QUEUE_BEHIND_MS ago: the thread starts it the moment the reply before
+// it has left (task-turns.ts), without a round trip through this thread. Until its thread
+// claims it, it is taken back (the board's QUEUED → STOPPED) and queued here again when the
+// call before it is answered while it still runs (abort, timeout: it may be killed), when its
+// thread ends, or when another thread is free while the one it waits behind has run longer.
+// Its timeout counts from when it runs, as every call's does. (The board has 3 × maxThreads slots.)
 // docs/contract.md: rule W2 — abort relay, rule W3 — timeout and termination, rule W5 — faults are results.
 import { ToolErrorCode } from "../contract/constants.js";
 import { isNonRecoverableToolError } from "../contract/errors.js";
@@ -35,7 +43,8 @@ import { DispatchQueue, type QueueEntry } from "./dispatch-queue.js";
 import type { ResolvedOptions } from "./options.js";
 import { decodeOutcome, failureOutcome, poolFailureOutcome, type StopReason, type WorkerReply, type WorkerTask } from "./protocol.js";
 import type { TaskBoard } from "./task-board.js";
-import type { WorkerPool } from "./worker-pool.js";
+import { WaitingLines } from "./waiting-lines.js";
+import { QUEUE_BEHIND_MS, type WorkerPool } from "./worker-pool.js";
 
 /** A call that a retiring thread handed back is tried again, this many times at most. */
 const MAX_ATTEMPTS = 3;
@@ -77,6 +86,10 @@ export class Dispatcher {
   #freeCount = 0;
   /** Calls in slots that still count against maxThreads. */
   #running = 0;
+  /** The tasks waiting on each thread behind its running one. */
+  readonly #lines = new WaitingLines();
+  /** The call of each slot's task (a task whose call moved on is no longer its call's: `call.slot` tells). */
+  readonly #slotCalls: (PendingCall | undefined)[] = [];
   #nextTaskId = 0;
   #idle: (() => void) | undefined;
 
@@ -115,7 +128,15 @@ export class Dispatcher {
   }
 
   #pump(): void {
-    while (this.#freeCount > 0 && this.#running < this.#options.maxThreads && this.#queue.size > 0) {
+    while (this.#freeCount > 0 && this.#queue.size > 0) {
+      if (this.#running >= this.#options.maxThreads) {
+        // Every running call has its thread: the next waits behind a task that began just now, if any did.
+        const threadId = this.#pool.threadForBehind();
+        if (threadId === 0) break;
+        this.#freeCount -= 1;
+        this.#start(this.#queue.shift() as PendingCall, this.#freeSlots[this.#freeCount] as number, threadId);
+        continue;
+      }
       // Threads cannot boot, and the pool waits before it starts another: calls run only on the
       // threads that did load (Piscina would start a thread for any more); with none, no thread is coming.
       const refusal = this.#pool.bootRefusal();
@@ -129,7 +150,7 @@ export class Dispatcher {
       }
       const call = this.#queue.shift() as PendingCall;
       this.#freeCount -= 1;
-      this.#start(call, this.#freeSlots[this.#freeCount] as number);
+      this.#start(call, this.#freeSlots[this.#freeCount] as number, 0);
     }
     if (this.#idle !== undefined && this.#isIdle()) {
       const wake = this.#idle;
@@ -142,29 +163,24 @@ export class Dispatcher {
     return this.#freeCount === this.#board.slots && this.#queue.size === 0;
   }
 
-  #start(call: PendingCall, slot: number): void {
+  /** Hands the call to Piscina in `slot`: for the first free thread, or behind `behindThread`'s running task. */
+  #start(call: PendingCall, slot: number, behindThread: number): void {
     this.#nextTaskId = this.#nextTaskId === MAX_TASK_ID ? 1 : this.#nextTaskId + 1;
     const taskId = this.#nextTaskId;
     call.slot = slot;
     call.taskId = taskId;
     call.attempts += 1;
-    call.counted = true;
-    this.#running += 1;
+    this.#slotCalls[slot] = call;
     this.#board.assign(slot, taskId);
     const request = call.request;
-    request.record({ queueWaitMs: PerformanceNow() - call.queuedAt });
     const onProgress = request.onProgress;
     if (onProgress !== undefined) {
       call.progress ??= openProgressChannel(onProgress, request.call.id, request.call.name, request.signal);
       const channel = call.progress;
       this.#pool.messages.listen(taskId, (message) => relayProgress(channel, message));
     }
-    // The pipeline's limit (call, else tool, else executor); it counts from here, not in the queue.
-    const timeoutMs = request.timeoutMs;
-    if (timeoutMs !== undefined && call.timer === undefined) {
-      call.timer = SetTimeout(() => this.#onTimeout(call), timeoutMs);
-      TimeoutPrototypeUnref(call.timer);
-    }
+    if (behindThread === 0) this.#begin(call);
+    else this.#lines.add(behindThread, slot);
     const task: WorkerTask = {
       kind: "run",
       taskId,
@@ -176,18 +192,95 @@ export class Dispatcher {
       progress: onProgress !== undefined,
     };
     void PromisePrototypeThen(
-      this.#pool.run(task),
+      behindThread === 0 ? this.#pool.run(task) : this.#pool.runBehind(task, behindThread),
       (reply) => this.#onOutcome(call, slot, reply as WorkerReply),
       (error: unknown) => this.#onPoolFailure(call, slot, error),
     );
   }
 
-  #onOutcome(call: PendingCall, slot: number, reply: WorkerReply): void {
+  /** The call runs (or is about to): it counts against maxThreads, and its timeout starts. */
+  #begin(call: PendingCall): void {
+    call.counted = true;
+    this.#running += 1;
+    const request = call.request;
+    request.record({ queueWaitMs: PerformanceNow() - call.queuedAt });
+    // The pipeline's limit (call, else tool, else executor); it counts from here, not in the queue.
+    const timeoutMs = request.timeoutMs;
+    if (timeoutMs !== undefined && call.timer === undefined) {
+      call.timer = SetTimeout(() => this.#onTimeout(call), timeoutMs);
+      TimeoutPrototypeUnref(call.timer);
+    }
+  }
+
+  /**
+   * Piscina has heard back from the slot's thread (or failed the task). When it was the
+   * thread's running task, the next in the thread's line runs now (it counts, its timeout
+   * starts), unless the thread ended: then every call in the line is queued here again.
+   * Returns the thread.
+   */
+  #taskSettled(slot: number, threadEnded: boolean): number {
     const threadId = this.#pool.threadOf(slot);
+    this.#pool.settled(slot);
+    if (threadId === 0 || this.#lines.line(threadId) === undefined || this.#lines.remove(threadId, slot)) return threadId;
+    if (threadEnded) {
+      this.#takeBack(threadId);
+      return threadId;
+    }
+    const next = this.#lines.shift(threadId);
+    const call = this.#slotCalls[next] as PendingCall;
+    if (call.slot === next && !call.answered) this.#begin(call);
+    return threadId;
+  }
+
+  /**
+   * The calls waiting behind `threadId`'s running task are queued here again, in their order,
+   * except one the thread has already started. Their tasks stay in the line until the thread
+   * skips them (STOPPED) or ends; their slots are freed then (`#settledAfterMove`).
+   */
+  #takeBack(threadId: number): void {
+    const line = this.#lines.line(threadId);
+    if (line === undefined) return;
+    for (let index = line.length - 1; index >= 0; index -= 1) {
+      const slot = line[index] as number;
+      const call = this.#slotCalls[slot] as PendingCall;
+      if (call.slot !== slot || call.answered || !this.#board.stop(slot)) continue;
+      this.#pool.messages.forget(call.taskId);
+      this.#uncount(call);
+      call.slot = -1;
+      call.attempts -= 1; // not a thread's refusal: it never reached one
+      this.#queue.unshift(call);
+    }
+  }
+
+  /** Calls waiting behind a task that has run QUEUE_BEHIND_MS or more go to a thread that is free. */
+  #takeBackFromSlowThreads(): void {
+    if (this.#lines.size === 0) return;
+    const threads = this.#lines.threads();
+    for (let index = 0; index < threads.length; index += 1) {
+      const threadId = threads[index] as number;
+      if (this.#pool.busyForThread(threadId) >= QUEUE_BEHIND_MS) this.#takeBack(threadId);
+    }
+  }
+
+  /** A task whose call moved on (taken back from behind another) was answered or failed: only its slot is freed. */
+  #settledAfterMove(slot: number): void {
+    this.#freeSlots[this.#freeCount++] = slot;
+    this.#pump();
+  }
+
+  #onOutcome(call: PendingCall, slot: number, reply: WorkerReply): void {
+    const threadId = this.#taskSettled(slot, false);
+    if (call.slot !== slot) {
+      this.#settledAfterMove(slot);
+      return;
+    }
     if (!call.answered) this.#recordThread(call, slot);
     this.#freeSlot(call, slot);
     const plain = typeof reply === "string"; // a plain success's bare content (protocol.ts)
-    if (!plain && reply.retire) this.#pool.retire(threadId);
+    if (!plain && reply.retire) {
+      this.#pool.retire(threadId);
+      this.#takeBack(threadId); // a retiring thread would refuse them
+    }
     if (!plain && reply.kind === "refused" && !call.answered && call.attempts < MAX_ATTEMPTS) {
       this.#queue.unshift(call); // the thread did not start it: run it on another
     } else if (!call.answered) {
@@ -195,12 +288,27 @@ export class Dispatcher {
       if (isNonRecoverableToolError(decoded)) this.#answer(call).reject(decoded);
       else this.#answer(call).resolve(decoded as ToolOutcome);
     }
+    // This thread is free: a call waiting behind a slow task elsewhere runs here instead.
+    if (this.#lines.line(threadId) === undefined) this.#takeBackFromSlowThreads();
     this.#pump();
   }
 
   /** Piscina failed the task: the thread died under it (exit, out of memory), or we ended it. */
   #onPoolFailure(call: PendingCall, slot: number, error: unknown): void {
+    this.#taskSettled(slot, true);
+    if (call.slot !== slot) {
+      this.#settledAfterMove(slot);
+      return;
+    }
     const reason = this.#pool.endReasonOf(this.#pool.threadOf(slot));
+    // The thread ended before it started the call (its neighbour's fault, a stray exit between
+    // tasks): nothing of it ran, so it runs on another thread.
+    if (!call.answered && reason === undefined && call.attempts < MAX_ATTEMPTS && this.#board.stop(slot)) {
+      this.#freeSlot(call, slot);
+      this.#queue.unshift(call);
+      this.#pump();
+      return;
+    }
     // A thread that had taken the call ended under it (a kill after the call settled was recorded by the grace timer).
     const owner = this.#board.owner(slot);
     if (!call.answered && owner !== 0) call.request.record({ threadId: owner, threadKilled: true });
@@ -241,6 +349,9 @@ export class Dispatcher {
     const { slot, taskId } = call;
     this.#uncount(call);
     if (slot < 0 || this.#board.stop(slot)) return;
+    // It may be killed: no call waits behind it.
+    this.#pool.closeBehind(slot);
+    this.#takeBack(this.#pool.threadOf(slot));
     this.#pool.abort(slot, taskId, reason);
     this.#pool.prewarm(); // the next call should find a warm thread, not wait for this one
     call.grace = SetTimeout(() => {

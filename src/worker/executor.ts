@@ -56,8 +56,9 @@ export class WorkerToolExecutor implements ToolExecutor {
     const settings = readExecutorOptions(options, WORKER_OPTION_KEYS);
     if (settings.app !== undefined) throw appRefused();
     const modules = await loadToolModules(resolved.modules);
-    // Twice maxThreads: a task whose call was answered (abort, timeout) may still run while the next call starts.
-    const board = TaskBoard.create(resolved.maxThreads * 2);
+    // Three times maxThreads: a task whose call was answered (abort, timeout) may still run while
+    // the next call starts, and a call may wait on a thread behind its running one (dispatch.ts).
+    const board = TaskBoard.create(resolved.maxThreads * 3);
     const pool = new WorkerPool(
       ObjectFreeze({
         options: resolved,

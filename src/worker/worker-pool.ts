@@ -21,6 +21,8 @@ import {
   MapPrototypeSet,
   mapEntryStepper,
   NativePromise,
+  ObjectGetOwnPropertySymbols,
+  PerformanceNow,
   PromisePrototypeThen,
   PromiseResolve,
   SetPrototypeAdd,
@@ -118,6 +120,38 @@ interface ThreadEnd {
 
 function ignore(): void {}
 
+/**
+ * A call waits behind a thread's running task only while that task has run less than this
+ * (a short call is likely to end soon; a slow or spinning tool keeps its thread to itself, so
+ * abort and the grace kill keep their meaning for the calls around it).
+ */
+export const QUEUE_BEHIND_MS = 1;
+/** At most this many calls wait on a thread behind its running task. */
+const MAX_WAITING_BEHIND = 2;
+
+/** What this pool has handed a thread and not heard back (at most a running task and one behind it). */
+class ThreadLoad {
+  constructor(
+    readonly worker: PiscinaWorker,
+    readonly threadId: number,
+  ) {}
+  tasks = 0;
+  /** When the running task was handed over, or became the one running (the one before it answered). */
+  since = 0;
+  /** No call may wait behind the running task: its call was answered (abort, timeout), it may be killed. */
+  closed = false;
+}
+
+/**
+ * Piscina's own record of a thread (the public view's `kWorkerData`): drains the replies a
+ * thread posted before it ended. Found by its description, checked at run time: where it is
+ * missing (another Piscina), no call ever waits behind another.
+ */
+interface PiscinaThreadRecord {
+  processPendingMessages(): void;
+}
+const WORKER_DATA_DESCRIPTION = "Piscina.kWorkerData";
+
 /** The thread id under which the reason of calls failed for want of any thread is kept (no thread has it). */
 const NO_THREAD = -1;
 
@@ -160,6 +194,16 @@ export class WorkerPool {
   readonly #warmups = new Set<Warmup>();
   /** The thread that took the last call: tried first, so a spare stays idle (and is reaped once not wanted). */
   #lastChosen: PiscinaWorker | undefined;
+  /** What each thread was handed and has not answered. */
+  readonly #loads = new Map<number, ThreadLoad>();
+  /** The same, as a list (scanned for a thread a call may wait behind; a few threads, no iterator). */
+  readonly #loadList: ThreadLoad[] = [];
+  /** The thread the next task goes to, behind its running one (runBehind). */
+  #behind: PiscinaWorker | undefined;
+  /** The key of Piscina's own thread record on its public view (undefined: not found yet; null: none, no queuing behind). */
+  #recordKey: symbol | null | undefined;
+  /** Threads Piscina may run: maxThreads running calls, and as many winding down after their calls settled. */
+  readonly #threadBudget: number;
   #destroyed = false;
   /** Threads that exited before they loaded their modules: when the next may start, and what calls get meanwhile. */
   readonly #backoff = new BootBackoff();
@@ -181,6 +225,7 @@ export class WorkerPool {
     for (let index = 0; index < moduleUrls.length; index += 1) names[index] = moduleFileName(moduleUrls[index] as string);
     this.#moduleNames = names;
     this.#slotThread = new Int32Array(board.slots);
+    this.#threadBudget = options.maxThreads * 2;
     for (let slot = 0; slot < board.slots; slot += 1) {
       this.#slotSignals[slot] = new SlotSignal();
       this.#slotTags[slot] = { slot };
@@ -195,9 +240,9 @@ export class WorkerPool {
     this.#piscina = new Piscina({
       filename: WORKER_ENTRY,
       minThreads: options.minThreads,
-      // One thread per slot: up to maxThreads running calls, and as many tasks winding down after
-      // their calls settled (a warm spare uses this room too, never more).
-      maxThreads: board.slots,
+      // Up to maxThreads running calls, and as many tasks winding down after their calls settled
+      // (a warm spare uses this room too, never more).
+      maxThreads: this.#threadBudget,
       idleTimeout: options.idleTimeout,
       concurrentTasksPerWorker: 1,
       // Nothing reads Piscina's run and wait time histograms: two clock reads and records per call saved.
@@ -234,6 +279,58 @@ export class WorkerPool {
     this.#slotThread[slot] = 0;
     (task as PoolTask)[SLOT_TAG] = this.#slotTags[slot] as SlotTag; // the slot's tag, made once per slot
     return this.#piscina.run(task, { signal: this.#slotSignals[slot] as SlotSignal }) as Promise<WorkerReply>;
+  }
+
+  /**
+   * A thread whose running task started less than QUEUE_BEHIND_MS ago, with fewer than
+   * MAX_WAITING_BEHIND tasks waiting behind it, for a call to wait behind it (0: none). Only a thread that has loaded its modules
+   * and is not retiring, and only where a reply posted before its thread ended is never lost.
+   */
+  threadForBehind(): number {
+    if (this.#recordKey === null) return 0;
+    const now = PerformanceNow();
+    const loads = this.#loadList;
+    for (let index = 0; index < loads.length; index += 1) {
+      const load = loads[index] as ThreadLoad;
+      if (load.tasks === 0 || load.tasks > MAX_WAITING_BEHIND || load.closed || now - load.since >= QUEUE_BEHIND_MS) continue;
+      const worker = load.worker;
+      if (worker.terminating || worker.destroyed || SetPrototypeHas(this.#retiring, load.threadId)) continue;
+      return load.threadId;
+    }
+    return 0;
+  }
+
+  /** Runs a task behind the running one of `threadId` (from threadForBehind, in the same turn). */
+  runBehind(task: WorkerTask, threadId: number): Promise<WorkerReply> {
+    this.#behind = MapPrototypeGet(this.#loads, threadId)?.worker;
+    try {
+      return this.run(task);
+    } finally {
+      this.#behind = undefined;
+    }
+  }
+
+  /** No call waits behind the slot's task any more (its call was answered: it may be killed). */
+  closeBehind(slot: number): void {
+    const load = MapPrototypeGet(this.#loads, this.threadOf(slot));
+    if (load !== undefined) load.closed = true;
+  }
+
+  /** Piscina has answered the slot's task (or failed it): its thread holds one task fewer. */
+  settled(slot: number): void {
+    const threadId = this.#slotThread[slot] as number;
+    if (threadId === 0) return;
+    const load = MapPrototypeGet(this.#loads, threadId);
+    if (load === undefined || load.tasks === 0) return;
+    load.tasks -= 1;
+    if (load.tasks === 0) load.closed = false;
+    else load.since = PerformanceNow(); // the task behind it runs now
+  }
+
+  /** How long the thread has run its current task (ms; 0 when it has none). */
+  busyForThread(threadId: number): number {
+    const load = MapPrototypeGet(this.#loads, threadId);
+    return load === undefined || load.tasks === 0 ? 0 : PerformanceNow() - load.since;
   }
 
   /** The thread the slot's task was handed to (0: still in Piscina's queue). */
@@ -299,6 +396,11 @@ export class WorkerPool {
    * retiring (none: the task waits in Piscina's queue until one is); records which slot went where.
    */
   #choose(task: BalancerTask, workers: PiscinaWorker[]): PiscinaWorker | null {
+    const behind = this.#behind;
+    if (behind !== undefined) {
+      this.#behind = undefined;
+      return this.#hand(task, behind);
+    }
     // A warm-up sent to start a thread is refused once: Piscina then starts one (and hands the
     // warm-up, a no-op, to whichever thread is free later).
     if ((task[SLOT_TAG] as SlotTag).slot < 0 && this.#threadsToStart > 0) {
@@ -323,8 +425,18 @@ export class WorkerPool {
   #hand(task: BalancerTask, worker: PiscinaWorker): PiscinaWorker {
     const tag = task[SLOT_TAG] as SlotTag;
     if (tag.slot >= 0) {
-      this.#slotThread[tag.slot] = worker.id;
+      const threadId = worker.id;
+      this.#slotThread[tag.slot] = threadId;
       this.#lastChosen = worker;
+      let load = MapPrototypeGet(this.#loads, threadId);
+      if (load === undefined) {
+        load = new ThreadLoad(worker, threadId);
+        MapPrototypeSet(this.#loads, threadId, load);
+        this.#loadList[this.#loadList.length] = load;
+        this.#findRecordKey(worker);
+      }
+      load.tasks += 1;
+      if (load.tasks === 1) load.since = PerformanceNow();
     } else (tag as Warmup).handed = true; // a warm-up has no slot, and does not make its thread the one to try first
     if (this.#spareWanted) this.#queueSpareCheck();
     return worker;
@@ -372,7 +484,7 @@ export class WorkerPool {
     // While threads cannot boot, a thread starts only for a call that comes after the wait.
     if (!this.#spareWanted || this.#destroyed || this.#backoff.failing) return;
     const threads = this.#piscina.threads;
-    if (threads.length >= this.#board.slots) return;
+    if (threads.length >= this.#threadBudget) return;
     let serving = 0;
     let spare = false;
     for (let index = 0; index < threads.length; index += 1) {
@@ -433,6 +545,52 @@ export class WorkerPool {
       end.failed = true;
     });
     worker.once("exit", (code: number) => this.#onExit(threadId, code, end));
+    worker.prependOnceListener("exit", () => this.#takeRepliesOf(threadId));
+  }
+
+  #forgetLoad(threadId: number): void {
+    const load = MapPrototypeGet(this.#loads, threadId);
+    if (load === undefined) return;
+    MapPrototypeDelete(this.#loads, threadId);
+    const list = this.#loadList;
+    for (let index = 0; index < list.length; index += 1) {
+      if (list[index] !== load) continue;
+      list[index] = list[list.length - 1] as ThreadLoad;
+      list.length -= 1;
+      return;
+    }
+  }
+
+  /** Piscina's own record of a thread, behind its public view (once, at the first thread handed a task). */
+  #findRecordKey(worker: PiscinaWorker): void {
+    if (this.#recordKey !== undefined) return;
+    this.#recordKey = null;
+    const keys = ObjectGetOwnPropertySymbols(worker);
+    for (let index = 0; index < keys.length; index += 1) {
+      const key = keys[index] as symbol;
+      if (key.description !== WORKER_DATA_DESCRIPTION) continue;
+      const record = (worker as unknown as Record<symbol, unknown>)[key];
+      if (typeof record === "object" && record !== null && typeof (record as PiscinaThreadRecord).processPendingMessages === "function")
+        this.#recordKey = key;
+    }
+  }
+
+  /**
+   * The thread has ended: the replies it posted before, still on their way, are taken now,
+   * before Piscina fails what it has not heard back (its own exit listener runs after this one).
+   * A call that waited behind the one that ended the thread was never started (task-turns.ts):
+   * the call before it is answered with its own reply, never with its neighbour's fault.
+   */
+  #takeRepliesOf(threadId: number): void {
+    const key = this.#recordKey;
+    if (key === undefined || key === null) return;
+    const worker = MapPrototypeGet(this.#loads, threadId)?.worker;
+    if (worker === undefined) return;
+    try {
+      ((worker as unknown as Record<symbol, PiscinaThreadRecord>)[key] as PiscinaThreadRecord).processPendingMessages();
+    } catch {
+      // never in an exit listener: Piscina's own exit handling follows as it would have
+    }
   }
 
   #holds(worker: Worker): boolean {
@@ -506,6 +664,7 @@ export class WorkerPool {
     port?.close();
     MapPrototypeDelete(this.#ports, threadId);
     MapPrototypeDelete(this.#piscinaWorkers, threadId);
+    this.#forgetLoad(threadId);
     SetPrototypeDelete(this.#retiring, threadId);
     SetPrototypeDelete(this.#loaded, threadId);
     const timer = MapPrototypeGet(this.#loadTimers, threadId);
