@@ -33,7 +33,7 @@ import { timeoutOutcome } from "../executor/run-tool.js";
 import { abortReason, isAborted, watchAbort } from "../executor/signal.js";
 import { DispatchQueue, type QueueEntry } from "./dispatch-queue.js";
 import type { ResolvedOptions } from "./options.js";
-import { decodeOutcome, failureOutcome, poolFailureOutcome, type StopReason, type WorkerReply, type WorkerTask } from "./protocol.js";
+import { decodeOutcome, failureOutcome, poolFailureOutcome, type StopReason, type WorkerReply, workerTask } from "./protocol.js";
 import type { TaskBoard } from "./task-board.js";
 import type { WorkerPool } from "./worker-pool.js";
 
@@ -165,16 +165,7 @@ export class Dispatcher {
       call.timer = SetTimeout(() => this.#onTimeout(call), timeoutMs);
       TimeoutPrototypeUnref(call.timer);
     }
-    const task: WorkerTask = {
-      kind: "run",
-      taskId,
-      slot,
-      module: call.module,
-      toolName: request.call.name,
-      toolCallId: request.call.id,
-      args: request.args,
-      progress: onProgress !== undefined,
-    };
+    const task = workerTask(taskId, slot, call.module, request.call.name, request.call.id, request.args, onProgress !== undefined);
     void PromisePrototypeThen(
       this.#pool.run(task),
       (reply) => this.#onOutcome(call, slot, reply as WorkerReply),
