@@ -9,6 +9,7 @@ import { MessageChannel, parentPort, threadId, workerData } from "node:worker_th
 import { Limits, ToolErrorCode } from "../src/contract/constants.js";
 import { isNonRecoverableToolError } from "../src/contract/errors.js";
 import {
+  ArrayIsArray,
   isPromise,
   MapPrototypeGet,
   NativePromise,
@@ -22,15 +23,18 @@ import type { Tool } from "../src/contract/tools.js";
 import { describeFailure, readDataProperty } from "../src/contract/untrusted.js";
 import { type RunSettings, runTool, type ToolOutcome } from "../src/executor/run-tool.js";
 import { moveAttachments } from "../src/worker/attachment-move.js";
-import type {
-  ThreadHello,
-  ThreadLoaded,
-  ToolWorkerData,
-  WireAttachment,
-  WorkerOutcome,
-  WorkerReply,
-  WorkerTask,
-  WorkerWarmup,
+import {
+  TASK_MODULE,
+  TASK_SLOT,
+  TASK_TOOL_NAME,
+  type ThreadHello,
+  type ThreadLoaded,
+  type ToolWorkerData,
+  type WireAttachment,
+  type WorkerOutcome,
+  type WorkerReply,
+  type WorkerTask,
+  type WorkerWarmup,
 } from "../src/worker/protocol.js";
 import { TaskBoard } from "../src/worker/task-board.js";
 import { RunningTask, runInTask, taskSignalIfMade, tracedTask, useThreadPort } from "../src/worker/task-context.js";
@@ -120,13 +124,14 @@ parentPort?.postMessage({ toolgateThreadLoaded: true, threadId, failures } satis
  * way, and every skipped await is a microtask less on each call's round trip).
  */
 export default function runToolTask(task: WorkerTask | WorkerWarmup): WorkerReply | Promise<WorkerReply> {
-  if (task.kind === "warmup") return Reply.warm(retiring);
+  if (!ArrayIsArray(task)) return Reply.warm(retiring); // a call's task is a tuple (protocol.ts)
+  const work = task as WorkerTask;
   let reply: WorkerReply | Promise<WorkerReply>;
-  if (turns.taken) reply = PromisePrototypeThen(turns.wait(), () => runInTurn(task)) as Promise<WorkerReply>;
+  if (turns.taken) reply = PromisePrototypeThen(turns.wait(), () => runInTurn(work)) as Promise<WorkerReply>;
   else {
     turns.take();
     try {
-      reply = runInTurn(task);
+      reply = runInTurn(work);
     } catch (error) {
       turns.passAfter(undefined);
       throw error;
@@ -136,29 +141,30 @@ export default function runToolTask(task: WorkerTask | WorkerWarmup): WorkerRepl
   return reply;
 }
 
-function runInTurn(task: WorkerTask): WorkerReply | Promise<WorkerReply> {
+function runInTurn(work: WorkerTask): WorkerReply | Promise<WorkerReply> {
   if (retiring) return Reply.refused(); // not claimed: the main thread runs it elsewhere
+  const slot = work[TASK_SLOT];
   // Stopped while it waited for this thread: never started.
-  if (!board.claim(task.slot, threadId)) return Reply.stopped(retiring);
-  const module = loaded[task.module] as WorkerModule;
+  if (!board.claim(slot, threadId)) return Reply.stopped(retiring);
+  const module = loaded[work[TASK_MODULE]] as WorkerModule;
   if (!module.ok) {
     if (module.replaceThread) retiring = true; // its setup may work on a new thread
-    return finish(undefined, task, failed(module.failure));
+    return finish(undefined, slot, failed(module.failure));
   }
-  const tool = MapPrototypeGet(module.tools, task.toolName);
+  const tool = MapPrototypeGet(module.tools, work[TASK_TOOL_NAME]);
   if (tool === undefined) {
-    const file = moduleFileName(moduleUrls[task.module] as string);
-    return finish(undefined, task, failed(`tool "${task.toolName}" is not defined by ${file} in the worker thread`));
+    const file = moduleFileName(moduleUrls[work[TASK_MODULE]] as string);
+    return finish(undefined, slot, failed(`tool "${work[TASK_TOOL_NAME]}" is not defined by ${file} in the worker thread`));
   }
-  const record = new RunningTask(task, tool, module.app);
+  const record = new RunningTask(work, tool, module.app);
   active = record;
   let outcome: ToolOutcome | Promise<ToolOutcome>;
   try {
     outcome = runInTask(record, runWithinBudgets);
   } catch (error) {
-    return finish(record, task, encodeFailure(error, record));
+    return finish(record, slot, encodeFailure(error, record));
   }
-  if (!isPromise(outcome)) return finish(record, task, encodeOutcome(outcome as ToolOutcome));
+  if (!isPromise(outcome)) return finishWith(record, slot, outcome as ToolOutcome);
   const pending = outcome as Promise<ToolOutcome>;
   const decided = new NativePromise<Reply>((resolve) => {
     record.fault = (error) =>
@@ -169,7 +175,25 @@ function runInTurn(task: WorkerTask): WorkerReply | Promise<WorkerReply> {
       (error: unknown) => resolve(encodeFailure(error, record)),
     );
   });
-  return PromisePrototypeThen(decided, (reply) => finish(record, task, reply as Reply)) as Promise<WorkerReply>;
+  return PromisePrototypeThen(decided, (reply) => finish(record, slot, reply as Reply)) as Promise<WorkerReply>;
+}
+
+/**
+ * The tool's outcome, as it came back synchronously. The commonest (a success without
+ * attachments, from a thread that is not retiring) goes back as its bare content, with no
+ * reply record made for it (WorkerReply in protocol.ts).
+ */
+function finishWith(record: RunningTask, slot: number, outcome: ToolOutcome): WorkerReply | Promise<WorkerReply> {
+  // Own only: an `attachments` a tool planted on Object.prototype is not the outcome's.
+  if (outcome.isError || ObjectHasOwn(outcome, "attachments")) return finish(record, slot, encodeOutcome(outcome));
+  end(record, slot);
+  return retiring ? send(Reply.result(outcome.content, false)) : outcome.content;
+}
+
+/** The task's outcome is decided: sends `reply` (see end()). */
+function finish(record: RunningTask | undefined, slot: number, reply: Reply): WorkerReply | Promise<WorkerReply> {
+  end(record, slot);
+  return send(reply);
 }
 
 /**
@@ -177,12 +201,16 @@ function runInTurn(task: WorkerTask): WorkerReply | Promise<WorkerReply> {
  * When the main thread condemned the task first, this thread is being terminated: it must
  * not return (and so never takes another call).
  */
-function finish(record: RunningTask | undefined, task: WorkerTask, reply: Reply): WorkerReply | Promise<WorkerReply> {
+function end(record: RunningTask | undefined, slot: number): void {
   if (record !== undefined) {
     record.settle();
     if (active === record) active = undefined;
   }
-  if (!board.release(task.slot)) board.awaitTermination(task.slot);
+  if (!board.release(slot)) board.awaitTermination(slot);
+}
+
+/** A decided reply as it leaves, with whether this thread is to be replaced. */
+function send(reply: Reply): WorkerReply | Promise<WorkerReply> {
   reply.retire = retiring;
   const transfer = ReplyWithAttachments.transferOf(reply);
   // A plain success goes back as its bare content (WorkerReply in protocol.ts).

@@ -41,7 +41,7 @@ import { timeoutOutcome } from "../executor/run-tool.js";
 import { abortReason, isAborted, watchAbort } from "../executor/signal.js";
 import { DispatchQueue, type QueueEntry } from "./dispatch-queue.js";
 import type { ResolvedOptions } from "./options.js";
-import { decodeOutcome, failureOutcome, poolFailureOutcome, type StopReason, type WorkerReply, type WorkerTask } from "./protocol.js";
+import { decodeOutcome, failureOutcome, poolFailureOutcome, type StopReason, type WorkerReply, workerTask } from "./protocol.js";
 import type { TaskBoard } from "./task-board.js";
 import { WaitingLines } from "./waiting-lines.js";
 import { QUEUE_BEHIND_MS, type WorkerPool } from "./worker-pool.js";
@@ -181,16 +181,7 @@ export class Dispatcher {
     }
     if (behindThread === 0) this.#begin(call);
     else this.#lines.add(behindThread, slot);
-    const task: WorkerTask = {
-      kind: "run",
-      taskId,
-      slot,
-      module: call.module,
-      toolName: request.call.name,
-      toolCallId: request.call.id,
-      args: request.args,
-      progress: onProgress !== undefined,
-    };
+    const task = workerTask(taskId, slot, call.module, request.call.name, request.call.id, request.args, onProgress !== undefined);
     void PromisePrototypeThen(
       behindThread === 0 ? this.#pool.run(task) : this.#pool.runBehind(task, behindThread),
       (reply) => this.#onOutcome(call, slot, reply as WorkerReply),

@@ -15,7 +15,7 @@ import {
 } from "../contract/primordials.js";
 import type { ToolContext, ToolProgressReport } from "../contract/tools.js";
 import { discardProgress, openProgressChannel, type ProgressChannel } from "../executor/progress.js";
-import type { StopReason, WorkerTask } from "./protocol.js";
+import { type StopReason, TASK_ARGS, TASK_ID, TASK_PROGRESS, TASK_TOOL_CALL_ID, TASK_TOOL_NAME, type WorkerTask } from "./protocol.js";
 import type { WorkerPort } from "./thread-port.js";
 
 /** A task this thread took, from its start until its outcome went back to the main thread. */
@@ -52,11 +52,11 @@ export class RunningTask {
    * gave in this thread (absent from the context when undefined, as in-process).
    */
   constructor(work: WorkerTask, tool: unknown, app: unknown) {
-    const { taskId, toolCallId, toolName } = work;
-    this.taskId = taskId;
-    this.#toolName = toolName;
+    const toolCallId = work[TASK_TOOL_CALL_ID];
+    this.taskId = work[TASK_ID];
+    this.#toolName = work[TASK_TOOL_NAME];
     this.tool = tool;
-    this.args = work.args;
+    this.args = work[TASK_ARGS];
 
     // The same own properties, in the same order, as an accessor literal gave: signal, toolCallId, reportProgress, app.
     const context: Record<string, unknown> = {};
@@ -64,7 +64,7 @@ export class RunningTask {
     context.toolCallId = toolCallId;
     // The channel opens at the first report: opening it reads the signal, which would make
     // an AbortController (microseconds) for every task whose caller listens, reported or not.
-    context.reportProgress = work.progress ? ObjectFreeze((report: ToolProgressReport) => this.#report(report)) : discardProgress;
+    context.reportProgress = work[TASK_PROGRESS] ? ObjectFreeze((report: ToolProgressReport) => this.#report(report)) : discardProgress;
     if (app !== undefined) context.app = app as ToolApp;
     new ContextOwner(context, this);
     this.context = ObjectFreeze(context) as unknown as ToolContext;

@@ -38,7 +38,16 @@ import { describeFailure } from "../contract/untrusted.js";
 import { BootBackoff } from "./boot-backoff.js";
 import { watchNewThreads } from "./new-threads.js";
 import { MAX_DELAY_MS, type ResolvedOptions } from "./options.js";
-import type { StopReason, ThreadHello, ThreadLoaded, ToolWorkerData, WorkerReply, WorkerTask, WorkerWarmup } from "./protocol.js";
+import {
+  type StopReason,
+  TASK_SLOT,
+  type ThreadHello,
+  type ThreadLoaded,
+  type ToolWorkerData,
+  type WorkerReply,
+  type WorkerTask,
+  type WorkerWarmup,
+} from "./protocol.js";
 import { SLOT_RUNNING, type TaskBoard } from "./task-board.js";
 import { TaskMessages, ThreadPort } from "./thread-port.js";
 import { type LoadedToolModules, moduleFileName } from "./tool-modules.js";
@@ -275,7 +284,7 @@ export class WorkerPool {
 
   /** Runs a task on the thread the balancer picks; settles when Piscina hears back (or the thread ends). */
   run(task: WorkerTask): Promise<WorkerReply> {
-    const slot = task.slot;
+    const slot = task[TASK_SLOT];
     this.#slotThread[slot] = 0;
     (task as PoolTask)[SLOT_TAG] = this.#slotTags[slot] as SlotTag; // the slot's tag, made once per slot
     return this.#piscina.run(task, { signal: this.#slotSignals[slot] as SlotSignal }) as Promise<WorkerReply>;

@@ -10,6 +10,7 @@ import { WorkerToolExecutor } from "toolgate/worker";
 import { afterEach, describe, expect, test } from "vitest";
 import { DEFAULT_ATTACHMENT_BUDGETS, DEFAULT_OUTPUT_BUDGETS } from "../../dist/src/contract/budgets.js";
 import { resolveOptions } from "../../dist/src/worker/options.js";
+import { workerTask } from "../../dist/src/worker/protocol.js";
 import { TaskBoard } from "../../dist/src/worker/task-board.js";
 import { WorkerPool } from "../../dist/src/worker/worker-pool.js";
 import { call, fixture, neverAborted, settle } from "../support/helpers.js";
@@ -53,16 +54,7 @@ describe("a call behind a running task never takes its neighbour's reply down wi
       });
       const task = (slot: number, taskId: number, toolName: string) => {
         board.assign(slot, taskId);
-        return {
-          kind: "run" as const,
-          taskId,
-          slot,
-          module: 0,
-          toolName,
-          toolCallId: `call-${taskId}`,
-          args: { cells: cells.buffer },
-          progress: false,
-        };
+        return workerTask(taskId, slot, 0, toolName, `call-${taskId}`, { cells: cells.buffer }, false);
       };
       try {
         await pool.started;
@@ -106,16 +98,7 @@ describe("a thread that reads two waiting tasks at once still runs them one afte
     });
     const task = (slot: number, taskId: number, toolName: string) => {
       board.assign(slot, taskId);
-      return {
-        kind: "run" as const,
-        taskId,
-        slot,
-        module: 0,
-        toolName,
-        toolCallId: `call-${taskId}`,
-        args: { cells: cells.buffer },
-        progress: false,
-      };
+      return workerTask(taskId, slot, 0, toolName, `call-${taskId}`, { cells: cells.buffer }, false);
     };
     try {
       await pool.started;
