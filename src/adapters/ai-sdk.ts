@@ -136,7 +136,7 @@ async function* runCall(
   input: unknown,
   signal: AbortSignal,
 ): AsyncGenerator<ToolgateAiSdkOutput, void, undefined> {
-  const stream = progressStream((onProgress) => source.run(toolCallId, name, input, signal, onProgress));
+  const stream = progressStream((onProgress) => source.run({ id: toolCallId, name, args: input, signal, onProgress }));
   for (;;) {
     const step = await stream.next();
     if (step.kind === "progress") {

@@ -228,7 +228,7 @@ async function runCall(plan: CallPlan, facts: CallFacts): Promise<ToolMessage> {
   const signal = config.signal ?? neverAbortedSignal();
   let result: ToolResultMessage;
   try {
-    result = await plan.source.run(toolCallId, name, input, signal, progressSink(plan, facts));
+    result = await plan.source.run({ id: toolCallId, name, args: input, signal, onProgress: progressSink(plan, facts) });
   } catch (error) {
     if (plan.onFatal !== undefined && isNonRecoverableToolError(error)) {
       try {

@@ -158,7 +158,7 @@ async function runCall(plan: CallPlan, name: string, input: unknown, context: Ma
   };
   let result: ToolResultMessage;
   try {
-    result = await plan.source.run(id, name, input, context?.abortSignal ?? neverAbortedSignal(), sink);
+    result = await plan.source.run({ id, name, args: input, signal: context?.abortSignal ?? neverAbortedSignal(), onProgress: sink });
   } catch (error) {
     if (plan.onFatal !== undefined && isNonRecoverableToolError(error)) {
       try {

@@ -116,7 +116,7 @@ function callTool(source: ResolvedSource, params: CallToolRequest["params"], ext
   // A `then` rather than an async function: one promise and one turn fewer per call.
   let completed: ToolResultMessage | Promise<ToolResultMessage>;
   try {
-    completed = source.run(id, params.name, params.arguments ?? {}, extra.signal, onProgress);
+    completed = source.run({ id, name: params.name, args: params.arguments ?? {}, signal: extra.signal, onProgress });
   } catch (error) {
     return PromiseReject(mcpError(error)); // a custom executor's `executeToolCall` threw
   }

@@ -182,7 +182,7 @@ async function runCall(
   const id = typeof sdkCallId === "string" && sdkCallId.length > 0 ? sdkCallId : newCallId();
   let result: ToolResultMessage;
   try {
-    result = await source.run(id, name, input, details?.signal ?? neverAbortedSignal(), onProgress);
+    result = await source.run({ id, name, args: input, signal: details?.signal ?? neverAbortedSignal(), onProgress });
   } catch (error) {
     // The id and name are ours, so a malformed call here is the model's arguments (valid JSON
     // but not an object, or over the argument budgets): model data, which must not end the

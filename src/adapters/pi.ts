@@ -187,7 +187,14 @@ function makeAgentTool(
         // A `then` rather than an async function: one promise and one turn fewer per call.
         let completed: ToolResultMessage | Promise<ToolResultMessage>;
         try {
-          completed = source.run(toolCallId, name, params, signal ?? neverAbortedSignal(), onProgress, check.accepted);
+          completed = source.run({
+            id: toolCallId,
+            name,
+            args: params,
+            signal: signal ?? neverAbortedSignal(),
+            onProgress,
+            accepted: check.accepted,
+          });
         } catch (error) {
           completed = PromiseReject(error); // a custom executor's `executeToolCall` threw
         }

@@ -4,7 +4,6 @@
 // docs/adapters.md (every adapter takes a registry or an executor).
 import { getEventListeners } from "node:events";
 import { DEFAULT_ARGUMENT_BUDGETS, type ResolvedArgumentBudgets } from "../contract/budgets.js";
-import type { AcceptedArguments } from "../contract/call.js";
 import { ContractErrorCode } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import {
@@ -24,7 +23,7 @@ import {
 import type { ToolResultMessage } from "../contract/results.js";
 import { registeredTools, type ToolRegistry } from "../contract/tools.js";
 import { executeToolCallParts } from "../executor/in-process.js";
-import type { ProgressListener } from "../executor/progress.js";
+import type { AdapterCall } from "../executor/pipeline.js";
 import type { ToolExecutor } from "../executor/tool-executor.js";
 import { argumentBudgetsOf } from "../executor/tool-executor.js";
 
@@ -41,14 +40,7 @@ export interface ResolvedSource {
    * promise; an executor's own `executeToolCall` may also throw. `accepted`: what the
    * adapter's precheck accepted, used in-process only (an executor validates on its own).
    */
-  readonly run: (
-    id: unknown,
-    name: unknown,
-    args: unknown,
-    signal: AbortSignal,
-    onProgress?: ProgressListener,
-    accepted?: AcceptedArguments,
-  ) => ToolResultMessage | Promise<ToolResultMessage>;
+  readonly run: (call: AdapterCall) => ToolResultMessage | Promise<ToolResultMessage>;
   /** The argument budgets `run` applies (before a tool's own): an executor's, or the defaults for a registry or a wrapper. */
   readonly argumentBudgets: ResolvedArgumentBudgets;
 }
@@ -59,7 +51,7 @@ export function resolveSource(source: unknown, api: string): ResolvedSource {
     return {
       registry: source,
       // The call and its options are toolgate's own here: the pipeline takes their parts as they are.
-      run: (id, name, args, signal, onProgress, accepted) => executeToolCallParts(source, id, name, args, signal, onProgress, accepted),
+      run: (call) => executeToolCallParts(source, call),
       argumentBudgets: DEFAULT_ARGUMENT_BUDGETS,
     };
   }
@@ -70,7 +62,7 @@ export function resolveSource(source: unknown, api: string): ResolvedSource {
       return {
         registry,
         // Whatever it hands back (a thenable too) is read as `await` would.
-        run: (id, name, args, signal, onProgress) =>
+        run: ({ id, name, args, signal, onProgress }) =>
           PromiseResolve(
             ReflectApply(run, source, [
               { type: "toolCall", id, name, arguments: args },

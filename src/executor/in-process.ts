@@ -2,7 +2,6 @@
 // twin, and the same thing as a ToolExecutor object. The tool runs on this thread.
 // docs/contract.md: rules 1–13 through the pipeline; rule 3 — registry snapshot (the executor's own copy).
 import { threadId } from "node:worker_threads";
-import type { AcceptedArguments } from "../contract/call.js";
 import { ContractErrorCode } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import { isPromise, ObjectFreeze, PromisePrototypeThen, PromiseReject } from "../contract/primordials.js";
@@ -11,6 +10,7 @@ import type { ToolContext, ToolProgressReport } from "../contract/tools.js";
 import { registeredTools, type ToolRegistry } from "../contract/tools.js";
 import type { RunFacts } from "./hooks.js";
 import {
+  type AdapterCall,
   executeCall,
   executeCallParts,
   executeCalls,
@@ -141,17 +141,9 @@ export function executeToolCall(
  * arguments, with the adapter's own progress listener (if any) as its one option: the
  * result itself when the call completed synchronously, else a promise (see executeCallParts).
  */
-export function executeToolCallParts(
-  registry: ToolRegistry,
-  id: unknown,
-  name: unknown,
-  args: unknown,
-  signal: AbortSignal,
-  onProgress: ProgressListener | undefined,
-  accepted?: AcceptedArguments,
-): ToolResultMessage | Promise<ToolResultMessage> {
+export function executeToolCallParts(registry: ToolRegistry, call: AdapterCall): ToolResultMessage | Promise<ToolResultMessage> {
   try {
-    return executeCallParts(pipelineOf(registry), id, name, args, signal, onProgress, accepted);
+    return executeCallParts(pipelineOf(registry), call);
   } catch (error) {
     return PromiseReject(error); // a registry that is not one
   }

@@ -109,21 +109,28 @@ export function executeCall(pipeline: Pipeline, call: unknown, signal: AbortSign
 }
 
 /**
+ * A call an adapter assembled from its framework's id, name and arguments (untrusted: checked
+ * and snapshotted as any call's), with the signal, the adapter's own progress listener, if any,
+ * and what its precheck accepted (`accepted`, see AcceptedArguments).
+ */
+export interface AdapterCall {
+  readonly id: unknown;
+  readonly name: unknown;
+  readonly args: unknown;
+  readonly signal: AbortSignal;
+  readonly onProgress?: ProgressListener | undefined;
+  readonly accepted?: AcceptedArguments | undefined;
+}
+
+/**
  * `executeCall` for an adapter that assembles the call from what its framework passed (the
  * id, the name, the arguments) and whose only option is its own progress listener: the same
  * steps, without reading back a call record and an options object toolgate made itself. A
  * call that completed synchronously gives its result itself, after the last abort check (the
  * adapter hands on its own promise, one turn sooner); anything else, a promise. Never throws.
  */
-export function executeCallParts(
-  pipeline: Pipeline,
-  id: unknown,
-  name: unknown,
-  args: unknown,
-  signal: AbortSignal,
-  onProgress: ProgressListener | undefined,
-  accepted?: AcceptedArguments,
-): ToolResultMessage | Promise<ToolResultMessage> {
+export function executeCallParts(pipeline: Pipeline, call: AdapterCall): ToolResultMessage | Promise<ToolResultMessage> {
+  const { id, name, args, signal, onProgress, accepted } = call;
   try {
     assertAbortSignal(signal);
     throwIfAborted(signal); // rule 8 — abort wins (even over a malformed call)

@@ -41,7 +41,7 @@ import { timeoutOutcome } from "../executor/run-tool.js";
 import { abortReason, isAborted, watchAbort } from "../executor/signal.js";
 import { DispatchQueue, type QueueEntry } from "./dispatch-queue.js";
 import type { ResolvedOptions } from "./options.js";
-import { decodeOutcome, failureOutcome, poolFailureOutcome, type StopReason, type WorkerReply, workerTask } from "./protocol.js";
+import { decodeOutcome, failureOutcome, poolFailureOutcome, type StopReason, type WorkerReply, type WorkerTask } from "./protocol.js";
 import type { TaskBoard } from "./task-board.js";
 import { WaitingLines } from "./waiting-lines.js";
 import { QUEUE_BEHIND_MS, type WorkerPool } from "./worker-pool.js";
@@ -181,7 +181,7 @@ export class Dispatcher {
     }
     if (behindThread === 0) this.#begin(call);
     else this.#lines.add(behindThread, slot);
-    const task = workerTask(taskId, slot, call.module, request.call.name, request.call.id, request.args, onProgress !== undefined);
+    const task: WorkerTask = [taskId, slot, call.module, request.call.name, request.call.id, request.args, onProgress !== undefined];
     void PromisePrototypeThen(
       behindThread === 0 ? this.#pool.run(task) : this.#pool.runBehind(task, behindThread),
       (reply) => this.#onOutcome(call, slot, reply as WorkerReply),
@@ -235,7 +235,7 @@ export class Dispatcher {
       const slot = line[index] as number;
       const call = this.#slotCalls[slot] as PendingCall;
       if (call.slot !== slot || call.answered || !this.#board.stop(slot)) continue;
-      this.#pool.messages.forget(call.taskId);
+      if (call.progress !== undefined) this.#pool.messages.forget(call.taskId);
       this.#uncount(call);
       call.slot = -1;
       call.attempts -= 1; // not a thread's refusal: it never reached one
@@ -363,7 +363,8 @@ export class Dispatcher {
   /** Marks the call answered and drops its timers, abort subscription and task messages; returns it. */
   #answer(call: PendingCall): PendingCall {
     call.answered = true;
-    this.#pool.messages.forget(call.taskId); // a task still running after its call settled speaks to no one
+    // A task still running after its call settled speaks to no one (only a call with onProgress listens).
+    if (call.progress !== undefined) this.#pool.messages.forget(call.taskId);
     call.unwatch?.();
     call.unwatch = undefined;
     call.progress?.close();
@@ -384,7 +385,7 @@ export class Dispatcher {
     if (call.grace !== undefined) ClearTimeout(call.grace);
     call.grace = undefined;
     call.slot = -1;
-    this.#pool.messages.forget(call.taskId);
+    if (call.progress !== undefined) this.#pool.messages.forget(call.taskId);
     this.#freeSlots[this.#freeCount++] = slot;
   }
 }

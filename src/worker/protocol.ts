@@ -19,7 +19,7 @@ import { Outcome, OutcomeWithAttachments, type ToolOutcome } from "../executor/r
  * name would do (the module's index, the slot). A tuple, not a record: a record's keys are
  * written into every clone and looked up again on the thread (each internalized and matched to
  * a hidden class), measured ~1 µs of a no-op call's round trip; a tuple's elements are not.
- * Made by workerTask(), read by the TASK_* indexes.
+ * Written as a tuple literal (dispatch.ts), read by the TASK_* indexes.
  */
 export type WorkerTask = readonly [
   taskId: number,
@@ -41,19 +41,6 @@ export const TASK_TOOL_NAME = 3;
 export const TASK_TOOL_CALL_ID = 4;
 export const TASK_ARGS = 5;
 export const TASK_PROGRESS = 6;
-
-/** One call's task (see WorkerTask). */
-export function workerTask(
-  taskId: number,
-  slot: number,
-  module: number,
-  toolName: string,
-  toolCallId: string,
-  args: unknown,
-  progress: boolean,
-): WorkerTask {
-  return [taskId, slot, module, toolName, toolCallId, args, progress];
-}
 
 /**
  * Main → worker: a no-op task, so Piscina starts a spare thread before a call needs it (only a

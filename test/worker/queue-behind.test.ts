@@ -10,7 +10,7 @@ import { WorkerToolExecutor } from "toolgate/worker";
 import { afterEach, describe, expect, test } from "vitest";
 import { DEFAULT_ATTACHMENT_BUDGETS, DEFAULT_OUTPUT_BUDGETS } from "../../dist/src/contract/budgets.js";
 import { resolveOptions } from "../../dist/src/worker/options.js";
-import { workerTask } from "../../dist/src/worker/protocol.js";
+import type { WorkerTask } from "../../dist/src/worker/protocol.js";
 import { TaskBoard } from "../../dist/src/worker/task-board.js";
 import { WorkerPool } from "../../dist/src/worker/worker-pool.js";
 import { call, fixture, neverAborted, settle } from "../support/helpers.js";
@@ -41,21 +41,27 @@ function blockUntilStopped(worker: Worker | undefined, boundMs: number): void {
   while (worker !== undefined && performance.now() - start < boundMs) if (worker.performance.eventLoopUtilization().idle < 0) return;
 }
 
+/** A one-thread pool of the fixture module, and the task of a tool in a slot of its board (assigned). */
+function onePool(): { pool: WorkerPool; task: (slot: number, taskId: number, toolName: string) => WorkerTask } {
+  const board = TaskBoard.create(3);
+  const pool = new WorkerPool({
+    options: resolveOptions({ modules: [MODULE.href], minThreads: 1, maxThreads: 1 }),
+    modules: { urls: [MODULE.href], hasSetup: false },
+    board,
+    outputBudgets: DEFAULT_OUTPUT_BUDGETS,
+    attachmentBudgets: DEFAULT_ATTACHMENT_BUDGETS,
+  });
+  const task = (slot: number, taskId: number, toolName: string): WorkerTask => {
+    board.assign(slot, taskId);
+    return [taskId, slot, 0, toolName, `call-${taskId}`, { cells: cells.buffer }, false];
+  };
+  return { pool, task };
+}
+
 describe("a call behind a running task never takes its neighbour's reply down with it (a real pool, placement forced)", () => {
   for (const held of ["held", "heldAsync"] as const) {
     test(`${held}: the call behind starts once the reply before it has left, and that reply survives the thread's exit`, async () => {
-      const board = TaskBoard.create(3);
-      const pool = new WorkerPool({
-        options: resolveOptions({ modules: [MODULE.href], minThreads: 1, maxThreads: 1 }),
-        modules: { urls: [MODULE.href], hasSetup: false },
-        board,
-        outputBudgets: DEFAULT_OUTPUT_BUDGETS,
-        attachmentBudgets: DEFAULT_ATTACHMENT_BUDGETS,
-      });
-      const task = (slot: number, taskId: number, toolName: string) => {
-        board.assign(slot, taskId);
-        return workerTask(taskId, slot, 0, toolName, `call-${taskId}`, { cells: cells.buffer }, false);
-      };
+      const { pool, task } = onePool();
       try {
         await pool.started;
         for (let round = 0; round < 10; round += 1) {
@@ -88,18 +94,7 @@ describe("a call behind a running task never takes its neighbour's reply down wi
 
 describe("a thread that reads two waiting tasks at once still runs them one after the other", () => {
   test("the second starts only once the first's reply has left, though both were read before either ran", async () => {
-    const board = TaskBoard.create(3);
-    const pool = new WorkerPool({
-      options: resolveOptions({ modules: [MODULE.href], minThreads: 1, maxThreads: 1 }),
-      modules: { urls: [MODULE.href], hasSetup: false },
-      board,
-      outputBudgets: DEFAULT_OUTPUT_BUDGETS,
-      attachmentBudgets: DEFAULT_ATTACHMENT_BUDGETS,
-    });
-    const task = (slot: number, taskId: number, toolName: string) => {
-      board.assign(slot, taskId);
-      return workerTask(taskId, slot, 0, toolName, `call-${taskId}`, { cells: cells.buffer }, false);
-    };
+    const { pool, task } = onePool();
     try {
       await pool.started;
       for (let round = 0; round < 10; round += 1) {

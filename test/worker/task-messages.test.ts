@@ -4,7 +4,7 @@
 import { describe, expect, test } from "vitest";
 import { DEFAULT_ATTACHMENT_BUDGETS, DEFAULT_OUTPUT_BUDGETS } from "../../dist/src/contract/budgets.js";
 import { resolveOptions } from "../../dist/src/worker/options.js";
-import { workerTask } from "../../dist/src/worker/protocol.js";
+import type { WorkerTask } from "../../dist/src/worker/protocol.js";
 import { TaskBoard } from "../../dist/src/worker/task-board.js";
 import { WorkerPool } from "../../dist/src/worker/worker-pool.js";
 import { fixture } from "../support/helpers.js";
@@ -29,7 +29,8 @@ describe("docs/worker.md — Worker → main: per-task messages, over a real poo
       pool.messages.listen(8, (message) => seen.push([8, message]));
       const task = (taskId: number, toolName: string, args: Record<string, unknown>) => {
         board.assign(0, taskId);
-        return pool.run(workerTask(taskId, 0, 0, toolName, `call-${taskId}`, args, false));
+        const work: WorkerTask = [taskId, 0, 0, toolName, `call-${taskId}`, args, false];
+        return pool.run(work);
       };
       const reported = await task(7, "reports", { steps: 3 });
       // A plain success comes back as its bare content (WorkerReply).

@@ -4,7 +4,7 @@
 // delivered once the task settled.
 import { MessageChannel } from "node:worker_threads";
 import { describe, expect, test } from "vitest";
-import { type WorkerTask, workerTask } from "../../dist/src/worker/protocol.js";
+import type { WorkerTask } from "../../dist/src/worker/protocol.js";
 import { RunningTask, runInTask, sendTaskMessage, useThreadPort } from "../../dist/src/worker/task-context.js";
 import { TaskMessages, ThreadPort, WorkerPort } from "../../dist/src/worker/thread-port.js";
 
@@ -64,7 +64,7 @@ describe("rule W2 — abort relay: the thread port, in both directions", () => {
     const seen: [number, unknown][] = [];
     messages.listen(21, (message) => seen.push([21, message]));
     messages.listen(22, (message) => seen.push([22, message]));
-    const task = (taskId: number, name: string): WorkerTask => workerTask(taskId, 0, 0, name, `call-${name}`, 0.5, false);
+    const task = (taskId: number, name: string): WorkerTask => [taskId, 0, 0, name, `call-${name}`, 0.5, false];
     const first = new RunningTask(task(21, "tool-a"), undefined, undefined);
     const second = new RunningTask(task(22, "tool-b"), undefined, undefined);
     let late: Promise<boolean> | undefined;
