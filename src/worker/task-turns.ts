@@ -2,13 +2,13 @@
 // one's reply. A call may wait on a thread behind a running one (dispatch.ts); if the call
 // behind ended the thread (process.exit, out of memory) before the reply of the one before it
 // had left, that reply would be lost and its call blamed for its neighbour's fault. Piscina
-// posts a reply in its own continuation of the promise it awaits on the task function; the
-// turn is handed on in a reaction registered on that same promise after Piscina's, so it runs
-// after that continuation, however the task settled (synchronously, or later). When Piscina
+// posts a reply in its own continuation of what it awaits from the task function; the turn is
+// handed on after that continuation: in a reaction registered on the same promise after
+// Piscina's, or, for a plain value, in a microtask queued behind it. When Piscina
 // had to wait for the thread's stdout or stderr to flush before posting, the turn waits for
 // both to flush too (their write callbacks run in order), then one turn of the event loop.
 // docs/contract.md: rule W5 — faults are results (a late fault of one call is never blamed on another).
-import { NativePromise, PromisePrototypeThen, PromiseResolve, QueueMicrotask, SetImmediate } from "../contract/primordials.js";
+import { isPromise, NativePromise, PromisePrototypeThen, QueueMicrotask, SetImmediate } from "../contract/primordials.js";
 
 type Waiter = () => void;
 
@@ -40,18 +40,26 @@ export class TaskTurns {
    * once Piscina has posted it. Called right before the task function returns `reply`.
    */
   passAfter(reply: unknown): void {
-    // Piscina starts awaiting what the task function returns as soon as it returns: this
-    // microtask runs after that, so the reaction below is registered after Piscina's.
-    const passOn = (): void => this.#passOn();
-    QueueMicrotask(() => {
-      void PromisePrototypeThen(PromiseResolve(reply), passOn, passOn);
-    });
+    if (isPromise(reply)) {
+      // Piscina starts awaiting what the task function returns as soon as it returns: this
+      // microtask runs after that, so the reaction below is registered after Piscina's.
+      QueueMicrotask(() => {
+        void PromisePrototypeThen(reply as Promise<unknown>, this.#passOnBound, this.#passOnBound);
+      });
+      return;
+    }
+    // A plain value: Piscina's continuation is queued the moment it awaits it, right after this
+    // first microtask; the second is queued behind that continuation (no allocation per task).
+    QueueMicrotask(this.#afterContinuation);
   }
+
+  readonly #passOnBound = (): void => this.#passOn();
+  readonly #afterContinuation = (): void => QueueMicrotask(this.#passOnBound);
 
   #passOn(): void {
     if (process.stdout.writableLength > 0 || process.stderr.writableLength > 0) {
       // Piscina awaits the flush before it posts: so does the turn.
-      void PromisePrototypeThen(flushed(), () => this.#passOn());
+      void PromisePrototypeThen(flushed(), this.#passOnBound);
       return;
     }
     const next = this.#waiting[this.#head];
