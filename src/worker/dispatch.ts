@@ -280,7 +280,7 @@ export class Dispatcher {
       else this.#answer(call).resolve(decoded as ToolOutcome);
     }
     // This thread is free: a call waiting behind a slow task elsewhere runs here instead.
-    if (this.#lines.line(threadId) === undefined) this.#takeBackFromSlowThreads();
+    if (this.#pool.idle(threadId)) this.#takeBackFromSlowThreads();
     this.#pump();
   }
 

@@ -149,6 +149,12 @@ class ThreadLoad {
   since = 0;
   /** No call may wait behind the running task: its call was answered (abort, timeout), it may be killed. */
   closed = false;
+  /**
+   * The thread's last task took less than QUEUE_BEHIND_MS: its calls are short ones (a thread
+   * that runs long calls, CPU-bound ones say, keeps them to itself and leaves the main thread
+   * a core between them).
+   */
+  lastShort = true;
 }
 
 /**
@@ -291,8 +297,9 @@ export class WorkerPool {
   }
 
   /**
-   * A thread whose running task started less than QUEUE_BEHIND_MS ago, with fewer than
-   * MAX_WAITING_BEHIND tasks waiting behind it, for a call to wait behind it (0: none). Only a thread that has loaded its modules
+   * A thread whose running task started less than QUEUE_BEHIND_MS ago, whose task before took
+   * less than that too, with fewer than MAX_WAITING_BEHIND tasks waiting behind it, for a call
+   * to wait behind it (0: none). Only a thread that has loaded its modules
    * and is not retiring, and only where a reply posted before its thread ended is never lost.
    */
   threadForBehind(): number {
@@ -301,7 +308,8 @@ export class WorkerPool {
     const loads = this.#loadList;
     for (let index = 0; index < loads.length; index += 1) {
       const load = loads[index] as ThreadLoad;
-      if (load.tasks === 0 || load.tasks > MAX_WAITING_BEHIND || load.closed || now - load.since >= QUEUE_BEHIND_MS) continue;
+      if (load.tasks === 0 || load.tasks > MAX_WAITING_BEHIND || load.closed || !load.lastShort || now - load.since >= QUEUE_BEHIND_MS)
+        continue;
       const worker = load.worker;
       if (worker.terminating || worker.destroyed || SetPrototypeHas(this.#retiring, load.threadId)) continue;
       return load.threadId;
@@ -332,8 +340,15 @@ export class WorkerPool {
     const load = MapPrototypeGet(this.#loads, threadId);
     if (load === undefined || load.tasks === 0) return;
     load.tasks -= 1;
+    const now = PerformanceNow();
+    load.lastShort = now - load.since < QUEUE_BEHIND_MS;
     if (load.tasks === 0) load.closed = false;
-    else load.since = PerformanceNow(); // the task behind it runs now
+    else load.since = now; // the task behind it runs now
+  }
+
+  /** The thread runs nothing this pool handed it (its last task answered). */
+  idle(threadId: number): boolean {
+    return (MapPrototypeGet(this.#loads, threadId)?.tasks ?? 0) === 0;
   }
 
   /** How long the thread has run its current task (ms; 0 when it has none). */
