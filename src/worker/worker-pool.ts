@@ -432,17 +432,21 @@ export class WorkerPool {
       return null;
     }
     const last = this.#lastChosen;
-    if (last !== undefined && last.currentUsage === 0 && !last.terminating && !last.destroyed && !SetPrototypeHas(this.#retiring, last.id))
-      return this.#hand(task, last);
+    const lastIdle =
+      last !== undefined && last.currentUsage === 0 && !last.terminating && !last.destroyed && !SetPrototypeHas(this.#retiring, last.id);
+    // A warm-up (a no-op) goes to another idle thread if there is one: on the thread that took
+    // the last call it would make the next call look elsewhere.
+    const warmup = (task[SLOT_TAG] as SlotTag).slot < 0;
+    if (lastIdle && !warmup) return this.#hand(task, last);
     for (let index = 0; index < workers.length; index += 1) {
       const worker = workers[index] as PiscinaWorker;
       const threadId = worker.id;
       if (MapPrototypeGet(this.#piscinaWorkers, threadId) === undefined) MapPrototypeSet(this.#piscinaWorkers, threadId, worker);
-      if (worker.currentUsage !== 0 || worker.terminating || worker.destroyed) continue;
+      if (worker.currentUsage !== 0 || worker.terminating || worker.destroyed || (warmup && worker === last)) continue;
       if (!SetPrototypeHas(this.#loaded, threadId) || SetPrototypeHas(this.#retiring, threadId)) continue;
       return this.#hand(task, worker);
     }
-    return null;
+    return lastIdle ? this.#hand(task, last as PiscinaWorker) : null;
   }
 
   /** Records the choice: which slot went where, and the thread to try first next time. */
