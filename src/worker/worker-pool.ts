@@ -138,7 +138,7 @@ export const QUEUE_BEHIND_MS = 1;
 /** At most this many calls wait on a thread behind its running task. */
 const MAX_WAITING_BEHIND = 2;
 
-/** What this pool has handed a thread and not heard back (at most a running task and one behind it). */
+/** What this pool has handed a thread and not heard back (a running task and at most MAX_WAITING_BEHIND behind it). */
 class ThreadLoad {
   constructor(
     readonly worker: PiscinaWorker,
