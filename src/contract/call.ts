@@ -127,7 +127,7 @@ export class AcceptedArguments {
  * reads (no getter or trap runs, nothing is copied); any doubt is a no, and the caller then
  * snapshots. The walk follows the snapshot, so its depth is the snapshot's.
  */
-function matchesSnapshot(value: unknown, snapshot: unknown): boolean {
+export function matchesSnapshot(value: unknown, snapshot: unknown): boolean {
   if (typeof snapshot !== "object" || snapshot === null) {
     // A string, a boolean, a finite number or null; -0 is not 0 (a validator may tell them apart).
     return value === snapshot && (value !== 0 || 1 / (value as number) === 1 / (snapshot as number));

@@ -190,12 +190,8 @@ export const AbortSignalPrototypeGetAborted = getterOf<AbortSignal, boolean>(Abo
 export const AbortSignalPrototypeGetReason = getterOf<AbortSignal, unknown>(AbortSignal.prototype, "reason");
 export const EventTargetPrototype = EventTarget.prototype;
 const addEventListener = EventTarget.prototype.addEventListener;
-export const EventTargetPrototypeAddEventListener = (
-  self: EventTarget,
-  type: string,
-  listener: () => void,
-  options: { once: boolean },
-): void => ReflectApply(addEventListener, self, [type, listener, options]);
+export const EventTargetPrototypeAddEventListener = (self: EventTarget, type: string, listener: () => void): void =>
+  ReflectApply(addEventListener, self, [type, listener]);
 
 // %TypedArray%.prototype, which every typed array inherits from: its getters and `set` taken
 // from there, so a patched Uint8Array.prototype or a subclass's own `length` chooses nothing.

@@ -47,42 +47,68 @@ export function throwIfAborted(signal: AbortSignal): void {
 // list: subscribing links one node, unsubscribing unlinks it (a Set's add and delete of one
 // entry per call measured 0.3–0.6 µs on a call's main-thread path: its table is rehashed as
 // deleted entries pile up, and each step crosses a primordial).
+// A caller that keeps one object per call links that object itself (AbortWatch): no node or
+// closure per call.
 // docs/contract.md: rule 8 — abort wins (one shared listener per run signal).
 
 type Callback = () => void;
 
 /** The calls watching one signal, oldest first. */
 class Watchers {
-  first: Watch | undefined = undefined;
-  last: Watch | undefined = undefined;
+  first: AbortWatch | undefined = undefined;
+  last: AbortWatch | undefined = undefined;
 }
 
-/** One call's subscription: linked while `list` is set. */
-class Watch {
-  previous: Watch | undefined = undefined;
-  next: Watch | undefined = undefined;
-  constructor(
-    readonly callback: Callback,
-    public list: Watchers | undefined,
-  ) {}
+/**
+ * One call's subscription: linked while `list` is set. A caller that keeps one object per call
+ * extends it (no closure or node per call); `onAbort` runs once when the signal aborts.
+ */
+export abstract class AbortWatch {
+  previous: AbortWatch | undefined = undefined;
+  next: AbortWatch | undefined = undefined;
+  list: Watchers | undefined = undefined;
+  abstract onAbort(): void;
+}
+
+class CallbackWatch extends AbortWatch {
+  constructor(readonly callback: Callback) {
+    super();
+  }
+  onAbort(): void {
+    this.callback();
+  }
 }
 
 const watchers = new WeakMap<AbortSignal, Watchers>();
 
 /**
  * Calls `callback` once when `signal` aborts (the caller has checked it has not yet);
- * returns the function that unsubscribes it. The signal's listener holds only the list, so a
- * signal that goes away takes everything with it.
+ * returns the function that unsubscribes it.
  */
 export function watchAbort(signal: AbortSignal, callback: Callback): Callback {
+  const watch = new CallbackWatch(callback);
+  startWatching(signal, watch);
+  return () => stopWatching(watch);
+}
+
+/**
+ * Links `watch` to `signal`'s list: its `onAbort` runs once when the signal aborts (the caller
+ * has checked it has not yet). The signal's listener holds only the list, so a signal that
+ * goes away takes everything with it.
+ */
+export function startWatching(signal: AbortSignal, watch: AbortWatch): void {
   let list = WeakMapPrototypeGet(watchers, signal);
   if (list === undefined) {
     const created = new Watchers();
     list = created;
     WeakMapPrototypeSet(watchers, signal, created);
-    EventTargetPrototypeAddEventListener(signal, "abort", () => notifyAll(created), { once: true });
+    // No `once`: only a real abort tells the calls (an "abort" event anyone dispatches on a
+    // signal that has not aborted is not one), and a signal aborts once.
+    EventTargetPrototypeAddEventListener(signal, "abort", () => {
+      if (AbortSignalPrototypeGetAborted(signal)) notifyAll(created);
+    });
   }
-  const watch = new Watch(callback, list);
+  watch.list = list;
   const last = list.last;
   if (last === undefined) list.first = watch;
   else {
@@ -90,11 +116,10 @@ export function watchAbort(signal: AbortSignal, callback: Callback): Callback {
     watch.previous = last;
   }
   list.last = watch;
-  return () => unlink(watch);
 }
 
 /** Unsubscribes `watch` (once: a second call finds it unlinked). */
-function unlink(watch: Watch): void {
+export function stopWatching(watch: AbortWatch): void {
   const list = watch.list;
   if (list === undefined) return;
   watch.list = undefined;
@@ -107,9 +132,17 @@ function unlink(watch: Watch): void {
   watch.next = undefined;
 }
 
-/** Every callback subscribed when the signal aborted, in the order they subscribed (one unsubscribed by an earlier one included). */
+/** Every call subscribed when the signal aborted, in the order they subscribed (one unsubscribed by an earlier one included), each once. */
 function notifyAll(list: Watchers): void {
-  const pending: Callback[] = [];
-  for (let watch = list.first; watch !== undefined; watch = watch.next) pending[pending.length] = watch.callback;
-  for (let index = 0; index < pending.length; index += 1) (pending[index] as Callback)();
+  const pending: AbortWatch[] = [];
+  for (let watch = list.first; watch !== undefined; watch = watch.next) pending[pending.length] = watch;
+  list.first = undefined;
+  list.last = undefined;
+  for (let index = 0; index < pending.length; index += 1) {
+    const watch = pending[index] as AbortWatch;
+    watch.list = undefined;
+    watch.previous = undefined;
+    watch.next = undefined;
+    watch.onAbort();
+  }
 }

@@ -13,6 +13,7 @@
 // thread ends, or when another thread is free while the one it waits behind has run longer.
 // Its timeout counts from when it runs, as every call's does. (The board has 3 × maxThreads slots.)
 // docs/contract.md: rule W2 — abort relay, rule W3 — timeout and termination, rule W5 — faults are results.
+import { matchesSnapshot } from "../contract/call.js";
 import { ToolErrorCode } from "../contract/constants.js";
 import { isNonRecoverableToolError } from "../contract/errors.js";
 import {
@@ -38,7 +39,7 @@ import type { RunRequest } from "../executor/pipeline.js";
 import { openProgressChannel, type ProgressChannel } from "../executor/progress.js";
 import type { ToolOutcome } from "../executor/run-tool.js";
 import { timeoutOutcome } from "../executor/run-tool.js";
-import { abortReason, isAborted, watchAbort } from "../executor/signal.js";
+import { AbortWatch, abortReason, isAborted, startWatching, stopWatching } from "../executor/signal.js";
 import { DispatchQueue, type QueueEntry } from "./dispatch-queue.js";
 import type { ResolvedOptions } from "./options.js";
 import { decodeOutcome, failureOutcome, poolFailureOutcome, type StopReason, type WorkerReply, type WorkerTask } from "./protocol.js";
@@ -51,8 +52,8 @@ const MAX_ATTEMPTS = 3;
 /** Task ids live in an Int32 cell of the board. */
 const MAX_TASK_ID = 2 ** 31 - 1;
 const THREAD_KILLED: RunFacts = ObjectFreeze({ threadKilled: true });
-/** One call, from the queue until its slot is free again. */
-class PendingCall implements QueueEntry {
+/** One call, from the queue until its slot is free again; watching its signal until answered. */
+class PendingCall extends AbortWatch implements QueueEntry {
   waiting = false;
   /** The caller's promise has settled: whatever comes later only frees the slot. */
   answered = false;
@@ -63,7 +64,6 @@ class PendingCall implements QueueEntry {
   attempts = 0;
   timer: TimerHandle | undefined;
   grace: TimerHandle | undefined;
-  unwatch: (() => void) | undefined;
   /** The caller's onProgress, throttled again here: open until the call is answered. */
   progress: ProgressChannel | undefined;
   readonly queuedAt = PerformanceNow();
@@ -72,7 +72,14 @@ class PendingCall implements QueueEntry {
     readonly module: number,
     readonly resolve: (outcome: ToolOutcome) => void,
     readonly reject: (reason: unknown) => void,
-  ) {}
+    readonly handleAbort: (call: PendingCall) => void,
+  ) {
+    super();
+  }
+
+  onAbort(): void {
+    this.handleAbort(this);
+  }
 }
 
 export class Dispatcher {
@@ -92,13 +99,22 @@ export class Dispatcher {
   readonly #slotCalls: (PendingCall | undefined)[] = [];
   #nextTaskId = 0;
   #idle: (() => void) | undefined;
+  readonly #aborted = (call: PendingCall): void => this.#onAbort(call);
+  /** Each slot's handlers of its task's settlement, made once (not two closures per call). */
+  readonly #onReply: ((reply: unknown) => void)[] = [];
+  readonly #onFailure: ((error: unknown) => void)[] = [];
 
   constructor(pool: WorkerPool, board: TaskBoard, options: ResolvedOptions, moduleOf: Map<string, number>) {
     this.#pool = pool;
     this.#board = board;
     this.#options = options;
     this.#moduleOf = moduleOf;
-    for (let slot = board.slots - 1; slot >= 0; slot -= 1) this.#freeSlots[this.#freeCount++] = slot;
+    for (let slot = board.slots - 1; slot >= 0; slot -= 1) {
+      this.#freeSlots[this.#freeCount++] = slot;
+      // The slot is freed only by its task's settlement: its call is still this.#slotCalls[slot] then.
+      this.#onReply[slot] = (reply) => this.#onOutcome(this.#slotCalls[slot] as PendingCall, slot, reply as WorkerReply);
+      this.#onFailure[slot] = (error) => this.#onPoolFailure(this.#slotCalls[slot] as PendingCall, slot, error);
+    }
   }
 
   /** The pipeline's `run`: settles once, with the outcome, the abort reason, or a NonRecoverableToolError. */
@@ -108,8 +124,8 @@ export class Dispatcher {
     // The pipeline checked the signal; a getter run by the clone test may have aborted it since.
     if (isAborted(request.signal)) return PromiseReject(abortReason(request.signal));
     return new NativePromise<ToolOutcome>((resolve, reject) => {
-      const call = new PendingCall(request, MapPrototypeGet(this.#moduleOf, request.call.name) as number, resolve, reject);
-      call.unwatch = watchAbort(request.signal, () => this.#onAbort(call));
+      const call = new PendingCall(request, MapPrototypeGet(this.#moduleOf, request.call.name) as number, resolve, reject, this.#aborted);
+      startWatching(request.signal, call);
       this.#queue.push(call);
       this.#pump();
     });
@@ -182,11 +198,8 @@ export class Dispatcher {
     if (behindThread === 0) this.#begin(call);
     else this.#lines.add(behindThread, slot);
     const task: WorkerTask = [taskId, slot, call.module, request.call.name, request.call.id, request.args, onProgress !== undefined];
-    void PromisePrototypeThen(
-      behindThread === 0 ? this.#pool.run(task) : this.#pool.runBehind(task, behindThread),
-      (reply) => this.#onOutcome(call, slot, reply as WorkerReply),
-      (error: unknown) => this.#onPoolFailure(call, slot, error),
-    );
+    const replied = behindThread === 0 ? this.#pool.run(task) : this.#pool.runBehind(task, behindThread);
+    void PromisePrototypeThen(replied, this.#onReply[slot], this.#onFailure[slot]);
   }
 
   /** The call runs (or is about to): it counts against maxThreads, and its timeout starts. */
@@ -365,8 +378,7 @@ export class Dispatcher {
     call.answered = true;
     // A task still running after its call settled speaks to no one (only a call with onProgress listens).
     if (call.progress !== undefined) this.#pool.messages.forget(call.taskId);
-    call.unwatch?.();
-    call.unwatch = undefined;
+    stopWatching(call);
     call.progress?.close();
     if (call.timer !== undefined) ClearTimeout(call.timer);
     call.timer = undefined;
@@ -416,11 +428,13 @@ function refusedTooOften(): ToolOutcome {
 
 /**
  * Arguments go to the worker by structured clone. The validator's value is usually the call's
- * own JSON snapshot, which always clones; anything else is tried here first, so a function, a
- * symbol or a throwing getter in it is the validator's failure, not a worker's.
+ * own JSON snapshot, or equal to it (a schema library returns a fresh copy): either always
+ * clones. Anything else is tried here first, so a function, a symbol or a throwing getter in it
+ * is the validator's failure, not a worker's.
  */
 function unsendableArguments(request: RunRequest): ToolOutcome | undefined {
-  if (request.args === request.call.arguments) return undefined;
+  const snapshot = request.call.arguments;
+  if (request.args === snapshot || matchesSnapshot(request.args, snapshot)) return undefined;
   try {
     StructuredClone(request.args);
     return undefined;

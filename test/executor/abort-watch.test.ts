@@ -2,7 +2,7 @@
 // a node per subscription, unlinked by its unsubscribe).
 // docs/contract.md: rule 8 — abort wins (one shared listener per run signal).
 import { describe, expect, test } from "vitest";
-import { watchAbort } from "../../dist/src/executor/signal.js";
+import { AbortWatch, startWatching, stopWatching, watchAbort } from "../../dist/src/executor/signal.js";
 
 describe("rule 8 — abort wins: watchAbort tells every call still watching, once", () => {
   test("callbacks run in the order they subscribed; an unsubscribed one (first, middle or last) never runs", () => {
@@ -57,5 +57,40 @@ describe("rule 8 — abort wins: watchAbort tells every call still watching, onc
     expect(seen).toEqual(["two, still"]);
     one.abort();
     expect(seen).toEqual(["two, still", "one"]);
+  });
+
+  test("an abort event dispatched on a signal that has not aborted tells no one; the abort itself tells each once", () => {
+    const controller = new AbortController();
+    const seen: string[] = [];
+    watchAbort(controller.signal, () => seen.push("callback"));
+    controller.signal.dispatchEvent(new Event("abort"));
+    expect(seen).toEqual([]);
+    controller.abort();
+    controller.signal.dispatchEvent(new Event("abort")); // after the abort: told already
+    expect(seen).toEqual(["callback"]);
+  });
+
+  test("an object extending AbortWatch is linked itself, and told through onAbort", () => {
+    const controller = new AbortController();
+    const seen: string[] = [];
+    class Call extends AbortWatch {
+      constructor(readonly name: string) {
+        super();
+      }
+      onAbort(): void {
+        seen.push(this.name);
+      }
+    }
+    const first = new Call("first");
+    const second = new Call("second");
+    startWatching(controller.signal, first);
+    startWatching(controller.signal, second);
+    watchAbort(controller.signal, () => seen.push("callback"));
+    stopWatching(first);
+    stopWatching(first); // a second stop changes nothing
+    expect(first.list).toBeUndefined();
+    controller.abort();
+    expect(seen).toEqual(["second", "callback"]);
+    expect(second.list).toBeUndefined(); // told, and unlinked
   });
 });

@@ -147,6 +147,28 @@ describe.each(CONTRACT_EXECUTORS)("rule W7 — one contract suite: rules 4–13 
     expect(await waitForFile(markerPath)).toBe("AbortError");
   });
 
+  test("an abort event dispatched on a signal that has not aborted aborts nothing; the real abort still does", async () => {
+    const controller = new AbortController();
+    const startedPath = join(dir, "forged-started");
+    const markerPath = join(dir, "forged-aborted");
+    let settled = false;
+    const pending = executor.executeToolCall(call("waitForRealAbort", { startedPath, markerPath }), controller.signal);
+    void pending.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    expect(await waitForFile(startedPath)).toBe("started");
+    controller.signal.dispatchEvent(new Event("abort"));
+    // What the listener did happened in the dispatch: a macrotask later, its settlement would show.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    expect(existsSync(markerPath)).toBe(false);
+    const reason = new DOMException("the user pressed stop", "AbortError");
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+    expect(await waitForFile(markerPath)).toBe("AbortError");
+  });
+
   test("parallel calls never cross-link", async () => {
     const calls = Array.from({ length: 16 }, (_, n) => call("delayed", { n, ms: (n * 7) % 11 }, `call-par-${n}`));
     const results = await Promise.all(calls.map((each) => executor.executeToolCall(each, neverAborted())));
