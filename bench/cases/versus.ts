@@ -114,12 +114,21 @@ async function timePerCall(calls: number, one: Call): Promise<number> {
   return ((now() - start) * 1000) / calls;
 }
 
-/** Calls per round so the slower side takes about `plan.roundMs` (after a short warm-up of every side). */
+/**
+ * Calls per round so the slower side takes about `plan.roundMs`, from each side's best of three
+ * timings after a warm-up of every side. (One timing right after 200 warm-up calls still ran
+ * cold code: it read up to 3× the per-call time of the rounds, so a 10 ms pool round was
+ * 12–29 calls, about 3 ms, and a parked thread's first call weighed 3× what the plan meant.)
+ */
 async function calibrate(plan: Plan, sides: readonly Call[]): Promise<number> {
   if (plan.smoke) return 3;
-  for (const side of sides) await timePerCall(200, side);
+  for (const side of sides) await timePerCall(1000, side);
   let slowest = 0;
-  for (const side of sides) slowest = Math.max(slowest, await timePerCall(100, side));
+  for (const side of sides) {
+    let best = Number.POSITIVE_INFINITY;
+    for (let timing = 0; timing < 3; timing += 1) best = Math.min(best, await timePerCall(100, side));
+    slowest = Math.max(slowest, best);
+  }
   // At least 8 calls: a pool's thread is parked between rounds, and one call should not be all of a round.
   return Math.min(10_000, Math.max(8, Math.round((plan.roundMs * 1000) / slowest)));
 }
