@@ -94,6 +94,21 @@ export interface Pipeline {
  * rejection. A call whose tool settles synchronously costs one promise, the one returned.
  */
 export function executeCall(pipeline: Pipeline, call: unknown, signal: AbortSignal, options?: CallOptions): Promise<ToolResultMessage> {
+  const completed = completeCall(pipeline, call, signal, options);
+  return isPromise(completed) ? (completed as Promise<ToolResultMessage>) : PromiseResolve(completed as ToolResultMessage);
+}
+
+/**
+ * `executeCall` that gives the result itself when the call completed synchronously (after the
+ * last abort check), else a promise: an executor that counts its pending calls need not count
+ * one that is already over. Never throws.
+ */
+export function completeCall(
+  pipeline: Pipeline,
+  call: unknown,
+  signal: AbortSignal,
+  options?: CallOptions,
+): ToolResultMessage | Promise<ToolResultMessage> {
   try {
     assertAbortSignal(signal);
     // docs/contract.md: rule 8 — abort wins (even over a malformed call).
@@ -102,7 +117,10 @@ export function executeCall(pipeline: Pipeline, call: unknown, signal: AbortSign
     // docs/contract.md: rule 4 — call snapshot.
     // The tools: a tool's own argument budgets tighten the call's (looked up by the call's name).
     const snapshot = snapshotToolCall(call, callArgumentBudgets(pipeline.settings, callOptions), pipeline.tools);
-    return startCall(pipeline, pipeline.settings?.hooks, snapshot, signal, callOptions);
+    const hooks = pipeline.settings?.hooks;
+    if (hooks !== undefined) return startCall(pipeline, hooks, snapshot, signal, callOptions);
+    const completed = settleCall(pipeline, snapshot, signal, callOptions);
+    return isPromise(completed) ? handOut(completed, signal) : publishNow(completed as ToolResultMessage, signal);
   } catch (error) {
     return PromiseReject(error);
   }
@@ -147,15 +165,14 @@ export function executeCallParts(pipeline: Pipeline, call: AdapterCall): ToolRes
   }
 }
 
-/** The snapshot on: onCallStart when there are hooks, the call, and the last abort check on the promise handed out. */
+/** The snapshot on, when there are hooks: onCallStart, the call, and the last abort check on the promise handed out. */
 function startCall(
   pipeline: Pipeline,
-  hooks: ResolvedHooks | undefined,
+  hooks: ResolvedHooks,
   snapshot: Readonly<ToolCall>,
   signal: AbortSignal,
   callOptions: CallSettings,
 ): Promise<ToolResultMessage> {
-  if (hooks === undefined) return handOut(settleCall(pipeline, snapshot, signal, callOptions), signal);
   return traced(hooks, snapshot, signal, (trace) => handOut(settleCall(pipeline, trace, signal, callOptions), signal));
 }
 
@@ -489,15 +506,16 @@ export function callArgumentBudgets(settings: PipelineSettings | undefined, opti
 export class InFlight {
   #count = 0;
   #drained: (() => void) | undefined;
+  /** One handler for every tracked promise, made once (not a closure per call). */
+  readonly #settled = (): void => {
+    this.#count -= 1;
+    if (this.#count === 0) this.#drained?.();
+  };
 
   /** Counts `pending` until it settles, either way; gives it back unchanged. */
   track<T>(pending: Promise<T>): Promise<T> {
     this.#count += 1;
-    const settled = (): void => {
-      this.#count -= 1;
-      if (this.#count === 0) this.#drained?.();
-    };
-    void PromisePrototypeThen(pending, settled, settled);
+    void PromisePrototypeThen(pending, this.#settled, this.#settled);
     return pending;
   }
 
