@@ -117,10 +117,7 @@ export function completeCall(
     // docs/contract.md: rule 4 — call snapshot.
     // The tools: a tool's own argument budgets tighten the call's (looked up by the call's name).
     const snapshot = snapshotToolCall(call, callArgumentBudgets(pipeline.settings, callOptions), pipeline.tools);
-    const hooks = pipeline.settings?.hooks;
-    if (hooks !== undefined) return startCall(pipeline, hooks, snapshot, signal, callOptions);
-    const completed = settleCall(pipeline, snapshot, signal, callOptions);
-    return isPromise(completed) ? handOut(completed, signal) : publishNow(completed as ToolResultMessage, signal);
+    return startCall(pipeline, snapshot, signal, callOptions);
   } catch (error) {
     return PromiseReject(error);
   }
@@ -156,23 +153,27 @@ export function executeCallParts(pipeline: Pipeline, call: AdapterCall): ToolRes
       onProgress === undefined && accepted === undefined ? NO_CALL_OPTIONS : new AdapterCallSettings(onProgress, accepted);
     const budgets = callArgumentBudgets(pipeline.settings, callOptions);
     const snapshot = snapshotCallParts(id, name, args, budgets, pipeline.tools, accepted);
-    const hooks = pipeline.settings?.hooks;
-    if (hooks !== undefined) return startCall(pipeline, hooks, snapshot, signal, callOptions);
-    const completed = settleCall(pipeline, snapshot, signal, callOptions);
-    return isPromise(completed) ? handOut(completed, signal) : publishNow(completed as ToolResultMessage, signal);
+    return startCall(pipeline, snapshot, signal, callOptions);
   } catch (error) {
     return PromiseReject(error);
   }
 }
 
-/** The snapshot on, when there are hooks: onCallStart, the call, and the last abort check on the promise handed out. */
+/**
+ * The snapshot on: onCallStart when there are hooks, the call, and the last abort check, on
+ * the promise handed out (with hooks, or when the call is pending) or on the result itself.
+ */
 function startCall(
   pipeline: Pipeline,
-  hooks: ResolvedHooks,
   snapshot: Readonly<ToolCall>,
   signal: AbortSignal,
   callOptions: CallSettings,
-): Promise<ToolResultMessage> {
+): ToolResultMessage | Promise<ToolResultMessage> {
+  const hooks = pipeline.settings?.hooks;
+  if (hooks === undefined) {
+    const completed = settleCall(pipeline, snapshot, signal, callOptions);
+    return isPromise(completed) ? handOut(completed, signal) : publishNow(completed as ToolResultMessage, signal);
+  }
   return traced(hooks, snapshot, signal, (trace) => handOut(settleCall(pipeline, trace, signal, callOptions), signal));
 }
 
