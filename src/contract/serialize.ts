@@ -66,10 +66,36 @@ export function serializeToolOutput(value: unknown, budgets?: OutputBudgets): Se
   return serializeWithin(value, resolved);
 }
 
-/** `serializeToolOutput` with budgets already validated and resolved (the executors' path). */
+/** `serializeToolOutput` with budgets already validated and resolved. */
 export function serializeWithin(value: unknown, budgets: ResolvedOutputBudgets): SerializationOutcome {
-  const rendering = renderValue(value, budgets);
-  return rendering.ok ? { ok: true, content: capContent(rendering.text, rendering.cut, budgets.maxContentCodePoints) } : rendering;
+  const content = contentWithin(value, budgets);
+  return typeof content === "string" ? { ok: true, content } : { ok: false, message: content.message };
+}
+
+/** Why a tool's output cannot be serialized: what `contentWithin` gives instead of content. */
+export class OutputRefusal {
+  constructor(readonly message: string) {}
+}
+
+/**
+ * `serializeWithin` for the executors' path: the content itself, or an OutputRefusal. An
+ * object (the common output) is walked with no record around its text.
+ */
+export function contentWithin(value: unknown, budgets: ResolvedOutputBudgets): string | OutputRefusal {
+  if (typeof value !== "object" || value === null) {
+    const rendering = renderValue(value, budgets);
+    return rendering.ok ? capContent(rendering.text, rendering.cut, budgets.maxContentCodePoints) : new OutputRefusal(rendering.message);
+  }
+  const walk = sharedWalk.reset(budgets);
+  let text: string;
+  try {
+    text = renderObject(walk, value, 0);
+  } catch (error) {
+    return new OutputRefusal(refusalReason(error));
+  } finally {
+    walk.release();
+  }
+  return capContent(text, walk.cut, budgets.maxContentCodePoints);
 }
 
 /** The serializer's walk without the final cap; shared with error-message rendering. */
@@ -86,12 +112,15 @@ export function renderValue(value: unknown, budgets: ResolvedOutputBudgets = DEF
   try {
     return { ok: true, text: render(walk, value, 0) ?? "null", cut: walk.cut };
   } catch (error) {
-    if (error instanceof Refusal) return { ok: false, message: error.reason };
-    // Only an engine failure (e.g. out of memory) can get here; it must not escape.
-    return { ok: false, message: "the output could not be serialized" };
+    return { ok: false, message: refusalReason(error) };
   } finally {
     walk.release();
   }
+}
+
+function refusalReason(error: unknown): string {
+  // Only an engine failure (e.g. out of memory) is not a Refusal; it must not escape.
+  return error instanceof Refusal ? error.reason : "the output could not be serialized";
 }
 
 /** Thrown inside the walk when a budget or rule refuses the value; caught at the top. */

@@ -106,7 +106,11 @@ export function standardSchemaValidator<T>(parts: StandardSchemaParts, maxIssues
     }
     if (typeof result !== "object" || result === null) throw new Error("the schema's validate returned neither a value nor issues");
     // Its three fields are read as readDataProperty reads them, the plain-object check made once.
-    const read = isPlainObject(result) ? readPlainDataProperty : readDataProperty;
+    const plain = isPlainObject(result);
+    // The common result, `{ value }` on a plain object: an absent `then` or `issues` (not even on
+    // Object.prototype, and nothing on that chain runs code) is told by `in` at a site of its own.
+    if (plain && !("then" in result) && !("issues" in result)) return { ok: true, value: readPlainDataProperty(result, "value") as T };
+    const read = plain ? readPlainDataProperty : readDataProperty;
     const then = read(result, "then");
     if (typeof then === "function") {
       // A promise-like of another realm or library: observed the same way.

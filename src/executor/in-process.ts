@@ -4,13 +4,14 @@
 import { threadId } from "node:worker_threads";
 import { ContractErrorCode } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
-import { isPromise, ObjectFreeze, PromisePrototypeThen, PromiseReject } from "../contract/primordials.js";
+import { isPromise, ObjectFreeze, PromisePrototypeThen, PromiseReject, PromiseResolve } from "../contract/primordials.js";
 import type { ToolResultMessage } from "../contract/results.js";
 import type { ToolContext, ToolProgressReport } from "../contract/tools.js";
 import { registeredTools, type ToolRegistry } from "../contract/tools.js";
 import type { RunFacts } from "./hooks.js";
 import {
   type AdapterCall,
+  completeCall,
   executeCall,
   executeCallParts,
   executeCalls,
@@ -197,7 +198,11 @@ export class InProcessToolExecutor implements ToolExecutor {
 
   executeToolCall(call: unknown, signal: AbortSignal, options?: CallOptions): Promise<ToolResultMessage> {
     if (this.#closing !== undefined) return closed();
-    return this.#inFlight.track(executeCall(this.#pipeline, call, signal, options));
+    // A call that completed synchronously is over: only a pending one is counted for close().
+    const completed = completeCall(this.#pipeline, call, signal, options);
+    return isPromise(completed)
+      ? this.#inFlight.track(completed as Promise<ToolResultMessage>)
+      : PromiseResolve(completed as ToolResultMessage);
   }
 
   executeBatch(calls: readonly unknown[], signal: AbortSignal, options?: BatchOptions): Promise<ToolResultMessage[]> {

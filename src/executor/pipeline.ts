@@ -94,6 +94,21 @@ export interface Pipeline {
  * rejection. A call whose tool settles synchronously costs one promise, the one returned.
  */
 export function executeCall(pipeline: Pipeline, call: unknown, signal: AbortSignal, options?: CallOptions): Promise<ToolResultMessage> {
+  const completed = completeCall(pipeline, call, signal, options);
+  return isPromise(completed) ? (completed as Promise<ToolResultMessage>) : PromiseResolve(completed as ToolResultMessage);
+}
+
+/**
+ * `executeCall` that gives the result itself when the call completed synchronously (after the
+ * last abort check), else a promise: an executor that counts its pending calls need not count
+ * one that is already over. Never throws.
+ */
+export function completeCall(
+  pipeline: Pipeline,
+  call: unknown,
+  signal: AbortSignal,
+  options?: CallOptions,
+): ToolResultMessage | Promise<ToolResultMessage> {
   try {
     assertAbortSignal(signal);
     // docs/contract.md: rule 8 — abort wins (even over a malformed call).
@@ -102,7 +117,7 @@ export function executeCall(pipeline: Pipeline, call: unknown, signal: AbortSign
     // docs/contract.md: rule 4 — call snapshot.
     // The tools: a tool's own argument budgets tighten the call's (looked up by the call's name).
     const snapshot = snapshotToolCall(call, callArgumentBudgets(pipeline.settings, callOptions), pipeline.tools);
-    return startCall(pipeline, pipeline.settings?.hooks, snapshot, signal, callOptions);
+    return startCall(pipeline, snapshot, signal, callOptions);
   } catch (error) {
     return PromiseReject(error);
   }
@@ -138,24 +153,27 @@ export function executeCallParts(pipeline: Pipeline, call: AdapterCall): ToolRes
       onProgress === undefined && accepted === undefined ? NO_CALL_OPTIONS : new AdapterCallSettings(onProgress, accepted);
     const budgets = callArgumentBudgets(pipeline.settings, callOptions);
     const snapshot = snapshotCallParts(id, name, args, budgets, pipeline.tools, accepted);
-    const hooks = pipeline.settings?.hooks;
-    if (hooks !== undefined) return startCall(pipeline, hooks, snapshot, signal, callOptions);
-    const completed = settleCall(pipeline, snapshot, signal, callOptions);
-    return isPromise(completed) ? handOut(completed, signal) : publishNow(completed as ToolResultMessage, signal);
+    return startCall(pipeline, snapshot, signal, callOptions);
   } catch (error) {
     return PromiseReject(error);
   }
 }
 
-/** The snapshot on: onCallStart when there are hooks, the call, and the last abort check on the promise handed out. */
+/**
+ * The snapshot on: onCallStart when there are hooks, the call, and the last abort check, on
+ * the promise handed out (with hooks, or when the call is pending) or on the result itself.
+ */
 function startCall(
   pipeline: Pipeline,
-  hooks: ResolvedHooks | undefined,
   snapshot: Readonly<ToolCall>,
   signal: AbortSignal,
   callOptions: CallSettings,
-): Promise<ToolResultMessage> {
-  if (hooks === undefined) return handOut(settleCall(pipeline, snapshot, signal, callOptions), signal);
+): ToolResultMessage | Promise<ToolResultMessage> {
+  const hooks = pipeline.settings?.hooks;
+  if (hooks === undefined) {
+    const completed = settleCall(pipeline, snapshot, signal, callOptions);
+    return isPromise(completed) ? handOut(completed, signal) : publishNow(completed as ToolResultMessage, signal);
+  }
   return traced(hooks, snapshot, signal, (trace) => handOut(settleCall(pipeline, trace, signal, callOptions), signal));
 }
 
@@ -489,15 +507,16 @@ export function callArgumentBudgets(settings: PipelineSettings | undefined, opti
 export class InFlight {
   #count = 0;
   #drained: (() => void) | undefined;
+  /** One handler for every tracked promise, made once (not a closure per call). */
+  readonly #settled = (): void => {
+    this.#count -= 1;
+    if (this.#count === 0) this.#drained?.();
+  };
 
   /** Counts `pending` until it settles, either way; gives it back unchanged. */
   track<T>(pending: Promise<T>): Promise<T> {
     this.#count += 1;
-    const settled = (): void => {
-      this.#count -= 1;
-      if (this.#count === 0) this.#drained?.();
-    };
-    void PromisePrototypeThen(pending, settled, settled);
+    void PromisePrototypeThen(pending, this.#settled, this.#settled);
     return pending;
   }
 

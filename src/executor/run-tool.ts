@@ -29,7 +29,7 @@ import {
   SetTimeout,
 } from "../contract/primordials.js";
 import { checkAttachments, errorContent, splitOutput, type ToolAttachment } from "../contract/results.js";
-import { serializeWithin } from "../contract/serialize.js";
+import { contentWithin } from "../contract/serialize.js";
 import type { Tool, ToolContext } from "../contract/tools.js";
 import { describeFailure, untrustedPromise, whenSettled } from "../contract/untrusted.js";
 import { discardProgress } from "./progress.js";
@@ -181,10 +181,10 @@ function succeeded(
     return new Outcome(errorContent(ToolErrorCode.OUTPUT_SERIALIZATION_FAILED, { text: overBudget, cut: false }, cap), true);
   }
   // docs/contract.md: rule 10 — safe serialization, rule 11 — work budgets.
-  const serialized = serializeWithin(value, budgets);
-  if (serialized.ok)
-    return attachments === undefined ? new Outcome(serialized.content, false) : new OutcomeWithAttachments(serialized.content, attachments);
-  return new Outcome(errorContent(ToolErrorCode.OUTPUT_SERIALIZATION_FAILED, { text: serialized.message, cut: false }, cap), true);
+  const content = contentWithin(value, budgets);
+  if (typeof content === "string")
+    return attachments === undefined ? new Outcome(content, false) : new OutcomeWithAttachments(content, attachments);
+  return new Outcome(errorContent(ToolErrorCode.OUTPUT_SERIALIZATION_FAILED, { text: content.message, cut: false }, cap), true);
 }
 
 // docs/contract.md: rule 8 — abort wins (while awaiting execute).

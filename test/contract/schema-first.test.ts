@@ -285,4 +285,38 @@ describe("rule 1 — definition snapshot: defineTool captures the schema once", 
     expect(result).toMatchObject({ isError: false, content: "0" });
     expect(seenThis).toEqual([props]);
   });
+  it("the schema's result is read as data even with `then` and `issues` planted on Object.prototype (no getter runs)", async () => {
+    // A hand-made Standard Schema returning the common `{ value }`: its result has neither key of its own.
+    const props = { version: 1 as const, vendor: "test", validate: (value: unknown) => ({ value }) };
+    const tool = defineTool({ name: "p", description: "d", parameters: { "~standard": props }, execute: () => "ran" });
+    const registry = new ToolRegistry([tool]);
+    let thenReads = 0;
+    // biome-ignore lint/suspicious/noThenProperty: a `then` getter planted on Object.prototype is the input under test.
+    Object.defineProperty(Object.prototype, "then", {
+      configurable: true,
+      get() {
+        thenReads += 1;
+        return undefined;
+      },
+    });
+    let withThen: Awaited<ReturnType<typeof executeToolCall>>;
+    try {
+      withThen = await executeToolCall(registry, call("p", { n: 1 }), neverAborted());
+    } finally {
+      delete (Object.prototype as { then?: unknown }).then;
+    }
+    expect(withThen).toMatchObject({ isError: false, content: "ran" });
+    expect(thenReads).toBe(0);
+    // An inherited data `issues` is read as readDataProperty reads it: the arguments are refused with it.
+    Object.defineProperty(Object.prototype, "issues", { configurable: true, value: [{ message: "planted", path: [] }] });
+    let withIssues: Awaited<ReturnType<typeof executeToolCall>>;
+    try {
+      withIssues = await executeToolCall(registry, call("p", { n: 1 }), neverAborted());
+    } finally {
+      delete (Object.prototype as { issues?: unknown }).issues;
+    }
+    expect(withIssues.isError).toBe(true);
+    expect(errorOf(withIssues)).toMatchObject({ code: "TOOL_ARGUMENTS_INVALID" });
+    expect(errorOf(withIssues).message).toContain("planted");
+  });
 });
