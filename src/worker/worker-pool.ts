@@ -115,8 +115,8 @@ class SlotSignal {
  */
 class Warmup {
   readonly slot = -1;
-  /** A thread has it (its signal would end that thread). */
-  handed = false;
+  /** The thread that has it (its signal would end that thread), once handed; 0 until then. */
+  threadId = 0;
   readonly signal = new SlotSignal();
   readonly task: WorkerWarmup & { readonly [SLOT_TAG]: Warmup } = { kind: "warmup", [SLOT_TAG]: this };
 }
@@ -432,17 +432,20 @@ export class WorkerPool {
       return null;
     }
     const last = this.#lastChosen;
-    const lastIdle =
-      last !== undefined && last.currentUsage === 0 && !last.terminating && !last.destroyed && !SetPrototypeHas(this.#retiring, last.id);
+    const lastUsable = last !== undefined && !last.terminating && !last.destroyed && !SetPrototypeHas(this.#retiring, last.id);
+    const lastIdle = lastUsable && last.currentUsage === 0;
     // A warm-up (a no-op) goes to another idle thread if there is one: on the thread that took
     // the last call it would make the next call look elsewhere.
     const warmup = (task[SLOT_TAG] as SlotTag).slot < 0;
-    if (lastIdle && !warmup) return this.#hand(task, last);
+    // A thread running only a warm-up (a no-op, answered at once; it got one when no other was
+    // idle) is still the one to try first: the call waits behind it there, not on the spare.
+    if (!warmup && lastUsable && (lastIdle || this.#onlyWarmingUp(last))) return this.#hand(task, last);
     for (let index = 0; index < workers.length; index += 1) {
       const worker = workers[index] as PiscinaWorker;
       const threadId = worker.id;
       if (MapPrototypeGet(this.#piscinaWorkers, threadId) === undefined) MapPrototypeSet(this.#piscinaWorkers, threadId, worker);
-      if (worker.currentUsage !== 0 || worker.terminating || worker.destroyed || (warmup && worker === last)) continue;
+      // By id: Piscina makes a new view of each thread every time it asks.
+      if (worker.currentUsage !== 0 || worker.terminating || worker.destroyed || (warmup && threadId === last?.id)) continue;
       if (!SetPrototypeHas(this.#loaded, threadId) || SetPrototypeHas(this.#retiring, threadId)) continue;
       return this.#hand(task, worker);
     }
@@ -465,9 +468,17 @@ export class WorkerPool {
       }
       load.tasks += 1;
       if (load.tasks === 1) load.since = PerformanceNow();
-    } else (tag as Warmup).handed = true; // a warm-up has no slot, and does not make its thread the one to try first
+    } else (tag as Warmup).threadId = worker.id; // a warm-up has no slot, and does not make its thread the one to try first
     if (this.#spareWanted) this.#queueSpareCheck();
     return worker;
+  }
+
+  /** The thread runs nothing of a call's, only a warm-up it was handed. */
+  #onlyWarmingUp(worker: PiscinaWorker): boolean {
+    if ((MapPrototypeGet(this.#loads, worker.id)?.tasks ?? 0) !== 0) return false;
+    const next = setValueStepper(this.#warmups);
+    for (let step = next(); step.done !== true; step = next()) if (step.value.threadId === worker.id) return true;
+    return false;
   }
 
   /**
@@ -549,7 +560,7 @@ export class WorkerPool {
   /** Takes back the warm-ups no thread has taken (their threads may never boot): no thread is started for them later. */
   #withdrawWarmups(): void {
     const next = setValueStepper(this.#warmups);
-    for (let step = next(); step.done !== true; step = next()) if (!step.value.handed) step.value.signal.fire();
+    for (let step = next(); step.done !== true; step = next()) if (step.value.threadId === 0) step.value.signal.fire();
     this.#threadsToStart = 0;
   }
 
