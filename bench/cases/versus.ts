@@ -118,7 +118,7 @@ async function timePerCall(calls: number, one: Call): Promise<number> {
  * Calls per round so the slower side takes about `plan.roundMs`, from each side's best of three
  * timings after a warm-up of every side. (One timing right after 200 warm-up calls still ran
  * cold code: it read up to 3× the per-call time of the rounds, so a 10 ms pool round was
- * 12–29 calls, about 3 ms, and a parked thread's first call weighed 3× what the plan meant.)
+ * 9–42 calls, about 3 ms, and a parked thread's first call weighed 3× what the plan meant.)
  */
 async function calibrate(plan: Plan, sides: readonly Call[]): Promise<number> {
   if (plan.smoke) return 3;
