@@ -82,6 +82,8 @@ export interface BenchResults {
   readonly targets: TargetCheck[];
   /** Passes and misses of the targets that are not informational. */
   readonly summary: { readonly passed: number; readonly missed: number; readonly missedIds: string[] };
+  /** `npm run bench`: each case's run, by name; each ran in a process of its own (`runBenchmarks` runs them all in its caller's). */
+  readonly caseProcesses?: Record<string, CaseRun>;
   /** The cases run alone (BENCH_CASE) since the last full run, by name: their sections are newer than `startedAt`. */
   readonly caseRuns?: Record<string, CaseRun>;
 }
@@ -91,32 +93,52 @@ export interface CaseRun {
   readonly startedAt: string;
   readonly durationMs: number;
   readonly node: string;
+  /** The process the case ran in. */
+  readonly pid: number;
   readonly loadAverageStart: number;
   readonly loadAverageEnd: number;
 }
 
+/**
+ * Runs every case in this process, in case order, and assembles the results. (`npm run bench`
+ * runs each case in a process of its own instead, bench/run.ts: what one case leaves in the
+ * engine, such as property accesses made megamorphic by another case's huge objects, is then
+ * never charged to the next.)
+ */
 export async function runBenchmarks(options: CaseOptions = {}): Promise<BenchResults> {
   const started = now();
-  const loadAverageStart = round(loadavg()[0] ?? 0, 2);
   const startedAt = new Date().toISOString();
-  const serializer = await benchSerializer(options);
-  const inProcess = await benchInProcess(options);
-  const workerDispatch = await benchWorkerDispatch(options);
-  const { cpuBatch, responsiveness } = await benchCpuBatch(options);
-  const abort = await benchAbort(options);
-  const scaling = await benchScaling(options);
-  const peers = await benchPeers(options);
-  const queue = await benchQueue(options);
-  const budgets = await benchBudgets(options);
-  const versus = await benchVersus(options);
-  const targets = [serializer, inProcess, workerDispatch, cpuBatch, responsiveness, abort, scaling, peers, queue, versus].flatMap(
-    (result) => result.targets,
-  );
+  const loadAverageStart = round(loadavg()[0] ?? 0, 2);
+  const cases: CaseResults[] = [];
+  for (const name of BENCH_CASE_NAMES) cases.push(await runBenchCase(name, options));
+  return assembleResults(cases, { smoke: options.smoke === true, started, startedAt, loadAverageStart });
+}
+
+/** When a whole run started: `started` from the harness clock, `startedAt` from the wall clock. */
+export interface RunStart {
+  readonly smoke: boolean;
+  readonly started: number;
+  readonly startedAt: string;
+  readonly loadAverageStart: number;
+}
+
+/**
+ * A whole run's results from every case's (run in this process or each in its own): the
+ * sections, every target row in section order, the summary, and, when the cases ran in
+ * processes of their own, each case's run under `caseProcesses`.
+ */
+export function assembleResults(cases: readonly CaseResults[], start: RunStart, isolated = false): BenchResults {
+  const sections: Partial<Sections> = {};
+  for (const result of cases) Object.assign(sections, result.sections);
+  const missing = SECTION_ORDER.filter((name) => sections[name] === undefined);
+  if (missing.length > 0) throw new Error(`bench: no results for ${missing.join(", ")}`);
+  const complete = sections as Sections;
+  const targets = SECTION_ORDER.flatMap((name) => complete[name].targets);
   return {
     schema: RESULTS_SCHEMA,
-    mode: options.smoke === true ? "smoke" : "full",
-    startedAt,
-    durationMs: round(now() - started, 0),
+    mode: start.smoke ? "smoke" : "full",
+    startedAt: start.startedAt,
+    durationMs: round(now() - start.started, 0),
     machine: {
       node: process.version,
       platform: process.platform,
@@ -124,22 +146,13 @@ export async function runBenchmarks(options: CaseOptions = {}): Promise<BenchRes
       cpuModel: cpus()[0]?.model.trim() ?? "unknown",
       availableParallelism: availableParallelism(),
       totalMemoryMb: Math.round(totalmem() / 2 ** 20),
-      loadAverageStart,
+      loadAverageStart: start.loadAverageStart,
       loadAverageEnd: round(loadavg()[0] ?? 0, 2),
     },
-    serializer,
-    inProcess,
-    workerDispatch,
-    cpuBatch,
-    responsiveness,
-    abort,
-    scaling,
-    peers,
-    queue,
-    budgets,
-    versus,
+    ...complete,
     targets,
     summary: summarize(targets),
+    ...(isolated ? { caseProcesses: Object.fromEntries(cases.map((result) => [result.name, result.run])) } : {}),
   };
 }
 
@@ -206,6 +219,7 @@ export async function runBenchCase(name: BenchCaseName, options: CaseOptions = {
       startedAt,
       durationMs: round(now() - started, 0),
       node: process.version,
+      pid: process.pid,
       loadAverageStart,
       loadAverageEnd: round(loadavg()[0] ?? 0, 2),
     },

@@ -14,7 +14,10 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
   return [line(header), `|${widths.map((width) => "-".repeat(width + 2)).join("|")}|`, ...rows.map(line)].join("\n");
 }
 
-type Sections = Omit<BenchResults, "schema" | "mode" | "startedAt" | "durationMs" | "machine" | "targets" | "summary" | "caseRuns">;
+type Sections = Omit<
+  BenchResults,
+  "schema" | "mode" | "startedAt" | "durationMs" | "machine" | "targets" | "summary" | "caseRuns" | "caseProcesses"
+>;
 
 /** Each section's tables, from its own figures (a case run alone renders just its sections). */
 const SECTION_RENDERERS: { readonly [K in SectionName]: (section: Sections[K]) => string[] } = {
@@ -194,6 +197,9 @@ export function renderReport(results: BenchResults): string {
     `toolgate benchmarks (${results.mode}) — Node ${machine.node}, ${machine.platform}/${machine.arch}, ${machine.availableParallelism} cores (${machine.cpuModel}), ${fmt(results.durationMs / 1000, 1)} s, load average ${machine.loadAverageStart} -> ${machine.loadAverageEnd}`,
     "Medians of interleaved rounds; ratios are medians of per-round ratios. Absolute times vary by machine; ratios hold.",
   ];
+  if (results.caseProcesses !== undefined) {
+    out.push("Each case ran in a process of its own: no case's figures depend on what the cases before it left in the engine.");
+  }
   const alone = Object.entries(results.caseRuns ?? {});
   if (alone.length > 0) {
     out.push(

@@ -2,10 +2,16 @@
 // bench/report.md (with an SVG chart per section in bench/charts/).
 // BENCH_SMOKE=1 runs each case once with tiny counts (and writes nothing unless BENCH_OUT is set).
 // BENCH_OUT=path writes the JSON there instead. BENCH_CASE=<name> runs that case alone (below).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+// A whole run runs each case in a process of its own (this file again, with BENCH_CASE and
+// BENCH_CASE_RESULTS): one case's huge objects or pools leave the engine in a state the next
+// case's figures would otherwise pay for (docs/benchmarks.md, "One process per case").
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BENCH_CASE_NAMES, isBenchCaseName } from "./case-names.js";
-import type { BenchResults } from "./index.js";
+import type { BenchResults, CaseResults } from "./index.js";
 import { REPORT_DIR, RESULTS_FILE } from "./paths.js";
 
 const caseName = process.env.BENCH_CASE;
@@ -14,7 +20,8 @@ if (caseName !== undefined && !isBenchCaseName(caseName)) {
   process.stderr.write(`BENCH_CASE: no case named ${JSON.stringify(caseName)}; the cases are: ${BENCH_CASE_NAMES.join(", ")}\n`);
   process.exit(2);
 }
-const { hasEverySection, mergeCaseResults, runBenchCase, runBenchmarks } = await import("./index.js");
+const { assembleResults, hasEverySection, mergeCaseResults, runBenchCase } = await import("./index.js");
+const { now, round } = await import("./harness.js");
 const { renderCaseReport, renderCharts, renderMarkdownReport, renderReport } = await import("./report.js");
 
 const smoke = process.env.BENCH_SMOKE === "1";
@@ -32,6 +39,46 @@ function writeMarkdownReport(results: BenchResults): void {
   process.stdout.write(`wrote ${fileURLToPath(REPORT_DIR)}report.md and ${Object.keys(charts).length} charts\n`);
 }
 
+/** Set by a whole run for each case's process: where that process writes its case's results, and nothing else. */
+const caseResultsFile = process.env.BENCH_CASE_RESULTS;
+
+/** Every case, each in a fresh process running this file, in case order; a case that fails fails the run. */
+function runEachCaseInItsOwnProcess(): BenchResults {
+  const start = { smoke, started: now(), startedAt: new Date().toISOString(), loadAverageStart: round(loadavg()[0] ?? 0, 2) };
+  const dir = mkdtempSync(join(tmpdir(), "toolgate-bench-"));
+  try {
+    const cases = BENCH_CASE_NAMES.map((name): CaseResults => {
+      const file = join(dir, `${name}.json`);
+      const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], {
+        env: { ...process.env, BENCH_CASE: name, BENCH_CASE_RESULTS: file },
+        stdio: ["ignore", "inherit", "inherit"],
+      });
+      if (child.status !== 0) {
+        throw new Error(
+          `bench: the ${name} case's process failed (${child.error?.message ?? `exit code ${child.status}, signal ${child.signal}`})`,
+        );
+      }
+      const results = JSON.parse(readFileSync(file, "utf8")) as CaseResults;
+      if (results.name !== name) throw new Error(`bench: the ${name} case's process wrote the results of ${JSON.stringify(results.name)}`);
+      return results;
+    });
+    return assembleResults(cases, start, true);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (caseName === undefined && caseResultsFile !== undefined) {
+  process.stderr.write("BENCH_CASE_RESULTS: set by a whole run for one case's process; it needs BENCH_CASE\n");
+  process.exit(2);
+}
+
+if (caseName !== undefined && caseResultsFile !== undefined) {
+  // One case of a whole run: its results go to the run's process only.
+  writeFileSync(caseResultsFile, JSON.stringify(await runBenchCase(caseName, { smoke, log })));
+  process.exit(0);
+}
+
 if (caseName !== undefined) {
   // One case alone: its sections and its target rows go into the results file (the rest stays).
   const results = await runBenchCase(caseName, { smoke, log });
@@ -47,7 +94,7 @@ if (caseName !== undefined) {
   process.exit(0);
 }
 
-const results = await runBenchmarks({ smoke, log });
+const results = runEachCaseInItsOwnProcess();
 process.stdout.write(`${renderReport(results)}\n`);
 if (out !== undefined) {
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);

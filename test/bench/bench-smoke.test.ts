@@ -81,11 +81,54 @@ const QUEUE_TARGET_IDS = [
   "queue.hosts2.inFlight8.ratio",
 ];
 
+const RUN = fileURLToPath(new URL("../../dist/bench/run.js", import.meta.url));
+
 describe("docs/benchmarks.md — How to reproduce: benchmarks, smoke mode (one tiny round of every case)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "toolgate-bench-run-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   let results: BenchResults;
-  beforeAll(async () => {
-    results = await runBenchmarks({ smoke: true });
+  let printed: string;
+  beforeAll(() => {
+    // What `BENCH_SMOKE=1 npm run bench` runs (after the build): every case, each in a process of its own.
+    const file = join(dir, "results.json");
+    const run = spawnSync(process.execPath, [RUN], {
+      env: { ...process.env, BENCH_SMOKE: "1", BENCH_OUT: file },
+      encoding: "utf8",
+      timeout: 150_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    printed = run.stdout;
+    results = JSON.parse(readFileSync(file, "utf8")) as BenchResults;
+  }, 160_000);
+
+  test("each case ran in a process of its own, in case order, and the printed report says so", () => {
+    const processes = results.caseProcesses ?? {};
+    expect(Object.keys(processes)).toEqual([...BENCH_CASE_NAMES]);
+    const pids = Object.values(processes).map((run) => run.pid);
+    expect(new Set(pids).size).toBe(BENCH_CASE_NAMES.length);
+    expect(pids).not.toContain(process.pid);
+    for (const run of Object.values(processes)) expect(run).toMatchObject({ node: process.version, durationMs: expect.any(Number) });
+    expect(printed).toContain("Each case ran in a process of its own");
+    expect(results.caseRuns).toBeUndefined();
+  });
+
+  test("runBenchmarks (the library) runs every case in its caller's process: the same sections and target rows", async () => {
+    const inProcess = await runBenchmarks({ smoke: true });
+    expect(inProcess.caseProcesses).toBeUndefined();
+    expect(Object.keys(inProcess)).toEqual(Object.keys(results).filter((key) => key !== "caseProcesses"));
+    expect(inProcess.targets.map((check) => check.id)).toEqual(results.targets.map((check) => check.id));
   }, 60_000);
+
+  test("BENCH_CASE_RESULTS (set by a whole run for each case's process) without BENCH_CASE is refused, exit code 2", () => {
+    const run = spawnSync(process.execPath, [RUN], {
+      env: { ...process.env, BENCH_SMOKE: "1", BENCH_CASE_RESULTS: join(dir, "stray.json") },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("BENCH_CASE_RESULTS: set by a whole run for one case's process; it needs BENCH_CASE");
+    expect(() => readFileSync(join(dir, "stray.json"))).toThrow();
+  });
 
   test("every figure is a finite number", () => {
     const numbers = numbersIn(results);
@@ -344,7 +387,6 @@ describe("benchmarks, smoke mode: the budgets case", () => {
 });
 
 describe("docs/benchmarks.md — How to reproduce: BENCH_CASE=<name> runs one case alone and merges it into the results file", () => {
-  const RUN = fileURLToPath(new URL("../../dist/bench/run.js", import.meta.url));
   const dir = mkdtempSync(join(tmpdir(), "toolgate-bench-case-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -388,7 +430,11 @@ describe("docs/benchmarks.md — How to reproduce: BENCH_CASE=<name> runs one ca
       const counted = merged.targets.filter((check) => check.informational !== true);
       expect(merged.summary.passed + merged.summary.missed).toBe(counted.length);
       expect(merged.summary.missedIds).toContain("serializer.flat100.oursVsSss");
-      expect(merged.caseRuns?.[name]).toMatchObject({ node: process.version, loadAverageStart: expect.any(Number) });
+      expect(merged.caseRuns?.[name]).toMatchObject({
+        node: process.version,
+        pid: expect.any(Number),
+        loadAverageStart: expect.any(Number),
+      });
     },
     60_000,
   );
