@@ -106,15 +106,13 @@ export interface CaseRun {
  * never charged to the next.)
  */
 export async function runBenchmarks(options: CaseOptions = {}): Promise<BenchResults> {
-  const started = now();
-  const startedAt = new Date().toISOString();
-  const loadAverageStart = round(loadavg()[0] ?? 0, 2);
+  const start = startRun(options.smoke === true);
   const cases: CaseResults[] = [];
   for (const name of BENCH_CASE_NAMES) cases.push(await runBenchCase(name, options));
-  return assembleResults(cases, { smoke: options.smoke === true, started, startedAt, loadAverageStart });
+  return assembleResults(cases, start);
 }
 
-/** When a whole run started: `started` from the harness clock, `startedAt` from the wall clock. */
+/** When a run started: `started` from the harness clock, `startedAt` from the wall clock, and the load then. */
 export interface RunStart {
   readonly smoke: boolean;
   readonly started: number;
@@ -122,12 +120,18 @@ export interface RunStart {
   readonly loadAverageStart: number;
 }
 
+export const startRun = (smoke: boolean): RunStart => ({
+  smoke,
+  started: now(),
+  startedAt: new Date().toISOString(),
+  loadAverageStart: round(loadavg()[0] ?? 0, 2),
+});
+
 /**
  * A whole run's results from every case's (run in this process or each in its own): the
- * sections, every target row in section order, the summary, and, when the cases ran in
- * processes of their own, each case's run under `caseProcesses`.
+ * sections, every target row in section order, and the summary.
  */
-export function assembleResults(cases: readonly CaseResults[], start: RunStart, isolated = false): BenchResults {
+export function assembleResults(cases: readonly CaseResults[], start: RunStart): BenchResults {
   const sections: Partial<Sections> = {};
   for (const result of cases) Object.assign(sections, result.sections);
   const missing = SECTION_ORDER.filter((name) => sections[name] === undefined);
@@ -152,7 +156,6 @@ export function assembleResults(cases: readonly CaseResults[], start: RunStart, 
     ...complete,
     targets,
     summary: summarize(targets),
-    ...(isolated ? { caseProcesses: Object.fromEntries(cases.map((result) => [result.name, result.run])) } : {}),
   };
 }
 
@@ -208,9 +211,7 @@ export interface CaseResults {
 
 /** Runs the case `name` alone (BENCH_CASE=name). */
 export async function runBenchCase(name: BenchCaseName, options: CaseOptions = {}): Promise<CaseResults> {
-  const started = now();
-  const startedAt = new Date().toISOString();
-  const loadAverageStart = round(loadavg()[0] ?? 0, 2);
+  const { started, startedAt, loadAverageStart } = startRun(options.smoke === true);
   const sections: Partial<Sections> = await BENCH_CASES[name](options);
   return {
     name,

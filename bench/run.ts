@@ -7,7 +7,7 @@
 // case's figures would otherwise pay for (docs/benchmarks.md, "One process per case").
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BENCH_CASE_NAMES, isBenchCaseName } from "./case-names.js";
@@ -20,8 +20,7 @@ if (caseName !== undefined && !isBenchCaseName(caseName)) {
   process.stderr.write(`BENCH_CASE: no case named ${JSON.stringify(caseName)}; the cases are: ${BENCH_CASE_NAMES.join(", ")}\n`);
   process.exit(2);
 }
-const { assembleResults, hasEverySection, mergeCaseResults, runBenchCase } = await import("./index.js");
-const { now, round } = await import("./harness.js");
+const { assembleResults, hasEverySection, mergeCaseResults, runBenchCase, startRun } = await import("./index.js");
 const { renderCaseReport, renderCharts, renderMarkdownReport, renderReport } = await import("./report.js");
 
 const smoke = process.env.BENCH_SMOKE === "1";
@@ -44,7 +43,7 @@ const caseResultsFile = process.env.BENCH_CASE_RESULTS;
 
 /** Every case, each in a fresh process running this file, in case order; a case that fails fails the run. */
 function runEachCaseInItsOwnProcess(): BenchResults {
-  const start = { smoke, started: now(), startedAt: new Date().toISOString(), loadAverageStart: round(loadavg()[0] ?? 0, 2) };
+  const start = startRun(smoke);
   const dir = mkdtempSync(join(tmpdir(), "toolgate-bench-"));
   try {
     const cases = BENCH_CASE_NAMES.map((name): CaseResults => {
@@ -62,7 +61,8 @@ function runEachCaseInItsOwnProcess(): BenchResults {
       if (results.name !== name) throw new Error(`bench: the ${name} case's process wrote the results of ${JSON.stringify(results.name)}`);
       return results;
     });
-    return assembleResults(cases, start, true);
+    const caseProcesses = Object.fromEntries(cases.map((result) => [result.name, result.run]));
+    return { ...assembleResults(cases, start), caseProcesses };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
