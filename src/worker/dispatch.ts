@@ -274,17 +274,19 @@ export class Dispatcher {
 
   #onOutcome(call: PendingCall, slot: number, reply: WorkerReply): void {
     const threadId = this.#taskSettled(slot, false);
+    const plain = typeof reply === "string"; // a plain success's bare content (protocol.ts)
+    // Heard on every reply, a moved call's refusal too (it may be the last task the thread had:
+    // unheard, the thread would stay, idle, taking no call and holding a place in the pool).
+    if (!plain && reply.retire) {
+      this.#pool.retire(threadId);
+      this.#takeBack(threadId); // a retiring thread would refuse them
+    }
     if (call.slot !== slot) {
       this.#settledAfterMove(slot);
       return;
     }
     if (!call.answered) this.#recordThread(call, slot);
     this.#freeSlot(call, slot);
-    const plain = typeof reply === "string"; // a plain success's bare content (protocol.ts)
-    if (!plain && reply.retire) {
-      this.#pool.retire(threadId);
-      this.#takeBack(threadId); // a retiring thread would refuse them
-    }
     if (!plain && reply.kind === "refused" && !call.answered && call.attempts < MAX_ATTEMPTS) {
       this.#queue.unshift(call); // the thread did not start it: run it on another
     } else if (!call.answered) {

@@ -342,8 +342,22 @@ export class WorkerPool {
     load.tasks -= 1;
     const now = PerformanceNow();
     load.lastShort = now - load.since < QUEUE_BEHIND_MS;
-    if (load.tasks === 0) load.closed = false;
-    else load.since = now; // the task behind it runs now
+    if (load.tasks !== 0) {
+      load.since = now; // the task behind it runs now
+      return;
+    }
+    load.closed = false;
+    this.#endIfRetired(threadId);
+  }
+
+  /**
+   * A retiring thread ends once it runs nothing of a call's, whichever way its last task
+   * settled: left alone it would take no call and hold a place in the pool until Piscina's
+   * idleTimeout (with every place so held, calls would wait that long).
+   */
+  #endIfRetired(threadId: number): void {
+    if (!SetPrototypeHas(this.#retiring, threadId) || !this.idle(threadId)) return;
+    this.#terminate(threadId);
   }
 
   /** The thread runs nothing this pool handed it (its last task answered). */
@@ -385,8 +399,7 @@ export class WorkerPool {
     SetPrototypeAdd(this.#retiring, threadId);
     this.#wantSpare();
     this.#failCallsIfNoThread();
-    const worker = MapPrototypeGet(this.#piscinaWorkers, threadId);
-    if (worker === undefined || worker.currentUsage === 0) this.#terminate(threadId);
+    this.#endIfRetired(threadId);
   }
 
   /** While threads cannot boot and the pool waits before starting another: why (what a call gets when no thread can take it). */

@@ -119,6 +119,33 @@ describe("a thread that reads two waiting tasks at once still runs them one afte
   });
 });
 
+describe("a retiring thread ends once its last task is answered", () => {
+  test("retired while it runs a task with another behind it: it ends when the one behind is answered, not at idleTimeout", async () => {
+    const { pool, task } = onePool();
+    try {
+      await pool.started;
+      resetCells();
+      const held = pool.run(task(0, 1, "held"));
+      const threadId = await heldStarted();
+      const worker = pool.threads.find((thread) => thread.threadId === threadId) as Worker;
+      const ended = new Promise<string>((resolve) => worker.once("exit", () => resolve("ended")));
+      const behind = pool.runBehind(task(1, 2, "counted"), threadId);
+      // A fault the thread did not cause: it takes no new task, and ends once it runs none.
+      pool.retire(threadId);
+      openGate();
+      expect(await settle(held)).toEqual({ ok: true, value: "held call done" });
+      pool.settled(0);
+      expect(await settle(behind)).toEqual({ ok: true, value: JSON.stringify({ threadId }) });
+      pool.settled(1);
+      // Piscina's own idleTimeout (30 s) would end it much later.
+      expect(await Promise.race([ended, sleep(10_000).then(() => "still there")])).toBe("ended");
+    } finally {
+      openGate();
+      await pool.destroy();
+    }
+  });
+});
+
 describe("the dispatcher's calls behind a running task (WorkerToolExecutor, placement forced)", () => {
   const choose = WorkerPool.prototype.threadForBehind;
   /** The thread the next call waits behind (0: the pool's own choice). */

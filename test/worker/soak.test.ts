@@ -1,7 +1,7 @@
 // The soak test (docs/contract.md, rule W2 — abort relay, rule W3 — timeout and termination,
 // rule W5 — faults are results, rule 13 — frozen, linked results): a long run of calls across 2 threads with random aborts, timeouts,
 // `process.exit`, spinning and late-throwing tools. Every call settles exactly once with the
-// outcome its own tool and signal call for, linked to its own call; no promise hangs; no
+// outcome its own tool and signal call for, linked to its own call; no promise hangs and no call takes 10 s; no
 // rejection goes unhandled; the heap stays flat; close() drains the calls still in flight.
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -21,6 +21,11 @@ const TIMEOUT_MS = 400;
 const SPIN_OPTIONS = { timeoutMs: TIMEOUT_MS } as const;
 /** Only a guard against hangs: on a loaded 2-core machine a 2 ms tool can wait far longer than 400 ms for a thread. */
 const EXECUTOR_TIMEOUT_MS = 30_000;
+/**
+ * A generous bound on any one call's time, far below EXECUTOR_TIMEOUT_MS: a pool that stalls
+ * (every thread retiring and idle once kept all 16 lanes waiting 25-27 s) fails here by name.
+ */
+const CALL_BOUND_MS = 10_000;
 
 /** Deterministic pseudo-random numbers (mulberry32), so a failure can be replayed. */
 function random(seed: number): () => number {
@@ -83,6 +88,7 @@ test("soak: every call settles once, with its own outcome, under faults; heap fl
     else if (abortAfter < 0.04) setTimeout(() => controller.abort(reason), Math.floor(next() * 3));
     let outcome: { result?: ToolResultMessage; reason?: unknown };
     let settles = 0;
+    const startedAt = performance.now();
     try {
       const options = kind === "spin" ? SPIN_OPTIONS : undefined;
       outcome = { result: await executor.executeToolCall(call(kind, args, id), controller.signal, options) };
@@ -93,6 +99,8 @@ test("soak: every call settles once, with its own outcome, under faults; heap fl
       settled += 1;
     }
     if (settles !== 1) problems.push(`${id} settled ${settles} times`);
+    const tookMs = performance.now() - startedAt;
+    if (tookMs > CALL_BOUND_MS) problems.push(`${id} (${kind}) took ${Math.round(tookMs)} ms`);
     if ("reason" in outcome) {
       if (outcome.reason !== reason) problems.push(`${id} (${kind}) rejected with ${String(outcome.reason)}`);
       note(`${kind}: aborted`);
