@@ -1,5 +1,6 @@
 // Measurement helpers shared by the cases: interleaved rounds, tinybench micro rounds,
 // medians, and the options every case takes.
+import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { Bench, type FnReturnedObject } from "tinybench";
 
@@ -27,6 +28,9 @@ export interface TargetCheck {
 }
 
 export const now = (): number => performance.now();
+
+/** The machine's one-minute load average, as the results record it (two decimals). */
+export const loadAverage = (): number => round(loadavg()[0] ?? 0, 2);
 
 export function median(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;

@@ -1,7 +1,7 @@
 // toolgate's benchmarks as a library: `runBenchmarks()` runs every case and returns the
 // figures that `npm run bench` prints and writes to bench/results.json. Every case also
 // runs on its own, and takes `{ smoke: true }` (one round, tiny counts) for CI.
-import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
+import { availableParallelism, cpus, totalmem } from "node:os";
 import { BENCH_CASE_NAMES, type BenchCaseName, isBenchCaseName } from "./case-names.js";
 import { type AbortResult, benchAbort } from "./cases/abort.js";
 import { type BudgetsResult, benchBudgets } from "./cases/budgets.js";
@@ -13,7 +13,7 @@ import { benchScaling, type ScalingResult } from "./cases/scaling.js";
 import { benchSerializer, type SerializerResult } from "./cases/serializer.js";
 import { benchVersus, type VersusFigure, type VersusResult } from "./cases/versus.js";
 import { benchWorkerDispatch, type WorkerDispatchResult } from "./cases/worker-dispatch.js";
-import { type CaseOptions, now, round, type TargetCheck } from "./harness.js";
+import { type CaseOptions, loadAverage, now, round, type TargetCheck } from "./harness.js";
 
 export type { CaseOptions, TargetCheck } from "./harness.js";
 export type {
@@ -124,7 +124,7 @@ export const startRun = (smoke: boolean): RunStart => ({
   smoke,
   started: now(),
   startedAt: new Date().toISOString(),
-  loadAverageStart: round(loadavg()[0] ?? 0, 2),
+  loadAverageStart: loadAverage(),
 });
 
 /**
@@ -151,7 +151,7 @@ export function assembleResults(cases: readonly CaseResults[], start: RunStart):
       availableParallelism: availableParallelism(),
       totalMemoryMb: Math.round(totalmem() / 2 ** 20),
       loadAverageStart: start.loadAverageStart,
-      loadAverageEnd: round(loadavg()[0] ?? 0, 2),
+      loadAverageEnd: loadAverage(),
     },
     ...complete,
     targets,
@@ -167,7 +167,7 @@ function summarize(targets: readonly TargetCheck[]): BenchResults["summary"] {
 }
 
 /** The sections of the results that hold a case's figures (each with its `targets`). */
-type Sections = Pick<
+export type Sections = Pick<
   BenchResults,
   | "serializer"
   | "inProcess"
@@ -222,7 +222,7 @@ export async function runBenchCase(name: BenchCaseName, options: CaseOptions = {
       node: process.version,
       pid: process.pid,
       loadAverageStart,
-      loadAverageEnd: round(loadavg()[0] ?? 0, 2),
+      loadAverageEnd: loadAverage(),
     },
   };
 }

@@ -2,7 +2,7 @@
 // bench/report.md, the same tables with an SVG chart per section (bench/svg.ts).
 import type { QueueResult } from "./cases/queue.js";
 import { VERSUS_COMMAND, type VersusFigure, type VersusResult } from "./cases/versus.js";
-import { type BenchResults, type CaseResults, SECTION_ORDER, type SectionName, type TargetCheck } from "./index.js";
+import { type BenchResults, type CaseResults, SECTION_ORDER, type SectionName, type Sections, type TargetCheck } from "./index.js";
 import { type Bar, barChart, logLogChart } from "./svg.js";
 
 const fmt = (value: number, digits = 2): string =>
@@ -13,11 +13,6 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
   const line = (cells: readonly string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column] as number)).join(" | ")} |`;
   return [line(header), `|${widths.map((width) => "-".repeat(width + 2)).join("|")}|`, ...rows.map(line)].join("\n");
 }
-
-type Sections = Omit<
-  BenchResults,
-  "schema" | "mode" | "startedAt" | "durationMs" | "machine" | "targets" | "summary" | "caseRuns" | "caseProcesses"
->;
 
 /** Each section's tables, from its own figures (a case run alone renders just its sections). */
 const SECTION_RENDERERS: { readonly [K in SectionName]: (section: Sections[K]) => string[] } = {

@@ -5,7 +5,7 @@
 // tool calling a bare Piscina. The model (or transport) is the same object on both sides, so
 // only the tool layer differs. Figures: µs per call of each side, and ours / peer (median of
 // per-round ratios over interleaved rotated rounds; > 1 means toolgate is slower).
-import { availableParallelism, loadavg } from "node:os";
+import { availableParallelism } from "node:os";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { executeTool, safeValidateTypes } from "@ai-sdk/provider-utils";
@@ -42,7 +42,7 @@ import { toOpenAiAgentsTools } from "toolgate/openai-agents";
 import { toPiAgentTools } from "toolgate/pi";
 import { WorkerToolExecutor } from "toolgate/worker";
 import Type from "typebox";
-import { type CaseOptions, interleave, median, neverAborted, now, pairedRatios, round, type TargetCheck } from "../harness.js";
+import { type CaseOptions, interleave, loadAverage, median, neverAborted, now, pairedRatios, round, type TargetCheck } from "../harness.js";
 import { VERSUS_PISCINA_WORKER, VERSUS_TOOLS_MODULE } from "../paths.js";
 import { pingArguments, pong, versusPing } from "../versus-tools.js";
 
@@ -396,7 +396,7 @@ export async function benchVersus(options: CaseOptions = {}): Promise<VersusResu
   const smoke = options.smoke === true;
   const plan: Plan = smoke ? { smoke, rounds: 1, warmupRounds: 0, roundMs: 0 } : { smoke, ...FULL_PLAN };
   const poolPlan: Plan = smoke ? plan : { smoke, ...FULL_POOL_PLAN };
-  const loadAverageStart = round(loadavg()[0] ?? 0, 2);
+  const loadAverageStart = loadAverage();
   const registry = new ToolRegistry([versusPing]);
   const signal = neverAborted();
 
@@ -504,7 +504,7 @@ export async function benchVersus(options: CaseOptions = {}): Promise<VersusResu
   return {
     rounds: plan.rounds,
     loadAverageStart,
-    loadAverageEnd: round(loadavg()[0] ?? 0, 2),
+    loadAverageEnd: loadAverage(),
     aiSdkStep: aiSdkStepFigure,
     openAiAgentsStep,
     mcpCall: mcpCallFigure,
