@@ -59,6 +59,7 @@ const SECTION_RENDERERS: { readonly [K in SectionName]: (section: Sections[K]) =
         "ours/Piscina",
         "CPU µs/call ours, Piscina",
         "CPU ratio",
+        "control/Piscina",
       ],
       (["sequential", "parallel"] as const).map((name) => {
         const variant = workerDispatch[name];
@@ -73,6 +74,7 @@ const SECTION_RENDERERS: { readonly [K in SectionName]: (section: Sections[K]) =
           `${fmt(variant.ratio)}x`,
           `${fmt(variant.oursCpuUsPerCall, 1)}, ${fmt(variant.piscinaCpuUsPerCall, 1)}`,
           `${fmt(variant.cpuRatio)}x`,
+          `${fmt(variant.controlRatio)}x`,
         ];
       }),
     ),

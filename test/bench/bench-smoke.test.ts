@@ -28,6 +28,8 @@ const TARGET_IDS = [
   "inProcess.stepsRatio",
   "workerDispatch.sequential.ratio",
   "workerDispatch.parallel.ratio",
+  "workerDispatch.sequential.controlRatio",
+  "workerDispatch.parallel.controlRatio",
   "cpuBatch.speedup",
   "cpuBatch.piscinaSpeedup",
   "responsiveness.worker.p99Ms",
@@ -66,6 +68,8 @@ const VERSUS_TARGET_IDS = [
 const INFORMATIONAL = [
   "inProcess.ratio", // a call with no contract: context, its floor inProcess.stepsRatio (issue 32)
   "inProcess.stepsRatio",
+  "workerDispatch.sequential.controlRatio", // two identical bare Piscina pools: the instrument's spread
+  "workerDispatch.parallel.controlRatio",
   "cpuBatch.piscinaSpeedup",
   "abort.inProcess.spinningSettledAfterMs",
   "scaling.cpuThreads.perDoubling",
@@ -178,7 +182,12 @@ describe("docs/benchmarks.md — How to reproduce: benchmarks, smoke mode (one t
         oursCpuUsPerCall: expect.any(Number),
         piscinaCpuUsPerCall: expect.any(Number),
         cpuRatio: expect.any(Number),
+        controlUsPerCall: expect.any(Number),
+        controlRatio: expect.any(Number),
       });
+      // The control ran its own calls: a pool that ran none would read 0 µs.
+      expect(variant.controlUsPerCall).toBeGreaterThan(0);
+      expect(variant.controlRatio).toBeGreaterThan(0);
     }
     expect(results.workerDispatch.sequential.threads).toBe(1);
   });
