@@ -137,7 +137,7 @@ export async function benchWorkerDispatch(options: CaseOptions = {}): Promise<Wo
         ...(pass
           ? {}
           : {
-              note: "the contract's main-thread steps (snapshot, validation, dispatch, the linked frozen result) run between two wake-ups of the main thread, where the same steps cost 3-4x their hot-loop time: 5-11 µs on a 50-65 µs bare round trip (docs/benchmarks.md, the fifth session)",
+              note: "the contract's main-thread steps (snapshot, validation, dispatch, the linked frozen result) run between two wake-ups of the main thread, where the same steps cost about 4x their hot-loop time (1.1-5.4x): 5-11 µs on a 50-65 µs bare round trip (docs/benchmarks.md, the fifth session)",
             }),
       },
       {
@@ -148,7 +148,7 @@ export async function benchWorkerDispatch(options: CaseOptions = {}): Promise<Wo
         ...(parallelPass
           ? {}
           : {
-              note: "the main thread is the bottleneck: its per-call work (the pipeline, and Piscina's own postTask with the wake-up of a sleeping thread) outlasts a no-op call on a thread, so a call waiting behind a running one rarely finds its thread still busy (docs/benchmarks.md)",
+              note: "the main thread is the bottleneck: 0.89-0.97 of the calls wait behind a running one in fast and slow processes alike, and a process whose main thread runs the per-call code slowly (24-38 µs a call from one process to the next) reads above bare Piscina (docs/benchmarks.md, the fifth session)",
             }),
       },
       controlTarget("sequential", "1 thread", sequential),
