@@ -40,8 +40,11 @@ export interface WorkerDispatchResult {
 
 const pingCall = (n: number): ToolCall => ({ type: "toolCall", id: `call-${n}`, name: "ping", arguments: { n } });
 
-/** `total` calls through `inFlight` sequential loops; returns µs per call (wall time / total) and pushes CPU µs per call. */
-async function drive(total: number, inFlight: number, cpuUs: number[], one: (n: number) => Promise<unknown>): Promise<number> {
+/**
+ * `total` calls through `inFlight` sequential loops; returns µs per call (wall time / total)
+ * and pushes CPU µs per call to `cpuUs`, when given (the control's CPU time is not reported).
+ */
+async function drive(total: number, inFlight: number, cpuUs: number[] | undefined, one: (n: number) => Promise<unknown>): Promise<number> {
   let next = 0;
   const loop = async (): Promise<void> => {
     while (next < total) {
@@ -55,7 +58,7 @@ async function drive(total: number, inFlight: number, cpuUs: number[], one: (n: 
   await Promise.all(Array.from({ length: inFlight }, loop));
   const elapsed = now() - start;
   const cpu = process.cpuUsage(cpuBefore);
-  cpuUs.push((cpu.user + cpu.system) / total);
+  cpuUs?.push((cpu.user + cpu.system) / total);
   return (elapsed * 1000) / total;
 }
 
@@ -71,12 +74,12 @@ async function measure(threads: number, inFlight: number, calls: number, rounds:
     if (first.isError || first.content !== JSON.stringify(raw) || JSON.stringify(controlRaw) !== JSON.stringify(raw)) {
       throw new Error("dispatch benchmark: the pools disagree");
     }
-    const cpu = { ours: [] as number[], piscina: [] as number[], control: [] as number[] };
+    const cpu = { ours: [] as number[], piscina: [] as number[] };
     const us = await interleave(
       {
         ours: () => drive(calls, inFlight, cpu.ours, (n) => executor.executeToolCall(pingCall(n), signal)),
         piscina: () => drive(calls, inFlight, cpu.piscina, (n) => piscina.run({ n })),
-        control: () => drive(calls, inFlight, cpu.control, (n) => control.run({ n })),
+        control: () => drive(calls, inFlight, undefined, (n) => control.run({ n })),
       },
       rounds,
       warmupRounds,
@@ -148,7 +151,7 @@ export async function benchWorkerDispatch(options: CaseOptions = {}): Promise<Wo
         ...(parallelPass
           ? {}
           : {
-              note: "the main thread is the bottleneck: 0.89-0.97 of the calls wait behind a running one in fast and slow processes alike, and a process whose main thread runs the per-call code slowly (24-38 µs a call from one process to the next) reads above bare Piscina (docs/benchmarks.md, the fifth session)",
+              note: "the main thread is the bottleneck: 0.89-0.97 of the calls wait behind a running one, and a pool thread that shares the main thread's CPU slows it (pinned there: 0.84-1.12, against 0.59-0.80 placed freely; docs/benchmarks.md, the fifth and sixth sessions)",
             }),
       },
       controlTarget("sequential", "1 thread", sequential),
