@@ -45,6 +45,10 @@ const oneShot = (options: RedisOptions): Redis => {
   return client;
 };
 
+/** A fail-fast client that finds the primary through the set's sentinels. */
+const viaSentinels = (set: RedisSentinelSet): Redis =>
+  oneShot({ sentinels: [...set.sentinelAddresses], name: set.masterName, sentinelRetryStrategy: () => null });
+
 /** The toolgate-redis-<kind>-* directories in the temporary directory now. */
 const topologyDirs = (kind: string): string[] => readdirSync(tmpdir()).filter((name) => name.startsWith(`toolgate-redis-${kind}-`));
 
@@ -143,11 +147,7 @@ describe.skipIf(missing !== undefined)("test/support/redis-topologies.ts — the
     test("the primary SIGKILLed: every sentinel reports the replica as the new primary, which has the data and takes writes", async () => {
       const sentinels = set as RedisSentinelSet;
       expect(await reportedPrimaries({ set: sentinels })).toEqual([sentinels.primary.port, sentinels.primary.port, sentinels.primary.port]);
-      const writer = oneShot({
-        sentinels: [...sentinels.sentinelAddresses],
-        name: sentinels.masterName,
-        sentinelRetryStrategy: () => null,
-      });
+      const writer = viaSentinels(sentinels);
       try {
         await writer.connect();
         await writer.set("before-the-kill", "kept");
@@ -161,11 +161,7 @@ describe.skipIf(missing !== undefined)("test/support/redis-topologies.ts — the
 
       expect(primary).toBe(sentinels.replica);
       expect(await reportedPrimaries({ set: sentinels })).toEqual([primary.port, primary.port, primary.port]);
-      const client = oneShot({
-        sentinels: [...sentinels.sentinelAddresses],
-        name: sentinels.masterName,
-        sentinelRetryStrategy: () => null,
-      });
+      const client = viaSentinels(sentinels);
       try {
         await client.connect();
         expect(await client.config("GET", "port")).toEqual(["port", String(primary.port)]);

@@ -42,16 +42,19 @@ export interface SlotRange {
   readonly replicas: readonly number[];
 }
 
-export interface RedisCluster {
+/** What every start returns: its temporary directory, and how to end it. */
+export interface StartedTopology {
   readonly dir: string;
-  readonly nodes: readonly RedisNode[];
-  readonly startupNodes: readonly NodeAddress[];
-  /** Ends every node by pid and removes the directory. */
+  /** Ends every node by pid (SIGKILL) and removes the directory. */
   stop(): Promise<void>;
 }
 
-export interface RedisSentinelSet {
-  readonly dir: string;
+export interface RedisCluster extends StartedTopology {
+  readonly nodes: readonly RedisNode[];
+  readonly startupNodes: readonly NodeAddress[];
+}
+
+export interface RedisSentinelSet extends StartedTopology {
   readonly masterName: string;
   /** The data node that was primary at start (after a failover, ask `awaitSentinelFailover`). */
   readonly primary: RedisNode;
@@ -59,7 +62,6 @@ export interface RedisSentinelSet {
   readonly replica: RedisNode;
   readonly sentinels: readonly RedisNode[];
   readonly sentinelAddresses: readonly NodeAddress[];
-  stop(): Promise<void>;
 }
 
 /** An ACL user as Redis's `user` directive takes it: `rules` such as "~{tg:q}:*", "+@all", "-flushall". */
@@ -77,8 +79,7 @@ export interface TlsFiles {
   readonly wrongCaFile: string;
 }
 
-export interface TlsRedis {
-  readonly dir: string;
+export interface TlsRedis extends StartedTopology {
   readonly node: RedisNode;
   /** `rediss://127.0.0.1:<port>` (no credentials). */
   readonly url: string;
@@ -87,7 +88,6 @@ export interface TlsRedis {
   readonly ca: string;
   /** The PEM text of a CA that signed nothing here: a client trusting only it must be refused. */
   readonly wrongCa: string;
-  stop(): Promise<void>;
 }
 
 /** Redis Cluster's slot count: a map covers the cluster when its ranges add up to this. */
