@@ -225,9 +225,18 @@ function spawnNode({
   writeFileSync(configFile, `${config.join("\n")}\n`);
   const child = spawn("redis-server", sentinel ? [configFile, "--sentinel"] : [configFile], { stdio: "ignore" });
   liveChildren.add(child);
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let spawnError: Error | undefined;
+  const exited = new Promise<void>((resolve) => {
+    child.once("exit", () => resolve());
+    // No redis-server (ENOENT), or not executable: there is no process, and "exit" may never come.
+    child.once("error", (error) => {
+      spawnError = error;
+      writeFileSync(join(dir, "redis.log"), `could not start redis-server: ${error.message}\n`, { flag: "a" });
+      resolve();
+    });
+  });
   void exited.then(() => liveChildren.delete(child));
-  const running = (): boolean => child.exitCode === null && child.signalCode === null;
+  const running = (): boolean => spawnError === undefined && child.exitCode === null && child.signalCode === null;
   const node: RedisNode = {
     name,
     port,
@@ -245,10 +254,9 @@ function spawnNode({
 
 // ---- asking a node ----------------------------------------------------------------------
 
-/** How a probe reaches a node: over TLS with `ca`, as `user`. */
+/** How a probe reaches a node: over TLS trusting `ca` when given. */
 interface ProbeAccess {
   readonly ca?: string;
-  readonly user?: { readonly name: string; readonly password: string };
 }
 
 /** One command on a fresh connection to `port`, within PROBE_MS; a Redis error reply rejects as ioredis's ReplyError. */
@@ -264,10 +272,6 @@ async function ask({ port, command, access = {} }: { port: number; command: read
     enableReadyCheck: false, // its INFO would be refused before AUTH when the default user is off
   };
   if (access.ca !== undefined) options.tls = { ca: access.ca };
-  if (access.user !== undefined) {
-    options.username = access.user.name;
-    options.password = access.user.password;
-  }
   const client = new Redis(options);
   client.on("error", () => {}); // the rejection below carries it
   try {
