@@ -12,6 +12,7 @@ import { readOptions } from "../contract/validators.js";
 import type { ToolProgress } from "../executor/progress.js";
 import { askNeedsApproval, checkNeedsApproval, type ToolgateNeedsApproval } from "./approval.js";
 import { imageBlocks, type ToolgateImageBlock } from "./image-blocks.js";
+import { checkPeerVersions } from "./peer-version.js";
 import { progressStream } from "./progress-stream.js";
 import { neverAbortedSignal, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
 
@@ -98,6 +99,7 @@ export class ToolgateToolError extends Error {
 const AI_SDK_OPTION_KEYS: readonly string[] = ["withoutSchema", "needsApproval"];
 
 export function toAiSdkTools(source: ToolCallSource, options: ToAiSdkToolsOptions = {}): Record<string, ToolgateAiSdkTool> {
+  checkPeerVersions("toAiSdkTools", ["ai"]);
   const resolved = resolveSource(source, "toAiSdkTools");
   const read = readOptions(options, "toAiSdkTools: options", AI_SDK_OPTION_KEYS);
   const descriptions = describeTools(resolved.registry, { withoutSchema: read.withoutSchema as DescribeToolsOptions["withoutSchema"] });

@@ -21,6 +21,7 @@ import { readOwnDataProperty } from "../contract/untrusted.js";
 import { readOptions } from "../contract/validators.js";
 import { checkProgressListener, type ProgressListener, type ToolProgress } from "../executor/progress.js";
 import { imageBlocks, type ToolgateImageBlock } from "./image-blocks.js";
+import { checkPeerVersions } from "./peer-version.js";
 import { neverAbortedSignal, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
 
 // Captured at load, like the primordials: a call without a LangChain tool call id gets a fresh one.
@@ -176,6 +177,7 @@ type FatalHook = NonNullable<ToLangChainToolsOptions["onNonRecoverableError"]>;
 const LANGCHAIN_OPTION_KEYS: readonly string[] = ["withoutSchema", "onProgress", "needsApproval", "onNonRecoverableError"];
 
 export function toLangChainTools(source: ToolCallSource, options: ToLangChainToolsOptions = {}): ToolgateLangChainTool[] {
+  checkPeerVersions("toLangChainTools", ["@langchain/core", "@langchain/langgraph"]);
   const resolved = resolveSource(source, "toLangChainTools");
   const read = readOptions(options, "toLangChainTools: options", LANGCHAIN_OPTION_KEYS);
   const descriptions = describeTools(resolved.registry, { withoutSchema: read.withoutSchema as DescribeToolsOptions["withoutSchema"] });

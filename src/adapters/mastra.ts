@@ -13,6 +13,7 @@ import type { ToolResultMessage } from "../contract/results.js";
 import { readOptions } from "../contract/validators.js";
 import { checkProgressListener, type ProgressListener, type ToolProgress } from "../executor/progress.js";
 import { imageBlocks, type ToolgateImageBlock } from "./image-blocks.js";
+import { checkPeerVersions } from "./peer-version.js";
 import { neverAbortedSignal, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
 
 // Captured at load, like the primordials: a call without a Mastra tool call id gets a fresh one.
@@ -80,6 +81,7 @@ export class ToolgateMastraToolError extends Error {
 const MASTRA_OPTION_KEYS: readonly string[] = ["withoutSchema", "onProgress", "onNonRecoverableError"];
 
 export function toMastraTools(source: ToolCallSource, options: ToMastraToolsOptions = {}): Record<string, ToolgateMastraTool> {
+  checkPeerVersions("toMastraTools", ["@mastra/core"]);
   const resolved = resolveSource(source, "toMastraTools");
   const read = readOptions(options, "toMastraTools: options", MASTRA_OPTION_KEYS);
   const descriptions = describeTools(resolved.registry, { withoutSchema: read.withoutSchema as DescribeToolsOptions["withoutSchema"] });

@@ -30,6 +30,7 @@ import { describeFailure } from "../contract/untrusted.js";
 import { readOptions } from "../contract/validators.js";
 import { contentBlocks } from "./image-blocks.js";
 import { type McpRequestExtra, mcpProgressListener } from "./mcp-progress.js";
+import { checkPeerVersions } from "./peer-version.js";
 import { type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
 
 /** Options of `createMcpServer`: the server's identity, and how tools without a JSON Schema are shown (see `describeTools`). */
@@ -63,6 +64,7 @@ export interface CreateMcpServerOptions extends DescribeToolsOptions {
  * `"any-object"`) or whose schema is not `type: "object"`, as MCP requires.
  */
 export function createMcpServer(source: ToolCallSource, options: CreateMcpServerOptions): Server {
+  checkPeerVersions("createMcpServer", ["@modelcontextprotocol/sdk"]);
   const resolved = resolveSource(source, "createMcpServer");
   const read = readOptions(options, "createMcpServer: options", MCP_OPTION_KEYS);
   const name = readIdentity(read.name, "name");

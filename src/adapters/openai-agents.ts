@@ -15,6 +15,7 @@ import { readOptions } from "../contract/validators.js";
 import { checkProgressListener, deliverProgress, type ProgressListener } from "../executor/progress.js";
 import { askNeedsApproval, checkNeedsApproval, type ToolgateNeedsApproval, toolCallDenied } from "./approval.js";
 import { imageBlocks } from "./image-blocks.js";
+import { checkPeerVersions } from "./peer-version.js";
 import { neverAbortedSignal, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
 
 export {
@@ -120,6 +121,7 @@ export function toOpenAiAgentsTools<Context = UnknownContext>(
   source: ToolCallSource,
   options: ToOpenAiAgentsToolsOptions = {},
 ): ToolgateOpenAiAgentsTool<Context>[] {
+  checkPeerVersions("toOpenAiAgentsTools", ["@openai/agents"]);
   const resolved = resolveSource(source, "toOpenAiAgentsTools");
   const read = readOptions(options, "toOpenAiAgentsTools: options", OPENAI_AGENTS_OPTION_KEYS);
   const descriptions = describeTools(resolved.registry, { withoutSchema: read.withoutSchema as DescribeToolsOptions["withoutSchema"] });

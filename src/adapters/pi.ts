@@ -20,6 +20,7 @@ import { readOptions, validateFunction } from "../contract/validators.js";
 import type { ProgressListener, ToolProgress } from "../executor/progress.js";
 import type { ToolExecutor } from "../executor/tool-executor.js";
 import { contentBlocks, type ToolgateImageBlock, type ToolgateTextBlock } from "./image-blocks.js";
+import { checkPeerVersions } from "./peer-version.js";
 import { neverAbortedSignal, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
 
 export { type FromPiAgentToolOptions, fromPiAgentTool, type PiAgentToolLike } from "./pi-from.js";
@@ -116,6 +117,7 @@ type NonRecoverableHook = NonNullable<ToPiAgentToolOptions["onNonRecoverableErro
  * an executor, when no tool named `name` is registered, or for bad options.
  */
 export function toPiAgentTool(executor: ToolCallSource, name: string, options: ToPiAgentToolOptions = {}): ToolgatePiAgentTool {
+  checkPeerVersions("toPiAgentTool", ["@earendil-works/pi-agent-core", "@earendil-works/pi-ai"]);
   const source = resolveSource(executor, "toPiAgentTool");
   const { hook, describe } = readPiOptions(options, "toPiAgentTool");
   const tool = typeof name === "string" ? source.registry.get(name) : undefined;
@@ -132,6 +134,7 @@ export function toPiAgentTool(executor: ToolCallSource, name: string, options: T
 
 /** Every registered tool as a Pi AgentTool, in registration order (see `toPiAgentTool`). */
 export function toPiAgentTools(executor: ToolCallSource, options: ToPiAgentToolOptions = {}): ToolgatePiAgentTool[] {
+  checkPeerVersions("toPiAgentTools", ["@earendil-works/pi-agent-core", "@earendil-works/pi-ai"]);
   const source = resolveSource(executor, "toPiAgentTools");
   const { hook, describe } = readPiOptions(options, "toPiAgentTools");
   const descriptions = describeTools(source.registry, describe);
