@@ -22,6 +22,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { findRedis } from "../support/redis.js";
+import { writeConsumerTsconfig } from "./peers/consumer-tsconfig.js";
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -202,26 +203,7 @@ beforeAll(async () => {
 
   // Compile the consumers as a user's strict project would.
   cpSync(CONSUMERS, join(project, "consumers"), { recursive: true });
-  writeFileSync(
-    join(project, "tsconfig.json"),
-    JSON.stringify({
-      compilerOptions: {
-        target: "ES2023",
-        lib: ["ES2024"],
-        module: "NodeNext",
-        moduleResolution: "NodeNext",
-        types: ["node"],
-        strict: true,
-        exactOptionalPropertyTypes: true,
-        noUncheckedIndexedAccess: true,
-        verbatimModuleSyntax: true,
-        skipLibCheck: true, // comlink's own .d.ts needs the DOM lib; toolgate's are checked through their use
-        rootDir: "consumers",
-        outDir: "out",
-      },
-      include: ["consumers"],
-    }),
-  );
+  writeConsumerTsconfig(project);
   const compiled = (pending: Promise<unknown>) =>
     pending.then(
       () => ({ ok: true as const }),

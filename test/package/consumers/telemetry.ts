@@ -1,29 +1,13 @@
-// The README's OpenTelemetry example, run from the installed tarball by test/package/pack.test.ts:
-// from the `@opentelemetry/api` import to the "Checks" line this file is the README's code block,
-// verbatim (test/package/docs.test.ts holds them together). The checks install a recording
-// tracer provider of their own, so the spans the hooks made can be read back.
+// The README's OpenTelemetry example (consumers/telemetry/traced-executor.ts), run from the
+// installed tarball by test/package/pack.test.ts and, at both ends of the @opentelemetry/api
+// range, by test/package/peer-matrix.test.ts. The checks install a recording tracer provider of
+// their own, so the spans the hooks made can be read back; they type-check against every API
+// version of the range (a Span of 1.3 has no addLink/addLinks, one of 1.10 requires them).
 import assert from "node:assert/strict";
 import { type Span, SpanStatusCode, trace } from "@opentelemetry/api";
-import { InProcessToolExecutor, type ToolExecutorHooks, ToolRegistry } from "toolgate";
+import { ToolRegistry } from "toolgate";
+import { tracedExecutor } from "./telemetry/traced-executor.js";
 
-// One span per tool call, opened and closed by toolgate's events (no dependency of toolgate's).
-export function tracedExecutor(registry: ToolRegistry): InProcessToolExecutor {
-  const tracer = trace.getTracer("my-agent");
-  const spans = new Map<string, Span>();
-  const hooks: ToolExecutorHooks = {
-    onCallStart({ toolCallId, toolName }) {
-      spans.set(toolCallId, tracer.startSpan(`execute_tool ${toolName}`, { attributes: { "gen_ai.tool.call.id": toolCallId } }));
-    },
-    onCallEnd({ toolCallId, outcome, code, runMs }) {
-      const span = spans.get(toolCallId);
-      spans.delete(toolCallId);
-      span?.setAttributes({ "toolgate.outcome": outcome, "toolgate.run_ms": runMs });
-      if (outcome !== "success") span?.setStatus({ code: SpanStatusCode.ERROR, message: code ?? outcome });
-      span?.end();
-    },
-  };
-  return new InProcessToolExecutor(registry, { hooks });
-}
 // Checks
 
 /** What a recorded span was named, given and told, and whether it ended. */
@@ -35,7 +19,7 @@ interface Recorded {
 }
 const recorded: Recorded[] = [];
 const recordingSpan = (entry: Recorded): Span => {
-  const span: Span = {
+  const base: Omit<Span, "addLink" | "addLinks"> = {
     spanContext: () => ({ traceId: "0".repeat(31) + "1", spanId: "0".repeat(15) + "1", traceFlags: 1 }),
     setAttribute: (key, value) => {
       entry.attributes[key] = value;
@@ -46,8 +30,6 @@ const recordingSpan = (entry: Recorded): Span => {
       return span;
     },
     addEvent: () => span,
-    addLink: () => span,
-    addLinks: () => span,
     setStatus: (status) => {
       entry.status = status;
       return span;
@@ -62,6 +44,8 @@ const recordingSpan = (entry: Recorded): Span => {
     isRecording: () => true,
     recordException: () => undefined,
   };
+  // Added, not written in the literal: the API versions without them would refuse the excess properties.
+  const span: Span = Object.assign(base, { addLink: () => span, addLinks: () => span });
   return span;
 };
 trace.setGlobalTracerProvider({
