@@ -242,7 +242,9 @@ interface Prepared {
 // The projects hold about 1 GB of node_modules: in memory (tmpfs) where there is one, where they are
 // written and removed in seconds; on a busy disk removing them alone took minutes.
 const scratch = existsSync("/dev/shm") && statSync("/dev/shm").isDirectory() ? "/dev/shm" : tmpdir();
-const base = process.env.TOOLGATE_PEER_MATRIX_DIR || mkdtempSync(join(scratch, "toolgate-peer-matrix-"));
+const shared = process.env.TOOLGATE_PEER_MATRIX_DIR || undefined;
+/** The folder of the projects: made in beforeAll (nothing is made when the registry cannot be reached). */
+let base: string;
 const prepared = new Map<string, Prepared>();
 let tarball: { file: string; sha: string };
 
@@ -360,6 +362,7 @@ async function prepare(plan: Plan): Promise<Prepared> {
 
 if ("plans" in planned) {
   beforeAll(async () => {
+    base = shared ?? mkdtempSync(join(scratch, "toolgate-peer-matrix-"));
     mkdirSync(base, { recursive: true });
     const packDir = mkdtempSync(join(base, "pack-"));
     try {
@@ -387,9 +390,7 @@ if ("plans" in planned) {
   }, SLOW);
 
   afterAll(() => {
-    if (process.env.TOOLGATE_PEER_MATRIX_DIR === undefined || process.env.TOOLGATE_PEER_MATRIX_DIR === "") {
-      rmSync(base, { recursive: true, force: true });
-    }
+    if (shared === undefined && base !== undefined) rmSync(base, { recursive: true, force: true });
   }, SLOW);
 }
 
