@@ -18,7 +18,9 @@ import {
   NumberIsSafeInteger,
   ObjectFreeze,
   ObjectGetOwnPropertyDescriptor,
+  ObjectGetPrototypeOf,
   ObjectHasOwn,
+  ObjectPrototype,
   ReflectOwnKeys,
   StringPrototypeCharCodeAt,
   StringPrototypeSlice,
@@ -104,6 +106,31 @@ export function readOptions<K extends string>(
     values[key] = readOwnOption(value, key, name);
   }
   return ObjectFreeze(values);
+}
+
+/** The most links `prototypeChain` follows: a chain longer than this is refused, never cut short. */
+export const MAX_PROTOTYPE_LINKS = 32;
+
+/**
+ * The objects an options object's inherited methods are read through (a class instance's
+ * hooks): `value`, then each prototype, up to and without Object.prototype. A Proxy anywhere
+ * on the chain is refused (INVALID_ARGUMENT) before any of its traps can run: a walk that
+ * stopped there would silently miss a method beyond it (an approval hook absent, its call let
+ * through). So is a chain of more than MAX_PROTOTYPE_LINKS links, rather than cut. `value` is
+ * an object that validateObject accepted.
+ */
+export function prototypeChain(value: object, name: string): readonly object[] {
+  const chain: object[] = [];
+  let current: object | null = value;
+  while (current !== null && current !== ObjectPrototype) {
+    if (isProxy(current)) {
+      invalidArgument(`${name} must have no Proxy on its prototype chain (got one ${chain.length} links up)`);
+    }
+    if (chain.length === MAX_PROTOTYPE_LINKS) invalidArgument(`${name} has a prototype chain longer than ${MAX_PROTOTYPE_LINKS} links`);
+    chain[chain.length] = current;
+    current = ObjectGetPrototypeOf(current) as object | null;
+  }
+  return chain;
 }
 
 /** `value` must be a safe integer from `min` to `max`. */

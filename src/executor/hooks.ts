@@ -29,7 +29,7 @@ import { errorCodeOf, type ToolResultMessage } from "../contract/results.js";
 import { cutToCodePoints } from "../contract/serialize.js";
 import type { Tool } from "../contract/tools.js";
 import { type FailureText, observeRejection, readOwnDataProperty, untrustedPromise, whenSettled } from "../contract/untrusted.js";
-import { closestKey, invalidArgument, validateObject, validateOptionKeys } from "../contract/validators.js";
+import { closestKey, invalidArgument, prototypeChain, validateObject, validateOptionKeys } from "../contract/validators.js";
 import type { RunRequest } from "./pipeline.js";
 import { abortReason, isAborted, watchAbort } from "./signal.js";
 
@@ -127,12 +127,16 @@ export class ResolvedHooks {
   readonly onThreadKilled: Hook | undefined;
   readonly onHookError: Hook | undefined;
 
-  constructor(readonly receiver: object) {
-    this.beforeExecute = hookOf(receiver, "beforeExecute");
-    this.onCallStart = hookOf(receiver, "onCallStart");
-    this.onCallEnd = hookOf(receiver, "onCallEnd");
-    this.onThreadKilled = hookOf(receiver, "onThreadKilled");
-    this.onHookError = hookOf(receiver, "onHookError");
+  /** `chain`: the receiver's prototype chain as `prototypeChain` read it (the receiver first). */
+  constructor(
+    readonly receiver: object,
+    chain: readonly object[],
+  ) {
+    this.beforeExecute = hookOf(chain, "beforeExecute");
+    this.onCallStart = hookOf(chain, "onCallStart");
+    this.onCallEnd = hookOf(chain, "onCallEnd");
+    this.onThreadKilled = hookOf(chain, "onThreadKilled");
+    this.onHookError = hookOf(chain, "onHookError");
   }
 }
 
@@ -140,31 +144,30 @@ const HOOK_NAMES: readonly string[] = ObjectFreeze(["beforeExecute", "onCallStar
 
 /**
  * Reads `options.hooks`; a ToolContractError(INVALID_ARGUMENT) for anything but an object of
- * functions, and for a key that is not a hook (a misspelt `beforeExecute` would otherwise be
- * an approval gate silently absent).
+ * functions, for a key that is not a hook (a misspelt `beforeExecute` would otherwise be an
+ * approval gate silently absent), and for a Proxy anywhere on its prototype chain (a hook
+ * beyond it could not be read without running its traps, and would otherwise be skipped).
  */
 export function resolveHooks(hooks: unknown): ResolvedHooks {
   validateObject(hooks, "options.hooks");
-  checkHookKeys(hooks);
-  return new ResolvedHooks(hooks);
+  const chain = prototypeChain(hooks, "options.hooks");
+  checkHookKeys(hooks, chain);
+  return new ResolvedHooks(hooks, chain);
 }
-
-const MAX_PROTOTYPE_HOPS = 32;
 
 /**
  * A plain object's own keys must all be hooks. A class instance's own fields are its state and
  * its prototypes hold its other methods, so there every key (own or on a prototype below
  * Object.prototype) is refused only when it is a near miss of a hook's name (`onCalEnd`).
  */
-function checkHookKeys(hooks: object): void {
+function checkHookKeys(hooks: object, chain: readonly object[]): void {
   const prototype = ObjectGetPrototypeOf(hooks);
   if (prototype === ObjectPrototype || prototype === null) {
     validateOptionKeys(hooks, "options.hooks", HOOK_NAMES);
     return;
   }
-  let current: object | null = hooks;
-  for (let hops = 0; current !== null && current !== ObjectPrototype && hops < MAX_PROTOTYPE_HOPS && !isProxy(current); hops += 1) {
-    const keys = ReflectOwnKeys(current);
+  for (let link = 0; link < chain.length; link += 1) {
+    const keys = ReflectOwnKeys(chain[link] as object);
     for (let index = 0; index < keys.length; index += 1) {
       const key = keys[index];
       if (typeof key !== "string" || key === "constructor" || ArrayPrototypeIncludes(HOOK_NAMES, key)) continue;
@@ -172,22 +175,17 @@ function checkHookKeys(hooks: object): void {
       if (meant !== undefined)
         invalidArgument(`options.hooks has an unknown hook ${JSONStringify(key)} (did you mean ${JSONStringify(meant)}?)`);
     }
-    current = ObjectGetPrototypeOf(current) as object | null;
   }
 }
 
 /**
- * A method found on the object or its prototypes, as a data property (an accessor is refused,
- * never called). Object.prototype is not consulted: a hook planted there is not a hook.
+ * A method found on the object or its prototypes (`chain`), as a data property (an accessor is
+ * refused, never called). Object.prototype is not on the chain: a hook planted there is not a hook.
  */
-function hookOf(hooks: object, name: HookName | "onHookError"): Hook | undefined {
-  let current: object | null = hooks;
-  for (let hops = 0; current !== null && current !== ObjectPrototype && hops < MAX_PROTOTYPE_HOPS && !isProxy(current); hops += 1) {
-    const descriptor = ObjectGetOwnPropertyDescriptor(current, name);
-    if (descriptor === undefined) {
-      current = ObjectGetPrototypeOf(current) as object | null;
-      continue;
-    }
+function hookOf(chain: readonly object[], name: HookName | "onHookError"): Hook | undefined {
+  for (let link = 0; link < chain.length; link += 1) {
+    const descriptor = ObjectGetOwnPropertyDescriptor(chain[link] as object, name);
+    if (descriptor === undefined) continue;
     if (!ObjectHasOwn(descriptor, "value")) invalidArgument(`options.hooks.${name} must be a data property, not an accessor`);
     const value: unknown = descriptor.value;
     if (value === undefined) return undefined;
