@@ -4,7 +4,7 @@
 // toolCallId and abortSignal. `ai` is imported for types and `jsonSchema` only.
 // docs/adapters.md — Use it with the Vercel AI SDK.
 import { jsonSchema, type StopCondition, type Tool, type ToolExecutionOptions } from "ai";
-import { type DescribeToolsOptions, describeTools } from "../contract/describe.js";
+import type { DescribeToolsOptions } from "../contract/describe.js";
 import { isNonRecoverableToolError, type NonRecoverableToolError } from "../contract/errors.js";
 import { ArrayIsArray, ObjectCreate, ObjectFreeze } from "../contract/primordials.js";
 import type { ToolResultMessage } from "../contract/results.js";
@@ -14,7 +14,7 @@ import { askNeedsApproval, checkNeedsApproval, type ToolgateNeedsApproval } from
 import { imageBlocks, type ToolgateImageBlock } from "./image-blocks.js";
 import { checkPeerVersions } from "./peer-version.js";
 import { progressStream } from "./progress-stream.js";
-import { neverAbortedSignal, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
+import { describeForFramework, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
 
 /**
  * What a toolgate tool's AI SDK `execute` yields: progress reports as preliminary results
@@ -85,8 +85,10 @@ export class ToolgateToolError extends Error {
  * Every registered tool of `source` (a ToolRegistry, or any ToolExecutor) as an AI SDK tool,
  * keyed by name (an object without a prototype, so any name, `__proto__` included, is an own key):
  *
- * - `inputSchema`: `jsonSchema(parameters)` from describeTools, with no SDK-side validation:
- *   toolgate's validator decides, so the model reads toolgate's argument errors.
+ * - `inputSchema`: `jsonSchema(parameters)` from describeTools (a copy of its own, which the SDK
+ *   may write into), with no SDK-side validation: toolgate's validator decides, so the model
+ *   reads toolgate's argument errors (arguments that are not an object, or over the argument
+ *   budgets, included: TOOL_ARGUMENTS_INVALID).
  * - `execute(input, { toolCallId, abortSignal })` runs the call through `source`; a success
  *   ends with the result's content (the model reads it as text) or, when it has attachments,
  *   a ToolgateAiSdkContent (the model reads a `content` output: the text, then each image as
@@ -102,7 +104,7 @@ export function toAiSdkTools(source: ToolCallSource, options: ToAiSdkToolsOption
   checkPeerVersions("toAiSdkTools", ["ai"]);
   const resolved = resolveSource(source, "toAiSdkTools");
   const read = readOptions(options, "toAiSdkTools: options", AI_SDK_OPTION_KEYS);
-  const descriptions = describeTools(resolved.registry, { withoutSchema: read.withoutSchema as DescribeToolsOptions["withoutSchema"] });
+  const descriptions = describeForFramework(resolved.registry, read.withoutSchema);
   const needsApproval = checkNeedsApproval(read.needsApproval, "toAiSdkTools");
   // No prototype: a tool named `__proto__` (or `constructor`, `toString`) is an own key like any other,
   // and a model's call to a name we do not have finds nothing inherited. The SDK looks tools up as own keys.
@@ -119,7 +121,7 @@ export function toAiSdkTools(source: ToolCallSource, options: ToAiSdkToolsOption
           }),
       inputSchema: jsonSchema<unknown>(parameters as Parameters<typeof jsonSchema>[0]),
       execute: (input: unknown, { toolCallId, abortSignal }: ToolExecutionOptions<unknown>) =>
-        runCall(target, toolCallId, input, abortSignal ?? neverAbortedSignal()),
+        runCall(target, toolCallId, input, abortSignal),
       toModelOutput: ({ output }: { output: ToolgateAiSdkOutput }) => modelOutput(output),
     }) as ToolgateAiSdkTool;
   }
@@ -136,7 +138,7 @@ async function* runCall(
   { source, name }: CallTarget,
   toolCallId: string,
   input: unknown,
-  signal: AbortSignal,
+  signal: AbortSignal | undefined,
 ): AsyncGenerator<ToolgateAiSdkOutput, void, undefined> {
   const stream = progressStream((onProgress) => source.run({ id: toolCallId, name, args: input, signal, onProgress }));
   for (;;) {

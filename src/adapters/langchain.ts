@@ -12,17 +12,17 @@ import { StructuredTool, type ToolReturnType, type ToolRunnableConfig } from "@l
 import type { JSONSchema } from "@langchain/core/utils/json_schema";
 import { interrupt } from "@langchain/langgraph";
 import { ContractErrorCode, Limits, ToolErrorCode } from "../contract/constants.js";
-import { type DescribeToolsOptions, describeTools } from "../contract/describe.js";
+import type { DescribeToolsOptions } from "../contract/describe.js";
 import { isNonRecoverableToolError, type NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
 import { isProxy, JSONStringify, ObjectFreeze, PromisePrototypeThen, ReflectApply } from "../contract/primordials.js";
 import { errorContent, type ToolResultMessage } from "../contract/results.js";
 import { cutToCodePoints } from "../contract/serialize.js";
 import { readOwnDataProperty } from "../contract/untrusted.js";
 import { readOptions } from "../contract/validators.js";
-import { checkProgressListener, type ProgressListener, type ToolProgress } from "../executor/progress.js";
+import type { ProgressListener, ToolProgress } from "../executor/progress.js";
 import { imageBlocks, type ToolgateImageBlock } from "./image-blocks.js";
 import { checkPeerVersions } from "./peer-version.js";
-import { neverAbortedSignal, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
+import { describeForFramework, type ResolvedSource, readProgressOption, resolveSource, type ToolCallSource } from "./source.js";
 
 // Captured at load, like the primordials: a call without a LangChain tool call id gets a fresh one.
 const newCallId = randomUUID;
@@ -46,11 +46,17 @@ export interface ToolgateApprovalRequest {
 }
 
 /**
- * The resume value that answers a ToolgateApprovalRequest (`new Command({ resume })`), the
- * shape of toolgate's `beforeExecute` decision: `{ allow: true }` runs the call,
- * `{ allow: false, reason }` answers it with TOOL_CALL_DENIED carrying `reason`.
+ * The resume value that answers a ToolgateApprovalRequest (`new Command({ resume })`): the
+ * request's `toolCallId`, named back, and the shape of toolgate's `beforeExecute` decision.
+ * `{ toolCallId, allow: true }` runs that call, `{ toolCallId, allow: false, reason }` answers it
+ * with TOOL_CALL_DENIED carrying `reason`. A call runs only on a decision that names it:
+ * LangGraph hands resume values to a node's `interrupt` calls by their order, which calls
+ * running side by side do not keep, so a decision naming another call is never taken as this
+ * one's (the call asks again), and anything that is not a decision denies.
  */
-export type ToolgateApprovalDecision = { readonly allow: true } | { readonly allow: false; readonly reason?: string };
+export type ToolgateApprovalDecision =
+  | { readonly toolCallId: string; readonly allow: true }
+  | { readonly toolCallId: string; readonly allow: false; readonly reason?: string };
 
 /** Which calls ask a person first: every call (`true`), or those for which the function answers `true`. */
 export type LangChainNeedsApproval = boolean | ((request: ToolgateApprovalRequest) => boolean | Promise<boolean>);
@@ -155,8 +161,9 @@ type FatalHook = NonNullable<ToLangChainToolsOptions["onNonRecoverableError"]>;
  * StructuredTool, in registration order, for LangGraph's `ToolNode` / `createReactAgent` and
  * langchain's `createAgent`:
  *
- * - `schema`: the JSON Schema from describeTools; LangChain does not check arguments against
- *   it, toolgate's validator decides.
+ * - `schema`: the JSON Schema from describeTools, a copy of this tool's own (LangChain's
+ *   validator writes into the schemas it compiles); LangChain does not check arguments
+ *   against it, toolgate's validator decides.
  * - `invoke(toolCall, config)` runs the call through `source` with the tool call's `id` as
  *   toolgate's toolCallId (a fresh UUID when there is none) and `config.signal` as its signal,
  *   and resolves with a ToolMessage: `status: "success"` with the result's content (and, with
@@ -171,8 +178,9 @@ type FatalHook = NonNullable<ToLangChainToolsOptions["onNonRecoverableError"]>;
  * - Progress reports go to `config.writer` (LangGraph `streamMode: "custom"`), as the custom
  *   event LANGCHAIN_PROGRESS_EVENT (streamEvents) and to `options.onProgress`.
  * - `needsApproval`: such a call first asks `interrupt(ToolgateApprovalRequest)`; the resume
- *   value is a ToolgateApprovalDecision; a denial (or any other resume value) is answered with
- *   TOOL_CALL_DENIED, and the tool does not run.
+ *   value is a ToolgateApprovalDecision naming the call; a denial (or any resume value that is
+ *   not a decision) is answered with TOOL_CALL_DENIED, and the tool does not run; a decision
+ *   naming another call is not this call's: it asks again.
  */
 const LANGCHAIN_OPTION_KEYS: readonly string[] = ["withoutSchema", "onProgress", "needsApproval", "onNonRecoverableError"];
 
@@ -180,8 +188,8 @@ export function toLangChainTools(source: ToolCallSource, options: ToLangChainToo
   checkPeerVersions("toLangChainTools", ["@langchain/core", "@langchain/langgraph"]);
   const resolved = resolveSource(source, "toLangChainTools");
   const read = readOptions(options, "toLangChainTools: options", LANGCHAIN_OPTION_KEYS);
-  const descriptions = describeTools(resolved.registry, { withoutSchema: read.withoutSchema as DescribeToolsOptions["withoutSchema"] });
-  const onProgress = read.onProgress === undefined ? undefined : checkProgressListener(read.onProgress);
+  const descriptions = describeForFramework(resolved.registry, read.withoutSchema);
+  const onProgress = readProgressOption(read.onProgress);
   const onFatal = readFatalHook(read.onNonRecoverableError);
   const plan: CallPlan = ObjectFreeze({ source: resolved, onProgress, needsApproval: readNeedsApproval(read.needsApproval), onFatal });
   const tools: ToolgateLangChainTool[] = [];
@@ -221,16 +229,15 @@ async function runCall(plan: CallPlan, facts: CallFacts): Promise<ToolMessage> {
   const { name, toolCallId, input, config } = facts;
   if (await asksApproval(plan.needsApproval, toolCallId, name, input)) {
     const request: ToolgateApprovalRequest = ObjectFreeze({ type: "toolgate_approval", toolCallId, toolName: name, arguments: input });
-    // Throws LangGraph's GraphInterrupt the first time; returns the resume value on resume.
-    const denial = readDecision(interrupt(request));
+    // Throws LangGraph's GraphInterrupt the first time; gives this call's decision on resume.
+    const denial = readDecision(decisionFor(request));
     if (denial !== undefined) {
       return new ToolMessage({ status: "error", content: errorContent(ToolErrorCode.CALL_DENIED, denial), tool_call_id: toolCallId, name });
     }
   }
-  const signal = config.signal ?? neverAbortedSignal();
   let result: ToolResultMessage;
   try {
-    result = await plan.source.run({ id: toolCallId, name, args: input, signal, onProgress: progressSink(plan, facts) });
+    result = await plan.source.run({ id: toolCallId, name, args: input, signal: config.signal, onProgress: progressSink(plan, facts) });
   } catch (error) {
     if (plan.onFatal !== undefined && isNonRecoverableToolError(error)) {
       try {
@@ -264,19 +271,46 @@ async function asksApproval(needsApproval: LangChainNeedsApproval, toolCallId: s
   }
 }
 
+/**
+ * The resume value meant for the call `request` asks about. LangGraph gives a node's
+ * `interrupt` calls the resume values by their order, counted across the node (and a plain
+ * value to every task waiting); the calls of one tool step run side by side and reach
+ * `interrupt` in whatever order their approval predicates settle, which need not be the order
+ * of the run before. So a value is taken only by the call it names: one naming another call is
+ * passed over and this call asks again, which pauses the graph with its own request once the
+ * values run out. A value that names no call is returned, for readDecision to deny.
+ */
+function decisionFor(request: ToolgateApprovalRequest): unknown {
+  for (;;) {
+    const value: unknown = interrupt(request); // throws GraphInterrupt once no value is left for this call
+    const named = namedCall(value);
+    if (named === undefined || named === request.toolCallId) return value;
+  }
+}
+
+/** The `toolCallId` a resume value names: an own non-empty string of a decision object (not a Proxy); else undefined. */
+function namedCall(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null || isProxy(value)) return undefined;
+  const toolCallId = readOwnDataProperty(value, "toolCallId");
+  return typeof toolCallId === "string" && toolCallId.length > 0 ? toolCallId : undefined;
+}
+
 const DENIED_WITHOUT_REASON = ObjectFreeze({ text: "the call was denied", cut: false });
 const NOT_A_DECISION = ObjectFreeze({
-  text: "the call was not approved: the resume value was not { allow: true } or { allow: false, reason }",
+  text: "the call was not approved: the resume value was not { toolCallId, allow: true } or { toolCallId, allow: false, reason } naming this call",
   cut: false,
 });
 
-/** `{ allow: true }` allows (undefined); `{ allow: false, reason }` denies with the reason; anything else denies. */
+/**
+ * `{ toolCallId, allow: true }` allows (undefined); `{ toolCallId, allow: false, reason }` denies
+ * with the reason; anything else denies. (decisionFor hands it only values naming this call, or none.)
+ */
 function readDecision(decision: unknown): { readonly text: string; readonly cut: boolean } | undefined {
-  if (typeof decision !== "object" || decision === null || isProxy(decision)) return NOT_A_DECISION;
-  const allow = readOwnDataProperty(decision, "allow");
+  if (namedCall(decision) === undefined) return NOT_A_DECISION;
+  const allow = readOwnDataProperty(decision as object, "allow");
   if (allow === true) return undefined;
   if (allow !== false) return NOT_A_DECISION;
-  const reason = readOwnDataProperty(decision, "reason");
+  const reason = readOwnDataProperty(decision as object, "reason");
   return typeof reason === "string" && reason.length > 0 ? cutToCodePoints(reason, Limits.MAX_STRING_CODE_POINTS) : DENIED_WITHOUT_REASON;
 }
 

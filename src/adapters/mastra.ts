@@ -6,15 +6,15 @@
 import { randomUUID } from "node:crypto";
 import { createTool, type Tool } from "@mastra/core/tools";
 import { ContractErrorCode } from "../contract/constants.js";
-import { type DescribeToolsOptions, describeTools } from "../contract/describe.js";
+import type { DescribeToolsOptions } from "../contract/describe.js";
 import { isNonRecoverableToolError, type NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
 import { isProxy, NativePromise, ObjectDefineProperty, ObjectFreeze, PromisePrototypeThen, ReflectApply } from "../contract/primordials.js";
 import type { ToolResultMessage } from "../contract/results.js";
 import { readOptions } from "../contract/validators.js";
-import { checkProgressListener, type ProgressListener, type ToolProgress } from "../executor/progress.js";
+import type { ProgressListener, ToolProgress } from "../executor/progress.js";
 import { imageBlocks, type ToolgateImageBlock } from "./image-blocks.js";
 import { checkPeerVersions } from "./peer-version.js";
-import { neverAbortedSignal, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
+import { describeForFramework, type ResolvedSource, readProgressOption, resolveSource, type ToolCallSource } from "./source.js";
 
 // Captured at load, like the primordials: a call without a Mastra tool call id gets a fresh one.
 const newCallId = randomUUID;
@@ -77,6 +77,9 @@ export class ToolgateMastraToolError extends Error {
  *   (the model reads toolgate's error JSON); a rejection (the abort reason, a
  *   ToolContractError, a NonRecoverableToolError) is thrown as it is.
  * - Progress reports are written to `context.writer` as ToolgateMastraProgress.
+ *
+ * A tool named `__proto__` is a ToolContractError(INVALID_TOOL_DEFINITION): Mastra keeps an
+ * agent's tools in plain objects by name, where it would vanish.
  */
 const MASTRA_OPTION_KEYS: readonly string[] = ["withoutSchema", "onProgress", "onNonRecoverableError"];
 
@@ -84,12 +87,20 @@ export function toMastraTools(source: ToolCallSource, options: ToMastraToolsOpti
   checkPeerVersions("toMastraTools", ["@mastra/core"]);
   const resolved = resolveSource(source, "toMastraTools");
   const read = readOptions(options, "toMastraTools: options", MASTRA_OPTION_KEYS);
-  const descriptions = describeTools(resolved.registry, { withoutSchema: read.withoutSchema as DescribeToolsOptions["withoutSchema"] });
-  const onProgress = read.onProgress === undefined ? undefined : checkProgressListener(read.onProgress);
+  const descriptions = describeForFramework(resolved.registry, read.withoutSchema);
+  const onProgress = readProgressOption(read.onProgress);
   const onFatal = readFunction(read.onNonRecoverableError, "onNonRecoverableError");
   const plan: CallPlan = ObjectFreeze({ source: resolved, onProgress, onFatal });
   const tools: Record<string, ToolgateMastraTool> = {};
   for (const { name, description, parameters } of descriptions) {
+    if (name === "__proto__") {
+      // Mastra copies an agent's tools by assignment into plain objects, where this name sets the
+      // prototype: the tool would vanish, and a model's call to it end the run without a word.
+      throw new ToolContractError(
+        ContractErrorCode.INVALID_TOOL_DEFINITION,
+        `toMastraTools: a tool named "__proto__" cannot be given to Mastra, which keeps an agent's tools in plain objects by name (the tool would vanish); rename it`,
+      );
+    }
     const tool = createTool({
       id: name,
       description,
@@ -98,7 +109,7 @@ export function toMastraTools(source: ToolCallSource, options: ToMastraToolsOpti
       execute: (input: unknown, context: MastraContext) => runCall(plan, name, input, context),
       toModelOutput: (output: unknown) => modelOutput(output as ToolgateMastraOutput),
     }) as unknown as ToolgateMastraTool;
-    // Defined, not assigned: a tool named `__proto__` is an own key like any other, never the record's prototype.
+    // Defined, not assigned: a name Object.prototype has (`constructor`) is an own key like any other.
     ObjectDefineProperty(tools, name, { value: tool, enumerable: true, writable: true, configurable: true });
   }
   return tools;
@@ -160,7 +171,7 @@ async function runCall(plan: CallPlan, name: string, input: unknown, context: Ma
   };
   let result: ToolResultMessage;
   try {
-    result = await plan.source.run({ id, name, args: input, signal: context?.abortSignal ?? neverAbortedSignal(), onProgress: sink });
+    result = await plan.source.run({ id, name, args: input, signal: context?.abortSignal, onProgress: sink });
   } catch (error) {
     if (plan.onFatal !== undefined && isNonRecoverableToolError(error)) {
       try {

@@ -14,7 +14,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ContractErrorCode } from "../contract/constants.js";
-import { type DescribeToolsOptions, describeTools, type ToolDescription } from "../contract/describe.js";
+import type { DescribeToolsOptions } from "../contract/describe.js";
 import { isToolContractError, ToolContractError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
 import {
@@ -31,7 +31,7 @@ import { readOptions } from "../contract/validators.js";
 import { contentBlocks } from "./image-blocks.js";
 import { type McpRequestExtra, mcpProgressListener } from "./mcp-progress.js";
 import { checkPeerVersions } from "./peer-version.js";
-import { type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
+import { describeForFramework, type FrameworkToolDescription, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
 
 /** Options of `createMcpServer`: the server's identity, and how tools without a JSON Schema are shown (see `describeTools`). */
 export interface CreateMcpServerOptions extends DescribeToolsOptions {
@@ -47,13 +47,15 @@ export interface CreateMcpServerOptions extends DescribeToolsOptions {
  * transport with `server.connect(transport)`.
  *
  * - `tools/list`: each tool's name, description and `inputSchema` (its JSON Schema from
- *   describeTools, read once here: a tool registered later is not listed).
+ *   describeTools, a copy of the server's own, read once here: a tool registered later is not listed).
  * - `tools/call`: runs the call through `source` with a fresh toolCallId
  *   (`mcp-<n>-<JSON-RPC request id>`, `n` counting every call in the process) and the
  *   request's signal, so `notifications/cancelled` or a closed connection aborts it. A result
  *   (success or recoverable error) becomes `{ content: [{ type: "text", text: content }, ...images], isError }`,
- *   each attachment an MCP image block `{ type: "image", data: <base64>, mimeType }`;
- *   a malformed call (INVALID_TOOL_CALL) is a JSON-RPC InvalidParams error; any other
+ *   each attachment an MCP image block `{ type: "image", data: <base64>, mimeType }`.
+ *   Arguments over the argument budgets are a TOOL_ARGUMENTS_INVALID result (`isError: true`),
+ *   which the model reads (MCP's SEP-1303: input validation errors are tool execution errors);
+ *   any other malformed call (INVALID_TOOL_CALL: an empty tool name) is a JSON-RPC InvalidParams error; any other
  *   rejection (a NonRecoverableToolError, a closed executor) a JSON-RPC InternalError with
  *   its message read safely.
  * - Progress: with `_meta.progressToken` in the request, the tool's reports become
@@ -69,7 +71,7 @@ export function createMcpServer(source: ToolCallSource, options: CreateMcpServer
   const read = readOptions(options, "createMcpServer: options", MCP_OPTION_KEYS);
   const name = readIdentity(read.name, "name");
   const version = readIdentity(read.version, "version");
-  const tools = listedTools(resolved, { withoutSchema: read.withoutSchema as DescribeToolsOptions["withoutSchema"] });
+  const tools = listedTools(resolved, read.withoutSchema);
   const server = new Server({ name, version }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(resolved, request.params, extra));
@@ -89,11 +91,11 @@ function readIdentity(value: unknown, key: "name" | "version"): string {
   return value;
 }
 
-function listedTools(source: ResolvedSource, options: DescribeToolsOptions): Tool[] {
-  const descriptions = describeTools(source.registry, options);
+function listedTools(source: ResolvedSource, withoutSchema: unknown): Tool[] {
+  const descriptions = describeForFramework(source.registry, withoutSchema);
   const tools: Tool[] = [];
   for (let index = 0; index < descriptions.length; index += 1) {
-    const { name, description, parameters } = descriptions[index] as ToolDescription;
+    const { name, description, parameters } = descriptions[index] as FrameworkToolDescription;
     const type = ObjectGetOwnPropertyDescriptor(parameters, "type")?.value;
     if (type !== "object") {
       throw new ToolContractError(
@@ -118,7 +120,15 @@ function callTool(source: ResolvedSource, params: CallToolRequest["params"], ext
   // A `then` rather than an async function: one promise and one turn fewer per call.
   let completed: ToolResultMessage | Promise<ToolResultMessage>;
   try {
-    completed = source.run({ id, name: params.name, args: params.arguments ?? {}, signal: extra.signal, onProgress });
+    // The SDK makes each request a signal of its own (its AbortController, aborted by notifications/cancelled).
+    completed = source.run({
+      id,
+      name: params.name,
+      args: params.arguments ?? {},
+      signal: extra.signal,
+      signalIsTheCalls: true,
+      onProgress,
+    });
   } catch (error) {
     return PromiseReject(mcpError(error)); // a custom executor's `executeToolCall` threw
   }

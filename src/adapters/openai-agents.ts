@@ -6,17 +6,17 @@
 // docs/adapters.md — Use it with the OpenAI Agents SDK.
 import { randomUUID } from "node:crypto";
 import { type FunctionTool, type ToolErrorFormatter, tool, type UnknownContext } from "@openai/agents";
-import { ContractErrorCode, ToolErrorCode } from "../contract/constants.js";
-import { type DescribeToolsOptions, describeTools } from "../contract/describe.js";
-import { isToolContractError, ToolContractError } from "../contract/errors.js";
+import { ContractErrorCode } from "../contract/constants.js";
+import type { DescribeToolsOptions } from "../contract/describe.js";
+import { ToolContractError } from "../contract/errors.js";
 import { JSONStringify, MapPrototypeGet, MapPrototypeSet, ObjectFreeze } from "../contract/primordials.js";
-import { errorContent, type ToolResultMessage } from "../contract/results.js";
+import type { ToolResultMessage } from "../contract/results.js";
 import { readOptions } from "../contract/validators.js";
-import { checkProgressListener, deliverProgress, type ProgressListener } from "../executor/progress.js";
+import type { ProgressListener } from "../executor/progress.js";
 import { askNeedsApproval, checkNeedsApproval, type ToolgateNeedsApproval, toolCallDenied } from "./approval.js";
 import { imageBlocks } from "./image-blocks.js";
 import { checkPeerVersions } from "./peer-version.js";
-import { neverAbortedSignal, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
+import { describeForFramework, type ResolvedSource, readProgressOption, resolveSource, type ToolCallSource } from "./source.js";
 
 export {
   type ToolgateApprovalRequest,
@@ -124,9 +124,8 @@ export function toOpenAiAgentsTools<Context = UnknownContext>(
   checkPeerVersions("toOpenAiAgentsTools", ["@openai/agents"]);
   const resolved = resolveSource(source, "toOpenAiAgentsTools");
   const read = readOptions(options, "toOpenAiAgentsTools: options", OPENAI_AGENTS_OPTION_KEYS);
-  const descriptions = describeTools(resolved.registry, { withoutSchema: read.withoutSchema as DescribeToolsOptions["withoutSchema"] });
-  const onProgressOption = read.onProgress;
-  const onProgress = onProgressOption === undefined ? undefined : ignoringFailures(checkProgressListener(onProgressOption));
+  const descriptions = describeForFramework(resolved.registry, read.withoutSchema);
+  const onProgress = readProgressOption(read.onProgress);
   const needsApproval = checkNeedsApproval(read.needsApproval, "toOpenAiAgentsTools");
   const bySdkName = new Map<string, string>();
   const tools: ToolgateOpenAiAgentsTool<Context>[] = [];
@@ -160,14 +159,6 @@ export function toOpenAiAgentsTools<Context = UnknownContext>(
   return tools;
 }
 
-/**
- * The app's listener as the source gets it: its throw and its async rejection are ignored here,
- * whatever executor the source is (as CallOptions.onProgress promises).
- */
-function ignoringFailures(listener: ProgressListener): ProgressListener {
-  return (progress) => deliverProgress(listener, progress);
-}
-
 /** Where one SDK tool's calls go, and the app's progress listener: made once per tool. */
 interface CallTarget {
   readonly source: ResolvedSource;
@@ -182,18 +173,16 @@ async function runCall(
 ): Promise<ToolgateOpenAiAgentsOutput> {
   const sdkCallId = details?.toolCall?.callId;
   const id = typeof sdkCallId === "string" && sdkCallId.length > 0 ? sdkCallId : newCallId();
-  let result: ToolResultMessage;
-  try {
-    result = await source.run({ id, name, args: input, signal: details?.signal ?? neverAbortedSignal(), onProgress });
-  } catch (error) {
-    // The id and name are ours, so a malformed call here is the model's arguments (valid JSON
-    // but not an object, or over the argument budgets): model data, which must not end the
-    // run (`errorFunction: null` would). The model reads it as an argument error instead.
-    if (isToolContractError(error) && error.code === ContractErrorCode.INVALID_TOOL_CALL) {
-      return errorContent(ToolErrorCode.ARGUMENTS_INVALID, { text: error.message, cut: false });
-    }
-    throw error;
-  }
+  // Arguments the boundary refuses (valid JSON but not an object, or over the argument budgets)
+  // come back as a TOOL_ARGUMENTS_INVALID result (source.ts), never as a rejection that
+  // `errorFunction: null` would turn into the end of the run.
+  const result: ToolResultMessage = await source.run({
+    id,
+    name,
+    args: input,
+    signal: details?.signal,
+    onProgress,
+  });
   const images = imageBlocks(result, "toOpenAiAgentsTools");
   if (images.length === 0) return result.content;
   const parts: ToolgateOpenAiAgentsContent[] = [ObjectFreeze({ type: "text" as const, text: result.content })];

@@ -9,7 +9,7 @@
 import { argumentBudgetsFor, type ResolvedArgumentBudgets } from "../contract/budgets.js";
 import { AcceptedArguments, type JsonValue, snapshotArguments, validateArguments } from "../contract/call.js";
 import { ContractErrorCode, ToolErrorCode } from "../contract/constants.js";
-import { type DescribeToolsOptions, describeTools, type ToolDescription } from "../contract/describe.js";
+import type { DescribeToolsOptions } from "../contract/describe.js";
 import { isNonRecoverableToolError, isToolContractError, type NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
 import type { JsonSchema } from "../contract/parameters.js";
 import { isPromise, ObjectFreeze, PromisePrototypeThen, PromiseReject, PromiseResolve } from "../contract/primordials.js";
@@ -21,7 +21,7 @@ import type { ProgressListener, ToolProgress } from "../executor/progress.js";
 import type { ToolExecutor } from "../executor/tool-executor.js";
 import { contentBlocks, type ToolgateImageBlock, type ToolgateTextBlock } from "./image-blocks.js";
 import { checkPeerVersions } from "./peer-version.js";
-import { neverAbortedSignal, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
+import { describeForFramework, type FrameworkToolDescription, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
 
 export { type FromPiAgentToolOptions, fromPiAgentTool, type PiAgentToolLike } from "./pi-from.js";
 
@@ -59,7 +59,8 @@ export interface ToolgatePiResult<D> {
 
 /**
  * The Pi tool `toPiAgentTool` makes: assignable to `AgentTool` of Pi 0.85 and of Pi 1.x
- * (a frozen plain object; `parameters` is the tool's JSON Schema, deeply frozen).
+ * (a frozen plain object; `parameters` is a copy of the tool's JSON Schema of its own, which
+ * Pi may write into: nothing written there reaches the registry or another adapter).
  */
 export interface ToolgatePiAgentTool {
   readonly name: string;
@@ -128,7 +129,7 @@ export function toPiAgentTool(executor: ToolCallSource, name: string, options: T
     );
   }
   // Described on its own, so another tool's missing schema does not stand in this one's way.
-  const described = describeTools(new ToolRegistry([tool]), describe)[0] as ToolDescription;
+  const described = describeForFramework(new ToolRegistry([tool]), describe.withoutSchema)[0] as FrameworkToolDescription;
   return makeAgentTool(source, tool, described.parameters, hook);
 }
 
@@ -137,7 +138,7 @@ export function toPiAgentTools(executor: ToolCallSource, options: ToPiAgentToolO
   checkPeerVersions("toPiAgentTools", ["@earendil-works/pi-agent-core", "@earendil-works/pi-ai"]);
   const source = resolveSource(executor, "toPiAgentTools");
   const { hook, describe } = readPiOptions(options, "toPiAgentTools");
-  const descriptions = describeTools(source.registry, describe);
+  const descriptions = describeForFramework(source.registry, describe.withoutSchema);
   const tools: ToolgatePiAgentTool[] = [];
   for (let index = 0; index < descriptions.length; index += 1) {
     const described = descriptions[index];
@@ -194,7 +195,7 @@ function makeAgentTool(
             id: toolCallId,
             name,
             args: params,
-            signal: signal ?? neverAbortedSignal(),
+            signal,
             onProgress,
             accepted: check.accepted,
           });

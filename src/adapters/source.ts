@@ -1,31 +1,51 @@
 // What the framework adapters run calls through: a ToolRegistry (in-process,
 // `executeToolCall`) or any ToolExecutor (in-process, worker pool, queue). One resolver,
-// so every adapter reads a source the same way.
-// docs/adapters.md (every adapter takes a registry or an executor).
-import { getEventListeners } from "node:events";
-import { DEFAULT_ARGUMENT_BUDGETS, type ResolvedArgumentBudgets } from "../contract/budgets.js";
-import { ContractErrorCode } from "../contract/constants.js";
-import { ToolContractError } from "../contract/errors.js";
+// so every adapter reads a source the same way, and what every adapter must do alike lives
+// here once: model arguments the boundary refuses are an answer the model reads, each
+// framework gets schemas of its own, the app's progress listener is only ever observed, and a
+// call the framework gives no signal gets one of its own.
+// docs/adapters.md (every adapter takes a registry or an executor; "What every adapter shares").
+import { argumentBudgetsFor, DEFAULT_ARGUMENT_BUDGETS, type ResolvedArgumentBudgets } from "../contract/budgets.js";
+import { snapshotArguments } from "../contract/call.js";
+import { ContractErrorCode, ToolErrorCode } from "../contract/constants.js";
+import { type DescribeToolsOptions, describeTools } from "../contract/describe.js";
+import { isToolContractError, ToolContractError } from "../contract/errors.js";
+import type { JsonSchema } from "../contract/parameters.js";
 import {
+  AbortControllerPrototypeAbort,
   AbortControllerPrototypeGetSignal,
-  AbortSignalPrototype,
-  ArrayPrototypeIncludes,
-  EventTargetPrototype,
+  isPromise,
+  MapPrototypeGet,
   NativeAbortController,
-  ObjectGetPrototypeOf,
-  ObjectHasOwn,
-  ObjectIsExtensible,
-  ObjectPrototype,
+  PromisePrototypeThen,
+  PromiseReject,
   PromiseResolve,
   ReflectApply,
-  ReflectOwnKeys,
+  StructuredClone,
 } from "../contract/primordials.js";
-import type { ToolResultMessage } from "../contract/results.js";
+import { errorContent, type ToolResultMessage, toolResultMessage } from "../contract/results.js";
 import { registeredTools, type ToolRegistry } from "../contract/tools.js";
 import { executeToolCallParts } from "../executor/in-process.js";
 import type { AdapterCall } from "../executor/pipeline.js";
+import { checkProgressListener, deliverProgress, type ProgressListener } from "../executor/progress.js";
+import { AbortWatch, abortReason, assertAbortSignal, isAborted, startWatching, stopWatching } from "../executor/signal.js";
 import type { ToolExecutor } from "../executor/tool-executor.js";
 import { argumentBudgetsOf } from "../executor/tool-executor.js";
+
+/**
+ * One call as an adapter hands it over: the framework's id, name and arguments (untrusted), the
+ * framework's signal for it, if any, and the adapter's progress listener and precheck verdict.
+ */
+export interface SourceCall extends Omit<AdapterCall, "signal"> {
+  /** The framework's signal for the call; undefined when it passes none. */
+  readonly signal: AbortSignal | undefined;
+  /**
+   * The framework made `signal` for this call alone (MCP's request signal): the tool may have it
+   * as it is. Otherwise (a run's or an agent's signal, shared by its calls) the tool gets a
+   * signal of its own that follows it (FollowingSignal).
+   */
+  readonly signalIsTheCalls?: boolean;
+}
 
 /** What an adapter takes: a registry (calls run in-process) or an executor. */
 export type ToolCallSource = ToolRegistry | Pick<ToolExecutor, "registry" | "executeToolCall">;
@@ -35,12 +55,15 @@ export interface ResolvedSource {
   readonly registry: ToolRegistry;
   /**
    * Runs the call `{ type: "toolCall", id, name, arguments: args }` (what the framework
-   * passed), with the adapter's progress listener as its one option when it has one. Gives
+   * passed), with the adapter's progress listener as its one option when it has one, and the
+   * call's own signal (below: the tool never gets an object another call could see). Gives
    * the result itself when the call completed synchronously in-process, else a native
    * promise; an executor's own `executeToolCall` may also throw. `accepted`: what the
    * adapter's precheck accepted, used in-process only (an executor validates on its own).
+   * Arguments refused as a malformed call come back as a TOOL_ARGUMENTS_INVALID result, not a
+   * rejection (see answerRefusedArguments).
    */
-  readonly run: (call: AdapterCall) => ToolResultMessage | Promise<ToolResultMessage>;
+  readonly run: (call: SourceCall) => ToolResultMessage | Promise<ToolResultMessage>;
   /** The argument budgets `run` applies (before a tool's own): an executor's, or the defaults for a registry or a wrapper. */
   readonly argumentBudgets: ResolvedArgumentBudgets;
 }
@@ -48,10 +71,11 @@ export interface ResolvedSource {
 /** Reads `source` once (its `registry` and `executeToolCall`); a ToolContractError(INVALID_ARGUMENT) for anything else. */
 export function resolveSource(source: unknown, api: string): ResolvedSource {
   if (isToolRegistry(source)) {
+    const refused = argumentRefusal(source, DEFAULT_ARGUMENT_BUDGETS);
     return {
       registry: source,
       // The call and its options are toolgate's own here: the pipeline takes their parts as they are.
-      run: (call) => executeToolCallParts(source, call),
+      run: (call) => runWithItsSignal(call, refused, (adapterCall) => executeToolCallParts(source, adapterCall)),
       argumentBudgets: DEFAULT_ARGUMENT_BUDGETS,
     };
   }
@@ -59,18 +83,22 @@ export function resolveSource(source: unknown, api: string): ResolvedSource {
     const registry: unknown = (source as { readonly registry?: unknown }).registry;
     const run: unknown = (source as { readonly executeToolCall?: unknown }).executeToolCall;
     if (isToolRegistry(registry) && typeof run === "function") {
+      const argumentBudgets = argumentBudgetsOf(source);
+      const refused = argumentRefusal(registry, argumentBudgets);
       return {
         registry,
         // Whatever it hands back (a thenable too) is read as `await` would.
-        run: ({ id, name, args, signal, onProgress }) =>
-          PromiseResolve(
-            ReflectApply(run, source, [
-              { type: "toolCall", id, name, arguments: args },
-              signal,
-              onProgress === undefined ? undefined : { onProgress },
-            ]) as Promise<ToolResultMessage>,
+        run: (call) =>
+          runWithItsSignal(call, refused, ({ id, name, args, signal, onProgress }) =>
+            PromiseResolve(
+              ReflectApply(run, source, [
+                { type: "toolCall", id, name, arguments: args },
+                signal,
+                onProgress === undefined ? undefined : { onProgress },
+              ]) as Promise<ToolResultMessage>,
+            ),
           ),
-        argumentBudgets: argumentBudgetsOf(source),
+        argumentBudgets,
       };
     }
   }
@@ -89,65 +117,163 @@ function isToolRegistry(value: unknown): value is ToolRegistry {
   }
 }
 
+// Model arguments the boundary refuses as a malformed call (valid JSON that is not an object,
+// or over the argument budgets: 70 levels deep, 25,000 values) are model data like any other:
+// the model reads TOOL_ARGUMENTS_INVALID and the run goes on. Left as the pipeline's rejection,
+// each framework would end the run with it (OpenAI Agents with `errorFunction: null`, LangGraph
+// with `handleToolErrors: false`) or show the model a message without toolgate's code (the AI
+// SDK, Mastra). Decided here, for every adapter, so no adapter can leave it out.
+
+/** Tells, for a call whose run was refused as malformed, whether its arguments are why: a verdict of `refusedArguments`. */
+type ArgumentRefusal = (call: SourceCall) => boolean;
+
 /**
- * A signal that never aborts, for frameworks that pass none. Making one costs microseconds
- * (Node 20), as much as the rest of a trivial call, so calls share one while nothing has been
- * left on it: an in-process tool sees the signal itself, and a tool that keeps an abort
- * listener on it (or a signal made by `AbortSignal.any` from it, which Node keeps on it) would
- * otherwise pile them up over every later call. The shared signal is handed out only while it
- * holds at most one abort listener (the boundary's own watcher, added once per signal: see
- * executor/abort-watch.ts) and no such dependants; else a fresh one replaces it, so a signal
- * never carries more than one leftover per call running at once.
+ * Whether the arguments alone are refused: the id and the name are non-empty strings (what the
+ * pipeline checks before them), and the arguments do not snapshot within `budgets` tightened by
+ * the tool's own, as the pipeline takes them. Only asked after a refusal, so a call that passes
+ * pays nothing; a refusal for another reason (an executor's own, a stricter wrapper's) stays a
+ * rejection.
  */
-export function neverAbortedSignal(): AbortSignal {
-  const current = shared;
-  if (current !== undefined && untouched(current)) return current;
-  const fresh = AbortControllerPrototypeGetSignal(new NativeAbortController());
-  shared = fresh;
-  return fresh;
-}
-
-let shared: AbortSignal | undefined;
-
-// Captured at load, as the primordials are.
-const countListeners = getEventListeners;
-
-/** The own keys `AbortSignal.any` adds to a source signal (where Node keeps its dependants), found once on a probe. */
-const DEPENDANTS_KEYS: readonly (string | symbol)[] = (() => {
-  const probe = AbortControllerPrototypeGetSignal(new NativeAbortController());
-  const before = ReflectOwnKeys(probe);
-  AbortSignal.any([probe]); // at load, like the captures above
-  const added: (string | symbol)[] = [];
-  const after = ReflectOwnKeys(probe);
-  for (let index = 0; index < after.length; index += 1) {
-    const key = after[index] as string | symbol;
-    if (!ArrayPrototypeIncludes(before, key)) added[added.length] = key;
-  }
-  return added;
-})();
-
-/** Nothing but the boundary's watcher is on `signal`, and nothing changed its shape. */
-function untouched(signal: AbortSignal): boolean {
-  // Frozen, it would make a later tool's `AbortSignal.any([signal])` throw; another prototype, lie to it.
-  if (!ObjectIsExtensible(signal) || ObjectGetPrototypeOf(signal) !== AbortSignalPrototype) return false;
-  for (let index = 0; index < DEPENDANTS_KEYS.length; index += 1) {
-    if (ObjectHasOwn(signal, DEPENDANTS_KEYS[index] as string | symbol)) return false;
-  }
-  // getEventListeners calls a `listeners` method when it finds one on the signal or up its chain
-  // (an emitter's way): one put there by a tool, or planted on a prototype, would run here.
-  if (listenersPlanted(signal)) return false;
-  return countListeners(signal, "abort").length <= 1;
+function argumentRefusal(registry: ToolRegistry, budgets: ResolvedArgumentBudgets): ArgumentRefusal {
+  const tools = registeredTools(registry);
+  return ({ id, name, args }) => {
+    if (typeof id !== "string" || id.length === 0 || typeof name !== "string" || name.length === 0) return false;
+    const tool = MapPrototypeGet(tools, name);
+    try {
+      snapshotArguments(args, tool === undefined ? budgets : argumentBudgetsFor(tool.argumentBudgets, budgets));
+      return false;
+    } catch (error) {
+      return isToolContractError(error) && error.code === ContractErrorCode.INVALID_TOOL_CALL;
+    }
+  };
 }
 
 /**
- * A `listeners` on the signal (an AbortSignal, as checked) or anywhere up its chain. Once the
- * chain's links are the intrinsic ones (AbortSignal.prototype, EventTarget.prototype,
- * Object.prototype: no Proxy on it), `in` looks it up without running anything.
+ * Runs `call` with its own signal (see FollowingSignal), through `run`. A refusal of its arguments is
+ * answered as a frozen TOOL_ARGUMENTS_INVALID result linked to the call (the pipeline's message),
+ * which each adapter then hands its framework like any error result; any other rejection passes
+ * through unchanged. Once the call settles, its signal stops following the framework's.
  */
-function listenersPlanted(signal: AbortSignal): boolean {
-  return (
-    ObjectGetPrototypeOf(AbortSignalPrototype) !== EventTargetPrototype ||
-    ObjectGetPrototypeOf(EventTargetPrototype) !== ObjectPrototype ||
-    "listeners" in signal
-  );
+function runWithItsSignal(
+  call: SourceCall,
+  refused: ArgumentRefusal,
+  run: (call: AdapterCall) => ToolResultMessage | Promise<ToolResultMessage>,
+): ToolResultMessage | Promise<ToolResultMessage> {
+  const { id, name, args, onProgress, accepted } = call;
+  let following: FollowingSignal | undefined;
+  let signal: AbortSignal;
+  try {
+    if (call.signal === undefined) signal = neverAbortedSignal();
+    else if (call.signalIsTheCalls === true) signal = call.signal;
+    else {
+      following = new FollowingSignal(call.signal);
+      signal = following.signal;
+    }
+  } catch (error) {
+    return PromiseReject(error); // not an AbortSignal
+  }
+  let completed: ToolResultMessage | Promise<ToolResultMessage>;
+  try {
+    completed = run({ id, name, args, signal, onProgress, accepted });
+  } catch (error) {
+    following?.stop();
+    throw error; // a custom executor's `executeToolCall` threw
+  }
+  if (!isPromise(completed)) {
+    following?.stop();
+    return completed;
+  }
+  return PromisePrototypeThen(
+    completed as Promise<ToolResultMessage>,
+    following === undefined
+      ? undefined
+      : (result: ToolResultMessage) => {
+          following.stop();
+          return result;
+        },
+    (error: unknown) => {
+      following?.stop();
+      if (!isToolContractError(error) || error.code !== ContractErrorCode.INVALID_TOOL_CALL || !refused(call)) throw error;
+      const link = { id: id as string, name: name as string };
+      return toolResultMessage(link, errorContent(ToolErrorCode.ARGUMENTS_INVALID, { text: error.message, cut: false }), true);
+    },
+  ) as Promise<ToolResultMessage>;
+}
+
+/** One tool as an adapter hands it to its framework: `parameters` is the framework's own. */
+export interface FrameworkToolDescription {
+  readonly name: string;
+  readonly description: string;
+  /** A fresh, unfrozen deep copy of the tool's JSON Schema: the framework may write into it. */
+  readonly parameters: Record<string, unknown>;
+}
+
+/**
+ * describeTools' descriptions, each with a schema of its own. Frameworks write into the schemas
+ * they are given (LangChain's validator, `@cfworker/json-schema`, stamps `__absolute_uri__` on
+ * every schema it compiles): a copy per tool, per adapter call, lets them, and nothing they
+ * write reaches the registry's frozen schema or another framework's copy.
+ */
+export function describeForFramework(registry: ToolRegistry, withoutSchema: unknown): FrameworkToolDescription[] {
+  const descriptions = describeTools(registry, { withoutSchema: withoutSchema as DescribeToolsOptions["withoutSchema"] });
+  const owned: FrameworkToolDescription[] = [];
+  for (let index = 0; index < descriptions.length; index += 1) {
+    const { name, description, parameters } = descriptions[index] as { name: string; description: string; parameters: JsonSchema };
+    // Our own plain JSON (describeTools copied it through own data properties): the clone runs no code of anyone's.
+    owned[index] = { name, description, parameters: StructuredClone(parameters) as Record<string, unknown> };
+  }
+  return owned;
+}
+
+/**
+ * An adapter's `onProgress` option (a function that is not a Proxy, else INVALID_ARGUMENT), as
+ * the adapter calls it: whatever the app's listener does (throws, returns a promise that
+ * rejects) is ignored, as CallOptions.onProgress promises, through whichever sink and executor
+ * the report arrives.
+ */
+export function readProgressOption(value: unknown): ProgressListener | undefined {
+  if (value === undefined) return undefined;
+  const listener = checkProgressListener(value);
+  return (progress) => deliverProgress(listener, progress);
+}
+
+// The signal a call's tool gets. An in-process tool gets the very signal, and anything it does
+// to it (an own `aborted`, `reason`, `throwIfAborted` or `constructor`, Node's internal state
+// reached through its symbols, listeners, freezing it, now or later through a reference it
+// kept) must stay with its own call. So no call ever gets an object another call sees: a
+// fresh signal when the framework passes none, and one that follows the framework's signal
+// when that is shared by the framework's calls (a run's, an agent's). (One shared signal,
+// handed out while it looked untouched, let a tool's own `constructor` on it fail every later
+// such call in the process; and no check at hand-out time can see what a tool that kept it
+// does to it afterwards.) On Node 20 making a signal costs about 4 µs (docs/adapters.md).
+
+/** A signal that never aborts, for a call whose framework passes none: a fresh one per call. */
+function neverAbortedSignal(): AbortSignal {
+  return AbortControllerPrototypeGetSignal(new NativeAbortController());
+}
+
+/**
+ * A call's own signal that follows the framework's: aborted with its reason the moment it
+ * aborts (already aborted: at once), until `stop` (the call settled). One linked watch per
+ * call on the framework's signal (executor/signal.ts), which holds one listener however many
+ * calls share it. A `signal` that is not a genuine AbortSignal is a ToolContractError(INVALID_ARGUMENT).
+ */
+class FollowingSignal extends AbortWatch {
+  readonly #controller = new NativeAbortController();
+  readonly signal: AbortSignal = AbortControllerPrototypeGetSignal(this.#controller);
+
+  constructor(readonly framework: AbortSignal) {
+    super();
+    assertAbortSignal(framework);
+    if (isAborted(framework)) AbortControllerPrototypeAbort(this.#controller, abortReason(framework));
+    else startWatching(framework, this);
+  }
+
+  onAbort(): void {
+    AbortControllerPrototypeAbort(this.#controller, abortReason(this.framework));
+  }
+
+  stop(): void {
+    stopWatching(this);
+  }
 }

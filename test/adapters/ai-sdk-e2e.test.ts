@@ -6,35 +6,10 @@ import { defineTool, InProcessToolExecutor, imageContent, NonRecoverableToolErro
 import { hasNonRecoverableToolError, ToolgateToolError, throwIfNonRecoverable, toAiSdkTools, toolCallDenied } from "toolgate/ai-sdk";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { type AiSdkCallOptions, answer, toolCall, toolResultsSeen, usage } from "../support/adapter-contract/ai-sdk.js";
+import { burnTool, transferTool } from "../support/adapter-contract/tools.js";
 
-type GenerateResult = Awaited<ReturnType<MockLanguageModelV4["doGenerate"]>>;
-type CallOptions = Parameters<MockLanguageModelV4["doGenerate"]>[0];
-
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 1, text: 1, reasoning: undefined },
-};
-const toolCall = (toolCallId: string, toolName: string, input: unknown): GenerateResult => ({
-  content: [{ type: "tool-call", toolCallId, toolName, input: JSON.stringify(input) }],
-  finishReason: { unified: "tool-calls", raw: undefined },
-  usage,
-  warnings: [],
-});
-const answer = (text: string): GenerateResult => ({
-  content: [{ type: "text", text }],
-  finishReason: { unified: "stop", raw: undefined },
-  usage,
-  warnings: [],
-});
-
-/** The tool results the model was shown in a request's prompt. */
-function toolResultsSeen(options: CallOptions): unknown[] {
-  return options.prompt.flatMap((message) =>
-    message.role === "tool"
-      ? message.content.filter((part) => part.type === "tool-result").map((part) => [part.toolCallId, part.output])
-      : [],
-  );
-}
+type CallOptions = AiSdkCallOptions;
 
 const add = defineTool({
   name: "add",
@@ -258,14 +233,7 @@ describe("docs/adapters.md — Use it with the Vercel AI SDK: toAiSdkTools with 
 
 describe("docs/adapters.md — Use it with the Vercel AI SDK: a NonRecoverableToolError ends the run", () => {
   const fatal = new NonRecoverableToolError("ledger is corrupt");
-  const burn = defineTool({
-    name: "burn",
-    description: "Finds a broken invariant.",
-    parameters: z.object({}),
-    execute: () => {
-      throw fatal;
-    },
-  });
+  const burn = burnTool(fatal);
 
   it("generateText: hasNonRecoverableToolError stops at the fatal call, throwIfNonRecoverable rethrows the genuine error", async () => {
     const model = new MockLanguageModelV4({ doGenerate: [toolCall("call-b", "burn", {}), answer("I will just keep going")] });
@@ -332,17 +300,8 @@ describe("docs/adapters.md — Use it with the Vercel AI SDK: a NonRecoverableTo
 
 describe("docs/adapters.md — Use it with the Vercel AI SDK: approval through the SDK's own flow", () => {
   function transfer() {
-    const executed: unknown[] = [];
     const asked: unknown[] = [];
-    const tool = defineTool({
-      name: "transfer",
-      description: "Moves money.",
-      parameters: z.object({ amount: z.number() }),
-      execute: ({ amount }) => {
-        executed.push(amount);
-        return `moved ${amount}`;
-      },
-    });
+    const { moved: executed, tool } = transferTool();
     const tools = toAiSdkTools(new ToolRegistry([tool, add]), {
       needsApproval: (request) => {
         asked.push(request);
@@ -361,11 +320,11 @@ describe("docs/adapters.md — Use it with the Vercel AI SDK: approval through t
 
   it("a call that needs approval emits a tool-approval-request; approved, it runs through toolgate", async () => {
     const { tools, executed, asked } = transfer();
-    const model = new MockLanguageModelV4({ doGenerate: [toolCall("call-t", "transfer", { amount: 5 }), answer("paid")] });
+    const model = new MockLanguageModelV4({ doGenerate: [toolCall("call-t", "transfer", { to: "alice" }), answer("paid")] });
     const { result, requests } = await firstTurn(tools, model);
     expect(requests).toHaveLength(1);
-    expect(requests[0]?.toolCall).toMatchObject({ toolCallId: "call-t", toolName: "transfer", input: { amount: 5 } });
-    expect(asked).toEqual([{ toolCallId: "call-t", toolName: "transfer", arguments: { amount: 5 } }]);
+    expect(requests[0]?.toolCall).toMatchObject({ toolCallId: "call-t", toolName: "transfer", input: { to: "alice" } });
+    expect(asked).toEqual([{ toolCallId: "call-t", toolName: "transfer", arguments: { to: "alice" } }]);
     expect(executed).toEqual([]);
     const messages: ModelMessage[] = [
       { role: "user", content: "pay" },
@@ -374,13 +333,13 @@ describe("docs/adapters.md — Use it with the Vercel AI SDK: approval through t
     ];
     const second = await generateText({ model, tools, messages, stopWhen: isStepCount(5) });
     expect(second.text).toBe("paid");
-    expect(executed).toEqual([5]);
-    expect(toolResultsSeen(model.doGenerateCalls[1] as CallOptions)).toEqual([["call-t", { type: "text", value: "moved 5" }]]);
+    expect(executed).toEqual(["alice"]);
+    expect(toolResultsSeen(model.doGenerateCalls[1] as CallOptions)).toEqual([["call-t", { type: "text", value: "moved to alice" }]]);
   });
 
   it("denied, the call never runs and the model reads TOOL_CALL_DENIED", async () => {
     const { tools, executed } = transfer();
-    const model = new MockLanguageModelV4({ doGenerate: [toolCall("call-t", "transfer", { amount: 5 }), answer("not paid")] });
+    const model = new MockLanguageModelV4({ doGenerate: [toolCall("call-t", "transfer", { to: "alice" }), answer("not paid")] });
     const { result, requests } = await firstTurn(tools, model);
     const messages: ModelMessage[] = [
       { role: "user", content: "pay" },

@@ -1,10 +1,9 @@
 // toolgate/langchain end to end: LangGraph's createReactAgent and langchain's createAgent
 // over toolgate tools, with a scripted chat model of ours (a BaseChatModel subclass that
 // records every request) playing the model. docs/adapters.md — Use it with LangChain.js and LangGraph.
-import { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
-import type { ChatResult } from "@langchain/core/outputs";
-import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
+import { HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { tool as langChainTool } from "@langchain/core/tools";
+import { Validator } from "@langchain/core/utils/json_schema";
 import { Command, MemorySaver } from "@langchain/langgraph";
 import { createReactAgent, ToolNode } from "@langchain/langgraph/prebuilt";
 import { createAgent, createMiddleware } from "langchain";
@@ -13,59 +12,25 @@ import {
   defineTool,
   describeTools,
   imageContent,
-  isToolContractError,
   NonRecoverableToolError,
   type ToolProgress,
   ToolRegistry,
   withAttachments,
 } from "toolgate";
-import { LANGCHAIN_PROGRESS_EVENT, type ToLangChainToolsOptions, toLangChainTools } from "toolgate/langchain";
+import {
+  LANGCHAIN_PROGRESS_EVENT,
+  type ToLangChainToolsOptions,
+  type ToolgateApprovalDecision,
+  type ToolgateApprovalRequest,
+  toLangChainTools,
+} from "toolgate/langchain";
 import { WorkerToolExecutor } from "toolgate/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { type Reply, ScriptedChatModel } from "../support/adapter-contract/langchain.js";
+import { transferTool } from "../support/adapter-contract/tools.js";
 
 type ToolCallSource = Parameters<typeof toLangChainTools>[0];
-type Reply = { readonly text?: string; readonly calls?: readonly { name: string; args: Record<string, unknown>; id: string }[] };
-
-/** A chat model that answers from a script and records what each request showed it. */
-class ScriptedChatModel extends BaseChatModel {
-  readonly requests: BaseMessage[][] = [];
-  shown: unknown[] = [];
-  readonly #script: Reply[];
-
-  constructor(script: Reply[]) {
-    super({});
-    this.#script = [...script];
-  }
-
-  _llmType(): string {
-    return "scripted";
-  }
-
-  // What a provider does with the tools: their OpenAI function form is what the model is shown.
-  override bindTools(tools: unknown[]): this {
-    this.shown = tools.map((tool) => convertToOpenAITool(tool as Parameters<typeof convertToOpenAITool>[0]));
-    return this;
-  }
-
-  async _generate(messages: BaseMessage[]): Promise<ChatResult> {
-    this.requests.push(messages);
-    const reply = this.#script.shift();
-    if (reply === undefined) throw new Error("the scripted model ran out of replies");
-    const message = new AIMessage({
-      content: reply.text ?? "",
-      tool_calls: (reply.calls ?? []).map((call) => ({ ...call, type: "tool_call" as const })),
-    });
-    return { generations: [{ message, text: reply.text ?? "" }] };
-  }
-
-  /** The tool messages of request `index`, as the model read them. */
-  toolMessagesSeen(index: number): { id: string; status: unknown; content: unknown }[] {
-    return (this.requests[index] ?? [])
-      .filter((message): message is ToolMessage => ToolMessage.isInstance(message))
-      .map((message) => ({ id: message.tool_call_id, status: message.status, content: message.content }));
-  }
-}
 
 const add = defineTool({
   name: "add",
@@ -246,7 +211,7 @@ describe.each(AGENTS)("docs/adapters.md — Use it with LangChain.js and LangGra
     expect(model.toolMessagesSeen(1)).toEqual([{ id: "call-f", status: "error", content: expect.stringContaining("the disk is gone") }]);
   });
 
-  it("approval: the call interrupts the graph; resuming with { allow: true } runs it", async () => {
+  it("approval: the call interrupts the graph; resuming with { toolCallId, allow: true } naming it runs it", async () => {
     const model = new ScriptedChatModel([{ calls: [{ name: "add", args: { left: 2, right: 3 }, id: "call-a" }] }, { text: "5" }]);
     let ran = 0;
     const counted = defineTool({
@@ -266,17 +231,22 @@ describe.each(AGENTS)("docs/adapters.md — Use it with LangChain.js and LangGra
       }),
     ]);
     expect(ran).toBe(0);
-    const state = await graph.invoke(new Command({ resume: { allow: true } }), thread("t4"));
+    const state = await graph.invoke(new Command({ resume: { toolCallId: "call-a", allow: true } }), thread("t4"));
     expect(ran).toBe(1);
     expect(state.messages.at(-1)?.content).toBe("5");
     expect(model.toolMessagesSeen(1)).toEqual([{ id: "call-a", status: "success", content: "5" }]);
   });
 
-  it("approval: resuming with { allow: false, reason } answers TOOL_CALL_DENIED and the tool never runs; garbage denies too", async () => {
+  it("approval: resuming with { toolCallId, allow: false, reason } answers TOOL_CALL_DENIED and the tool never runs; anything but a decision denies too", async () => {
+    const notADecision =
+      "the call was not approved: the resume value was not { toolCallId, allow: true } or { toolCallId, allow: false, reason } naming this call";
     for (const [resume, message] of [
-      [{ allow: false, reason: "not today" }, "not today"],
-      [{ allow: "yes" }, "the call was not approved: the resume value was not { allow: true } or { allow: false, reason }"],
-      [Object.create({ allow: true }), "the call was not approved: the resume value was not { allow: true } or { allow: false, reason }"],
+      [{ toolCallId: "call-d", allow: false, reason: "not today" }, "not today"],
+      [{ toolCallId: "call-d", allow: "yes" }, notADecision],
+      [Object.create({ toolCallId: "call-d", allow: true }), notADecision],
+      // The shape before issue 41 names no call: it cannot be bound to one, so it approves none.
+      [{ allow: true }, notADecision],
+      [new Proxy({ toolCallId: "call-d", allow: true }, {}), notADecision],
     ] as const) {
       const model = new ScriptedChatModel([{ calls: [{ name: "add", args: { left: 2, right: 3 }, id: "call-d" }] }, { text: "ok" }]);
       let ran = 0;
@@ -290,7 +260,7 @@ describe.each(AGENTS)("docs/adapters.md — Use it with LangChain.js and LangGra
         },
       });
       const graph = agent.make(model, new ToolRegistry([counted]), { needsApproval: true });
-      const id = `t5-${message.length}`;
+      const id = `t5-${threads++}`;
       await graph.invoke({ messages: [new HumanMessage("add")] }, thread(id));
       await graph.invoke(new Command({ resume }), thread(id));
       expect(ran).toBe(0);
@@ -299,7 +269,59 @@ describe.each(AGENTS)("docs/adapters.md — Use it with LangChain.js and LangGra
       ]);
     }
   });
+
+  it("approval: several pending calls are answered at once, keyed by interrupt id, each decision naming its call (docs/adapters.md)", async () => {
+    const model = new ScriptedChatModel([
+      {
+        calls: [
+          { name: "transfer", args: { to: "alice" }, id: "call-alice" },
+          { name: "transfer", args: { to: "bob" }, id: "call-bob" },
+          { name: "transfer", args: { to: "mallory" }, id: "call-mallory" },
+        ],
+      },
+      { text: "done" },
+    ]);
+    const { moved, tool } = transferTool();
+    const graph = agent.make(model, new ToolRegistry([tool]), { needsApproval: true });
+    const config = thread(`t10-${threads++}`);
+    let state = (await graph.invoke({ messages: [new HumanMessage("pay")] }, config)) as Paused;
+    const shown: number[] = [];
+    while (state.__interrupt__ !== undefined && shown.length < 5) {
+      shown.push(state.__interrupt__.length);
+      // What docs/adapters.md shows: every request shown, answered at once.
+      const resume = Object.fromEntries(
+        state.__interrupt__.map(({ id, value }) => [id, decideFor(value, value.arguments as { to: string })]),
+      );
+      state = (await graph.invoke(new Command({ resume }), config)) as Paused;
+    }
+    // createAgent runs each call as its own task, so all three wait at once; createReactAgent's one
+    // ToolNode runs them in one task, whose interrupts LangGraph shows one at a time.
+    expect(shown).toEqual(agent.name === "langchain createAgent" ? [3] : [1, 1, 1]);
+    expect(moved).not.toContain("mallory");
+    if (agent.name === "langchain createAgent") expect(moved.sort()).toEqual(["alice", "bob"]);
+    // One task re-runs from its start on each resume: an approved call before the one that paused runs again (LangGraph's rule).
+    else expect([...new Set(moved)].sort()).toEqual(["alice", "bob"]);
+    expect(model.toolMessagesSeen(1)).toEqual([
+      { id: "call-alice", status: "success", content: "moved to alice" },
+      { id: "call-bob", status: "success", content: "moved to bob" },
+      {
+        id: "call-mallory",
+        status: "error",
+        content: JSON.stringify({ error: { code: "TOOL_CALL_DENIED", message: "not to mallory" } }),
+      },
+    ]);
+  });
 });
+
+type Paused = { __interrupt__?: { id: string; value: ToolgateApprovalRequest }[]; messages: unknown[] };
+let threads = 0;
+
+/** A person's decision on a request, naming its call back. */
+function decideFor(request: ToolgateApprovalRequest, { to }: { to: string }): ToolgateApprovalDecision {
+  return to === "mallory"
+    ? { toolCallId: request.toolCallId, allow: false, reason: "not to mallory" }
+    : { toolCallId: request.toolCallId, allow: true };
+}
 
 describe("toLangChainTools: a spinning tool in a WorkerToolExecutor, aborted", () => {
   let executor: WorkerToolExecutor;
@@ -368,12 +390,33 @@ describe("toLangChainTools: options", () => {
   it("invoked directly with arguments that are not JSON (a BigInt): toolgate's own refusal, not a serializer's TypeError", async () => {
     const [tool] = toLangChainTools(new ToolRegistry([add]));
     const call = { type: "tool_call" as const, id: "call-big", name: "add", args: 1n as unknown as Record<string, unknown> };
-    const error = await tool?.invoke(call).then(
-      () => undefined,
-      (reason: unknown) => reason,
-    );
-    expect(isToolContractError(error)).toBe(true);
-    expect(error).toMatchObject({ code: ContractErrorCode.INVALID_TOOL_CALL });
+    const message = await tool?.invoke(call);
+    expect([message?.tool_call_id, message?.status]).toEqual(["call-big", "error"]);
+    expect(JSON.parse(message?.content as string)).toEqual({
+      error: { code: "TOOL_ARGUMENTS_INVALID", message: "call.arguments must be a plain JSON object" },
+    });
+  });
+
+  it("the schema is the tool's own: LangChain's validator may write into it, and so may tool() re-wrapping it (issue 41, defect 6)", async () => {
+    const registry = new ToolRegistry([add]);
+    const [wrapped] = toLangChainTools(registry);
+    const schema = wrapped?.schema as Record<string, unknown>;
+    // @cfworker/json-schema (StructuredTool.call, tool()) stamps __absolute_uri__ on every schema it compiles.
+    const validator = new Validator(schema as never);
+    expect(validator.validate({ left: 2, right: 3 }).valid).toBe(true);
+    expect(validator.validate({ left: "two", right: 3 }).valid).toBe(false);
+    expect(schema).toHaveProperty("__absolute_uri__");
+    const rewrapped = langChainTool(({ left, right }: { left: number; right: number }) => String(left * right), {
+      name: "multiply",
+      description: "Multiplies.",
+      schema: toLangChainTools(registry)[0]?.schema as never,
+    });
+    expect(await rewrapped.invoke({ left: 2, right: 3 })).toBe("6");
+    // None of it reached the registry's schema or another adapter's copy.
+    const registered = describeTools(registry)[0]?.parameters;
+    expect(registered).not.toHaveProperty("__absolute_uri__");
+    expect(Object.isFrozen(registered)).toBe(true);
+    expect(toLangChainTools(registry)[0]?.schema).toEqual(registered);
   });
 
   it("a needsApproval function that throws asks a person (fails closed)", async () => {

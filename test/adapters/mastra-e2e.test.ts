@@ -15,71 +15,13 @@ import {
   ToolRegistry,
   withAttachments,
 } from "toolgate";
-import { type ToMastraToolsOptions, toMastraTools } from "toolgate/mastra";
+import { toMastraTools } from "toolgate/mastra";
 import { WorkerToolExecutor } from "toolgate/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { MASTRA_UNAVAILABLE, mastraAgent, scriptedModel } from "../support/adapter-contract/mastra.js";
 
-const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
-const MASTRA_RUNS_HERE = major > 22 || (major === 22 && minor >= 13);
-
-type ToolCallSource = Parameters<typeof toMastraTools>[0];
-type Reply = { readonly text?: string; readonly calls?: readonly { name: string; args: Record<string, unknown>; id: string }[] };
-type Prompt = { role: string; content: unknown }[];
-
-/** An AI SDK LanguageModelV2 that answers from a script and records each request's prompt and tools. */
-function scriptedModel(script: Reply[]) {
-  const replies = [...script];
-  const prompts: Prompt[] = [];
-  const tools: unknown[][] = [];
-  const next = (options: { prompt: Prompt; tools?: unknown[] }) => {
-    prompts.push(options.prompt);
-    tools.push(options.tools ?? []);
-    const reply = replies.shift();
-    if (reply === undefined) throw new Error("the scripted model ran out of replies");
-    const content: unknown[] = reply.text === undefined ? [] : [{ type: "text", text: reply.text }];
-    for (const call of reply.calls ?? []) {
-      content.push({ type: "tool-call", toolCallId: call.id, toolName: call.name, input: JSON.stringify(call.args) });
-    }
-    return { content, finishReason: reply.calls ? "tool-calls" : "stop" };
-  };
-  const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
-  const model = {
-    specificationVersion: "v2" as const,
-    provider: "scripted",
-    modelId: "scripted",
-    supportedUrls: {},
-    async doGenerate(options: { prompt: Prompt; tools?: unknown[] }) {
-      return { ...next(options), usage, warnings: [] };
-    },
-    async doStream(options: { prompt: Prompt; tools?: unknown[] }) {
-      const { content, finishReason } = next(options);
-      const parts: unknown[] = [{ type: "stream-start", warnings: [] }];
-      for (const part of content as { type: string; text?: string }[]) {
-        if (part.type === "text")
-          parts.push({ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: part.text }, { type: "text-end", id: "t" });
-        else parts.push(part);
-      }
-      parts.push({ type: "finish", finishReason, usage });
-      return {
-        stream: new ReadableStream({
-          start(controller) {
-            for (const part of parts) controller.enqueue(part);
-            controller.close();
-          },
-        }),
-      };
-    },
-  };
-  /** The tool results of request `index`, as the model read them: [toolCallId, output]. */
-  const toolResultsSeen = (index: number): [string, unknown][] =>
-    (prompts[index] ?? [])
-      .filter((message) => message.role === "tool")
-      .flatMap((message) =>
-        (message.content as { toolCallId: string; output: unknown }[]).map((part): [string, unknown] => [part.toolCallId, part.output]),
-      );
-  return { model, prompts, tools, toolResultsSeen };
-}
+const MASTRA_RUNS_HERE = MASTRA_UNAVAILABLE === undefined;
 
 function catchError(run: () => void): unknown {
   try {
@@ -88,17 +30,6 @@ function catchError(run: () => void): unknown {
     return error;
   }
   return undefined;
-}
-
-async function mastraAgent(model: unknown, source: ToolCallSource, options: ToMastraToolsOptions = {}) {
-  const { Agent } = await import("@mastra/core/agent");
-  return new Agent({
-    id: "calculator",
-    name: "calculator",
-    instructions: "Add.",
-    model: model as ConstructorParameters<typeof Agent>[0]["model"],
-    tools: toMastraTools(source, options),
-  });
 }
 
 const add = defineTool({
@@ -279,7 +210,9 @@ describe.skipIf(!MASTRA_RUNS_HERE)(
 
     it("options: refuses what it cannot use", () => {
       const registry = new ToolRegistry([add]);
-      expect(() => toMastraTools({} as ToolCallSource)).toThrow(expect.objectContaining({ code: ContractErrorCode.INVALID_ARGUMENT }));
+      expect(() => toMastraTools({} as Parameters<typeof toMastraTools>[0])).toThrow(
+        expect.objectContaining({ code: ContractErrorCode.INVALID_ARGUMENT }),
+      );
       expect(() => toMastraTools(registry, { onNonRecoverableError: "no" as unknown as () => void })).toThrow(
         expect.objectContaining({ code: ContractErrorCode.INVALID_ARGUMENT }),
       );

@@ -306,16 +306,26 @@ describe("docs/adapters.md — MCP: tools/call", () => {
     for (const [index, id] of ids.entries()) expect(id).toMatch(new RegExp(`^mcp-\\d+-${requestIds[index]}$`));
   });
 
-  it("a malformed call (arguments nested too deep) is a JSON-RPC InvalidParams error, not a result", async () => {
+  it("arguments over the argument budgets (nested too deep) are a TOOL_ARGUMENTS_INVALID result the model reads (SEP-1303), not a JSON-RPC error", async () => {
     const { client } = await connect(new ToolRegistry([tagged]));
     let deep: Record<string, unknown> = {};
     for (let level = 0; level < 80; level += 1) deep = { deeper: deep };
-    const outcome = await settle(client.callTool({ name: "tagged", arguments: deep }));
+    const result = await client.callTool({ name: "tagged", arguments: deep });
+    expect(result.isError).toBe(true);
+    const [block] = result.content as { type: string; text: string }[];
+    expect(JSON.parse(block?.text as string)).toEqual({
+      error: { code: "TOOL_ARGUMENTS_INVALID", message: expect.stringContaining("nests deeper than 64 levels (argument budget maxDepth)") },
+    });
+  });
+
+  it("a malformed call that is not the model's arguments (an empty tool name) is still a JSON-RPC InvalidParams error", async () => {
+    const { client } = await connect(new ToolRegistry([tagged]));
+    const outcome = await settle(client.callTool({ name: "", arguments: {} }));
     expect(outcome.ok).toBe(false);
     const error = (outcome as { reason: unknown }).reason;
     expect(error).toBeInstanceOf(McpError);
     expect((error as McpError).code).toBe(ErrorCode.InvalidParams);
-    expect((error as McpError).message).toMatch(/nested|depth|deep/i);
+    expect((error as McpError).message).toMatch(/call.name must be a non-empty string/);
   });
 
   it("a NonRecoverableToolError is a JSON-RPC InternalError; none of its getters runs", async () => {

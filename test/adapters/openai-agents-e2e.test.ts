@@ -1,6 +1,6 @@
 // toolgate/openai-agents end to end: the OpenAI Agents SDK's own Runner loop over toolgate
 // tools, with the SDK's scripted test model (@openai/agents/testing) playing the model.
-import { Agent, type AgentInputItem, RunContext, Runner, ToolCallError } from "@openai/agents";
+import { Agent, RunContext, Runner, ToolCallError } from "@openai/agents";
 import { assistantMessage, functionCall, ScriptedModel } from "@openai/agents/testing";
 import {
   ContractErrorCode,
@@ -17,19 +17,10 @@ import {
 import { toOpenAiAgentsTools, toolCallDenied, toolgateToolErrorFormatter } from "toolgate/openai-agents";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { toolOutputsSeen } from "../support/adapter-contract/openai-agents.js";
+import { transferTool, twoStepTool } from "../support/adapter-contract/tools.js";
 
 const runner = new Runner({ tracingDisabled: true });
-
-/** The tool outputs the model was shown in a request's input, as [callId, text]. */
-function toolOutputsSeen(model: ScriptedModel, request: number): [string, string][] {
-  const input = model.calls[request]?.request.input;
-  if (!Array.isArray(input)) return [];
-  return input.flatMap((item: AgentInputItem): [string, string][] => {
-    if (item.type !== "function_call_result") return [];
-    const output = item.output;
-    return typeof output === "object" && !Array.isArray(output) && output.type === "text" ? [[item.callId, output.text]] : [];
-  });
-}
 
 const add = defineTool({
   name: "add",
@@ -268,18 +259,7 @@ describe("docs/adapters.md — Use it with the OpenAI Agents SDK: toOpenAiAgents
 describe("docs/adapters.md — Use it with the OpenAI Agents SDK: toOpenAiAgentsTools options and progress", () => {
   it("progress reports go to options.onProgress, with the SDK's call id", async () => {
     const reports: ToolProgress[] = [];
-    const steps = defineTool({
-      name: "steps",
-      description: "Works in two steps.",
-      parameters: z.object({}),
-      execute: async (_args, { reportProgress }) => {
-        reportProgress({ progress: 1, total: 2 });
-        await new Promise((resolve) => setTimeout(resolve, 70));
-        reportProgress({ progress: 2, total: 2, message: "done" });
-        await new Promise((resolve) => setTimeout(resolve, 70));
-        return "finished";
-      },
-    });
+    const steps = twoStepTool();
     const model = new ScriptedModel([[functionCall("steps", {}, { callId: "call-s" })], [assistantMessage("ok")]]);
     const tools = toOpenAiAgentsTools(new ToolRegistry([steps]), { onProgress: (progress) => reports.push(progress) });
     await runner.run(new Agent({ name: "a", model, tools }), "go");
@@ -402,17 +382,8 @@ describe("docs/adapters.md — Use it with the OpenAI Agents SDK: attachments as
 
 describe("docs/adapters.md — Use it with the OpenAI Agents SDK: approval through run interruptions", () => {
   function transferTools() {
-    const executed: number[] = [];
     const asked: unknown[] = [];
-    const transfer = defineTool({
-      name: "transfer",
-      description: "Moves money.",
-      parameters: z.object({ amount: z.number() }),
-      execute: ({ amount }) => {
-        executed.push(amount);
-        return `moved ${amount}`;
-      },
-    });
+    const { moved: executed, tool: transfer } = transferTool();
     const tools = toOpenAiAgentsTools(new ToolRegistry([transfer, add]), {
       needsApproval: (request) => {
         asked.push(request);
@@ -431,7 +402,7 @@ describe("docs/adapters.md — Use it with the OpenAI Agents SDK: approval throu
   }
 
   const script = () => [
-    [functionCall("transfer", { amount: 5 }, { callId: "call-t" }), functionCall("add", { left: 1, right: 1 }, { callId: "call-a" })],
+    [functionCall("transfer", { to: "alice" }, { callId: "call-t" }), functionCall("add", { left: 1, right: 1 }, { callId: "call-a" })],
     [assistantMessage("finished")],
   ];
 
@@ -439,18 +410,18 @@ describe("docs/adapters.md — Use it with the OpenAI Agents SDK: approval throu
     const { agent, model, first, executed, asked } = await interrupted(runner, script());
     expect(first.interruptions.map((item) => item.type === "tool_approval_item" && item.name)).toEqual(["transfer"]);
     expect(asked).toEqual([
-      { toolCallId: "call-t", toolName: "transfer", arguments: { amount: 5 } },
+      { toolCallId: "call-t", toolName: "transfer", arguments: { to: "alice" } },
       { toolCallId: "call-a", toolName: "add", arguments: { left: 1, right: 1 } },
     ]);
     expect(executed).toEqual([]);
     first.state.approve(first.interruptions[0] as (typeof first.interruptions)[number]);
     const second = await runner.run(agent, first.state);
     expect(second.finalOutput).toBe("finished");
-    expect(executed).toEqual([5]);
+    expect(executed).toEqual(["alice"]);
     // The call that needed no approval ran in the first turn; the approved one after resuming.
     expect(toolOutputsSeen(model, 1)).toEqual([
       ["call-a", "2"],
-      ["call-t", "moved 5"],
+      ["call-t", "moved to alice"],
     ]);
   });
 

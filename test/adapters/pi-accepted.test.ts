@@ -2,10 +2,20 @@
 // hands it equal arguments (the validator decides once per call), and only then: other
 // arguments, arguments that would not snapshot the same (an accessor, a Proxy, -0 for 0), a
 // second call, or an executor that validates on its own all run the validator again.
-import { defineTool, InProcessToolExecutor, isToolContractError, type ToolContext, ToolRegistry } from "toolgate";
+import { defineTool, InProcessToolExecutor, type ToolContext, ToolRegistry } from "toolgate";
 import { toPiAgentTools } from "toolgate/pi";
 import { describe, expect, it } from "vitest";
 import { PI_MAJORS } from "../support/pi-e2e.js";
+
+/**
+ * The message of TOOL_ARGUMENTS_INVALID in what Pi's execute threw (a recoverable result: an
+ * Error whose message is toolgate's error JSON), or what was thrown otherwise.
+ */
+function argumentsRefusal(thrown: unknown): unknown {
+  if (!(thrown instanceof Error)) return thrown;
+  const { error } = JSON.parse(thrown.message) as { error: { code: string; message: string } };
+  return error.code === "TOOL_ARGUMENTS_INVALID" ? error.message : error;
+}
 
 /** A tool whose validator counts its runs and tags the value it accepts with that run's number. */
 function countingTool() {
@@ -87,7 +97,7 @@ describe("Pi: the verdict of prepareArguments and the execute that follows", () 
     expect(Object.is((executed[0] as { n: number }).n, -0)).toBe(true);
   });
 
-  it("equal-looking arguments with an accessor: the getter never runs, the call is refused as a malformed call", async () => {
+  it("equal-looking arguments with an accessor: the getter never runs, the model reads TOOL_ARGUMENTS_INVALID", async () => {
     const { validated, executed, registry } = countingTool();
     const tool = piTool(registry);
     let reads = 0;
@@ -105,12 +115,12 @@ describe("Pi: the verdict of prepareArguments and the execute that follows", () 
       (error: unknown) => error,
     );
     expect(reads).toBe(0);
-    expect(isToolContractError(outcome) && outcome.code).toBe("INVALID_TOOL_CALL");
+    expect(argumentsRefusal(outcome)).toBe("arguments.n is an accessor");
     expect(validated).toHaveLength(1); // the precheck's own, on its snapshot
     expect(executed).toHaveLength(0);
   });
 
-  it("equal-looking arguments behind a Proxy: no trap runs, the call is refused", async () => {
+  it("equal-looking arguments behind a Proxy: no trap runs, the model reads TOOL_ARGUMENTS_INVALID", async () => {
     const { executed, registry } = countingTool();
     const tool = piTool(registry);
     let traps = 0;
@@ -137,7 +147,7 @@ describe("Pi: the verdict of prepareArguments and the execute that follows", () 
       (error: unknown) => error,
     );
     expect(traps).toBe(0);
-    expect(isToolContractError(outcome) && outcome.code).toBe("INVALID_TOOL_CALL");
+    expect(argumentsRefusal(outcome)).toBe("call.arguments must be a plain JSON object");
     expect(executed).toHaveLength(0);
   });
 
