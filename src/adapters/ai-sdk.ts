@@ -89,7 +89,8 @@ export class ToolgateToolError extends Error {
  *   may write into), with no SDK-side validation: toolgate's validator decides, so the model
  *   reads toolgate's argument errors (arguments that are not an object, or over the argument
  *   budgets, included: TOOL_ARGUMENTS_INVALID).
- * - `execute(input, { toolCallId, abortSignal })` runs the call through `source`; a success
+ * - `execute(input, { toolCallId, abortSignal })` runs the call through `source`, with a signal
+ *   of its own that follows `abortSignal` (one that never aborts without it); a success
  *   ends with the result's content (the model reads it as text) or, when it has attachments,
  *   a ToolgateAiSdkContent (the model reads a `content` output: the text, then each image as
  *   a `file` part with its mediaType and base64 data); a recoverable error result

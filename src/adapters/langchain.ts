@@ -165,7 +165,7 @@ type FatalHook = NonNullable<ToLangChainToolsOptions["onNonRecoverableError"]>;
  *   validator writes into the schemas it compiles); LangChain does not check arguments
  *   against it, toolgate's validator decides.
  * - `invoke(toolCall, config)` runs the call through `source` with the tool call's `id` as
- *   toolgate's toolCallId (a fresh UUID when there is none) and `config.signal` as its signal,
+ *   toolgate's toolCallId (a fresh UUID when there is none) and a signal of its own that follows `config.signal`,
  *   and resolves with a ToolMessage: `status: "success"` with the result's content (and, with
  *   attachments, a text block then one `{ type: "image", data, mimeType }` block per image), or
  *   `status: "error"` with toolgate's `{"error":{"code":…,"message":…}}` for a recoverable

@@ -70,8 +70,8 @@ export class ToolgateMastraToolError extends Error {
  *   `validate` accepts any value, with `strict: false` (Mastra's provider compatibility layers
  *   leave it as it is): toolgate's validator decides, so the model reads toolgate's argument errors.
  * - `execute(input, context)` runs the call through `source` with `context.agent.toolCallId`
- *   (a fresh UUID outside an agent) and `context.abortSignal` (the `abortSignal` of
- *   generate/stream; one that never aborts when there is none). A success resolves with the
+ *   (a fresh UUID outside an agent) and a signal of its own that follows `context.abortSignal`
+ *   (the `abortSignal` of generate/stream; one that never aborts when there is none). A success resolves with the
  *   result's content or, with attachments, a ToolgateMastraContent that `toModelOutput` shows
  *   the model as text and media parts; a recoverable error result throws ToolgateMastraToolError
  *   (the model reads toolgate's error JSON); a rejection (the abort reason, a

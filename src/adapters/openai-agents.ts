@@ -95,7 +95,7 @@ type ToolCallDetails = Parameters<ToolgateOpenAiAgentsTool["invoke"]>[2];
  *   validate arguments against it, toolgate's validator decides.
  * - `execute(input, runContext, details)` runs the call through `source` with
  *   `details.toolCall.callId` as toolgate's toolCallId (a fresh UUID when the SDK gives
- *   none) and `details.signal` as its signal. It resolves with the result's content for a
+ *   none) and a signal of its own that follows `details.signal`. It resolves with the result's content for a
  *   success and for a recoverable `isError` result alike: the SDK's convention is that what
  *   `execute` returns is the model-visible output, so the model reads toolgate's
  *   `{"error":{"code":…,"message":…}}` and can correct its call. A success with

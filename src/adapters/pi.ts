@@ -111,8 +111,8 @@ type NonRecoverableHook = NonNullable<ToPiAgentToolOptions["onNonRecoverableErro
  * - Progress: each report reaching `onProgress` goes to Pi's `onUpdate` as a partial result
  *   (Pi emits `tool_execution_update`): its message (or `progress/total`) as text, the
  *   ToolProgress as `details`.
- * - Pi's tool call id becomes our `toolCallId`; Pi's signal is the call's signal (one that
- *   never aborts when Pi passes none).
+ * - Pi's tool call id becomes our `toolCallId`; the call's signal is its own, following Pi's
+ *   (a fresh one that never aborts when Pi passes none).
  *
  * Throws ToolContractError(INVALID_ARGUMENT) when `executor` is neither a ToolRegistry nor
  * an executor, when no tool named `name` is registered, or for bad options.

@@ -2,8 +2,8 @@
 // `executeToolCall`) or any ToolExecutor (in-process, worker pool, queue). One resolver,
 // so every adapter reads a source the same way, and what every adapter must do alike lives
 // here once: model arguments the boundary refuses are an answer the model reads, each
-// framework gets schemas of its own, the app's progress listener is only ever observed, and a
-// call the framework gives no signal gets one of its own.
+// framework gets schemas of its own, the app's progress listener is only ever observed, and
+// every call gets a signal of its own.
 // docs/adapters.md (every adapter takes a registry or an executor; "What every adapter shares").
 import { argumentBudgetsFor, DEFAULT_ARGUMENT_BUDGETS, type ResolvedArgumentBudgets } from "../contract/budgets.js";
 import { snapshotArguments } from "../contract/call.js";
@@ -28,7 +28,15 @@ import { registeredTools, type ToolRegistry } from "../contract/tools.js";
 import { executeToolCallParts } from "../executor/in-process.js";
 import type { AdapterCall } from "../executor/pipeline.js";
 import { checkProgressListener, deliverProgress, type ProgressListener } from "../executor/progress.js";
-import { AbortWatch, abortReason, assertAbortSignal, isAborted, startWatching, stopWatching } from "../executor/signal.js";
+import {
+  AbortWatch,
+  abortReason,
+  assertAbortSignal,
+  isAborted,
+  neverAbortingSignal,
+  startWatching,
+  stopWatching,
+} from "../executor/signal.js";
 import type { ToolExecutor } from "../executor/tool-executor.js";
 import { argumentBudgetsOf } from "../executor/tool-executor.js";
 
@@ -124,7 +132,7 @@ function isToolRegistry(value: unknown): value is ToolRegistry {
 // with `handleToolErrors: false`) or show the model a message without toolgate's code (the AI
 // SDK, Mastra). Decided here, for every adapter, so no adapter can leave it out.
 
-/** Tells, for a call whose run was refused as malformed, whether its arguments are why: a verdict of `refusedArguments`. */
+/** Tells, for a call whose run was refused as malformed, whether its arguments are why. */
 type ArgumentRefusal = (call: SourceCall) => boolean;
 
 /**
@@ -163,7 +171,8 @@ function runWithItsSignal(
   let following: FollowingSignal | undefined;
   let signal: AbortSignal;
   try {
-    if (call.signal === undefined) signal = neverAbortedSignal();
+    if (call.signal === undefined)
+      signal = neverAbortingSignal(); // fresh per call (executor/signal.ts)
     else if (call.signalIsTheCalls === true) signal = call.signal;
     else {
       following = new FollowingSignal(call.signal);
@@ -245,12 +254,8 @@ export function readProgressOption(value: unknown): ProgressListener | undefined
 // when that is shared by the framework's calls (a run's, an agent's). (One shared signal,
 // handed out while it looked untouched, let a tool's own `constructor` on it fail every later
 // such call in the process; and no check at hand-out time can see what a tool that kept it
-// does to it afterwards.) On Node 20 making a signal costs about 4 µs (docs/adapters.md).
-
-/** A signal that never aborts, for a call whose framework passes none: a fresh one per call. */
-function neverAbortedSignal(): AbortSignal {
-  return AbortControllerPrototypeGetSignal(new NativeAbortController());
-}
+// does to it afterwards.) On Node 20 this costs a trivial call a few microseconds
+// (docs/adapters.md, "The call's signal: what it costs").
 
 /**
  * A call's own signal that follows the framework's: aborted with its reason the moment it

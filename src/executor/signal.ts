@@ -7,12 +7,16 @@
 import { ContractErrorCode } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import {
+  AbortControllerPrototypeGetSignal,
   AbortSignalPrototypeGetAborted,
   AbortSignalPrototypeGetReason,
   EventTargetPrototypeAddEventListener,
   isProxy,
+  NativeAbortController,
   WeakMapPrototypeGet,
   WeakMapPrototypeSet,
+  WeakSetPrototypeAdd,
+  WeakSetPrototypeHas,
 } from "../contract/primordials.js";
 
 /** Throws ToolContractError(INVALID_ARGUMENT) unless `signal` is a genuine AbortSignal. */
@@ -82,6 +86,24 @@ class CallbackWatch extends AbortWatch {
 const watchers = new WeakMap<AbortSignal, Watchers>();
 
 /**
+ * Signals made by `neverAbortingSignal`: their controller was dropped as they were made, so
+ * nothing can ever abort them, and watching one would only cost a listener (on Node 20 adding
+ * one to a fresh signal costs several microseconds).
+ */
+const neverAborting = new WeakSet<AbortSignal>();
+
+/**
+ * A fresh signal that can never abort, for a call whose caller gives none (an adapter's call
+ * whose framework passes no signal): the call's own, so nothing a tool does to it reaches
+ * another call. Watching it is free (startWatching links nothing).
+ */
+export function neverAbortingSignal(): AbortSignal {
+  const signal = AbortControllerPrototypeGetSignal(new NativeAbortController());
+  WeakSetPrototypeAdd(neverAborting, signal);
+  return signal;
+}
+
+/**
  * Calls `callback` once when `signal` aborts (the caller has checked it has not yet);
  * returns the function that unsubscribes it.
  */
@@ -97,6 +119,7 @@ export function watchAbort(signal: AbortSignal, callback: Callback): Callback {
  * goes away takes everything with it.
  */
 export function startWatching(signal: AbortSignal, watch: AbortWatch): void {
+  if (WeakSetPrototypeHas(neverAborting, signal)) return; // it never aborts: nothing to link (stopWatching finds it unlinked)
   let list = WeakMapPrototypeGet(watchers, signal);
   if (list === undefined) {
     const created = new Watchers();
