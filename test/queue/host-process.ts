@@ -1,6 +1,6 @@
 // Worker hosts in their own processes, through the real `toolgate-worker` command (the
 // compiled bin), so a test can SIGKILL one mid-call.
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 const CLI = fileURLToPath(new URL("../../dist/src/queue/cli.js", import.meta.url));
@@ -24,8 +24,10 @@ export function startHostProcess(
   queue: string,
   modules: readonly URL[],
   flags: readonly string[] = [],
+  /** How the process is started: by default here; a network namespace's `spawn` starts it inside. */
+  start: (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess = spawn,
 ): Promise<HostProcess> {
-  const child = spawn(
+  const child = start(
     process.execPath,
     [CLI, "--redis", redisUrl, "--queue", queue, ...flags, ...modules.map((url) => fileURLToPath(url))],
     {

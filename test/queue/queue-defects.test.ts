@@ -6,13 +6,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Queue, Worker } from "bullmq";
-import { Redis } from "ioredis";
 import type { ToolResultMessage } from "toolgate";
-import { QueueToolExecutor, runToolWorkerHost, type ToolWorkerHost } from "toolgate/queue";
-import { afterEach, describe, expect, test, vi } from "vitest";
+import { QueueToolExecutor, runToolWorkerHost } from "toolgate/queue";
+import { describe, expect, test, vi } from "vitest";
 import { contractError as rejection } from "../support/assertions.js";
 import { call, errorOf, fixture, neverAborted, scratchDir, settle, waitForFile } from "../support/helpers.js";
 import { type PartitionProxy, startPartitionProxy } from "../support/partition-proxy.js";
+import { queueKit, within } from "../support/queue-kit.js";
 import { findRedis, hasRedisServerBinary, type RedisServer, startRedisServer, uniqueQueue } from "../support/redis.js";
 import { startHostProcess } from "./host-process.js";
 
@@ -22,43 +22,7 @@ const url = "url" in redis ? redis.url : "";
 
 const linesOf = (path: string): string[] => (existsSync(path) ? readFileSync(path, "utf8").trim().split("\n") : []);
 
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
-});
-
-type HostOptions = Partial<Parameters<typeof runToolWorkerHost>[0]>;
-type AgentOptions = Partial<Parameters<typeof QueueToolExecutor.create>[0]>;
-
-async function host(queue: string, options: HostOptions = {}): Promise<ToolWorkerHost> {
-  const started = await runToolWorkerHost({ connection: url, queue, modules: [TOOLS], threads: 2, abortGraceMs: 200, ...options });
-  cleanups.push(() => started.close());
-  return started;
-}
-
-async function agent(queue: string, options: AgentOptions = {}): Promise<QueueToolExecutor> {
-  const executor = await QueueToolExecutor.create({ connection: url, queue, modules: [TOOLS], heartbeatMs: 100, ...options });
-  cleanups.push(() => executor.close());
-  return executor;
-}
-
-/** A plain client of the test's own (a third party writing into Redis). */
-function client(serverUrl = url): Redis {
-  const connection = new Redis(serverUrl, { maxRetriesPerRequest: null });
-  cleanups.push(async () => connection.disconnect());
-  return connection;
-}
-
-/** `pending`, or a rejection naming `what` after `ms`: a hang fails the test instead of stalling it. */
-function within<T>(pending: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    pending,
-    new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
+const { cleanups, host, agent, client } = queueKit(url, [TOOLS]);
 
 /** A promise and the function that resolves it. */
 function gate<T = void>(): { promise: Promise<T>; open: (value: T) => void } {

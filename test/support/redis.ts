@@ -10,8 +10,17 @@ import { Redis } from "ioredis";
 export interface RedisServer {
   readonly url: string;
   readonly port: number;
-  /** Kills the server at once (SIGKILL: nothing is saved, as in a crash). */
+  readonly pid: number;
+  /** Kills the server at once (SIGKILL: nothing is saved, as in a crash, unless `appendOnlyDir` was given). */
   kill(): Promise<void>;
+}
+
+/** How `startRedisServer` runs the server. */
+export interface RedisServerOptions {
+  /** Addresses to listen on besides 127.0.0.1 (the root end of a test's network namespace link). */
+  readonly bind?: readonly string[];
+  /** Keep the data in an append-only file there, written at every command: a restart finds it. */
+  readonly appendOnlyDir?: string;
 }
 
 export type RedisAvailability = { readonly url: string } | { readonly unavailable: string };
@@ -47,14 +56,30 @@ export function freePort(): Promise<number> {
 export const hasRedisServerBinary = (): boolean => spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status === 0;
 
 /**
- * Starts `redis-server` on `port` (a free one by default), keeping nothing on disk, and
- * resolves once it answers. Killed when this process exits.
+ * Starts `redis-server` on `port` (a free one by default), keeping nothing on disk unless
+ * told to, and resolves once it answers. Killed when this process exits.
  */
-export async function startRedisServer(port?: number): Promise<RedisServer> {
+export async function startRedisServer(port?: number, options: RedisServerOptions = {}): Promise<RedisServer> {
   const chosen = port ?? (await freePort());
+  const persistence =
+    options.appendOnlyDir === undefined
+      ? ["--appendonly", "no"]
+      : ["--appendonly", "yes", "--appendfsync", "always", "--dir", options.appendOnlyDir];
   const child: ChildProcess = spawn(
     "redis-server",
-    ["--port", String(chosen), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no"],
+    [
+      "--port",
+      String(chosen),
+      "--bind",
+      ["127.0.0.1", ...(options.bind ?? [])].join(" "),
+      "--protected-mode",
+      "no",
+      "--save",
+      "",
+      ...persistence,
+      "--daemonize",
+      "no",
+    ],
     { stdio: "ignore" },
   );
   const killAtExit = (): void => {
@@ -74,6 +99,7 @@ export async function startRedisServer(port?: number): Promise<RedisServer> {
   return {
     url,
     port: chosen,
+    pid: child.pid as number,
     async kill() {
       process.removeListener("exit", killAtExit);
       if (child.exitCode === null) child.kill("SIGKILL");
