@@ -1,6 +1,7 @@
 // Redis connections: every client is our own ioredis instance (BullMQ is handed instances,
-// so both sides decide how connections retry and when they give up). Reaching Redis is
-// checked once at startup, with a bound, so an unreachable server is a clear error.
+// so both sides decide how connections retry and when they give up). Reaching Redis, and the
+// database the connection names, are checked once at startup, with a bound, so an unreachable
+// server or a database it does not have is a clear error.
 // docs/queue.md — Failure scenarios (Redis unreachable at startup, or lost later).
 import type { Redis, RedisOptions } from "ioredis";
 import { ContractErrorCode } from "../contract/constants.js";
@@ -30,27 +31,56 @@ export function openRedis(connection: QueueConnection, overrides: RedisOptions =
 }
 
 /**
- * Connects and pings within `timeoutMs`; on failure disconnects the client and throws a
- * ToolContractError(INVALID_ARGUMENT) naming the server (without credentials).
+ * Connects and pings within `timeoutMs`, then selects the database the connection names (ioredis
+ * ignores a refused SELECT and goes on in database 0, where another deployment's hosts may take
+ * the calls). On failure disconnects the client and throws a ToolContractError(INVALID_ARGUMENT)
+ * naming the server (without credentials).
  */
 export async function connectOrFail(client: Redis, timeoutMs: number, connection: QueueConnection): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
   });
+  const database = client.options.db ?? 0;
+  let reached = false;
   try {
-    await Promise.race([client.connect().then(() => client.ping()), timeout]);
+    await Promise.race([
+      client
+        .connect()
+        .then(() => client.ping())
+        .then(() => {
+          reached = true;
+          return database === 0 ? undefined : client.select(database);
+        }),
+      timeout,
+    ]);
   } catch (error) {
     client.disconnect();
-    throw new ToolContractError(
-      ContractErrorCode.INVALID_ARGUMENT,
-      `cannot reach Redis at ${describeServer(connection)}: ${describeFailure(error).text}`,
-      {
-        cause: error,
-      },
-    );
+    const server = describeServer(connection);
+    const message = reached
+      ? `options.connection names database ${database}, which the Redis at ${server} does not have${await databaseCount(connection)}: ${describeFailure(error).text}`
+      : `cannot reach Redis at ${server}: ${describeFailure(error).text}`;
+    throw new ToolContractError(ContractErrorCode.INVALID_ARGUMENT, message, { cause: error });
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** " (it has N: 0 to N-1)", read with a client of its own in database 0; "" when the server does not say. */
+async function databaseCount(connection: QueueConnection): Promise<string> {
+  const probe = openRedis(connection, { db: 0, enableOfflineQueue: false, retryStrategy: () => null });
+  try {
+    await settlesWithin(probe.connect(), QUIT_WAIT_MS);
+    const reply: unknown = await Promise.race([
+      probe.config("GET", "databases"),
+      new Promise((resolve) => setTimeout(resolve, QUIT_WAIT_MS)),
+    ]);
+    const count = Array.isArray(reply) ? Number(reply[1]) : Number.NaN;
+    return Number.isSafeInteger(count) && count > 0 ? ` (it has ${count}: 0 to ${count - 1})` : "";
+  } catch {
+    return "";
+  } finally {
+    probe.disconnect();
   }
 }
 

@@ -2,12 +2,19 @@
 // a client of its own instead of BullMQ's QueueEvents: every entry is untrusted (any client of
 // the server can XADD to the stream), and QueueEvents JSON-parses return values inside its
 // loop, so one malformed entry threw out of the loop and stopped every later event. Here an
-// entry is only ever strings (its event name, job id and, for progress, its raw `data`), and
-// nothing in it can throw or stop the loop: one bad entry costs that entry. A result in an
-// event is never believed (the agent reads the job's own hash; see executor.ts).
-// docs/queue.md — Topology (results), Failure scenarios (a malformed or forged event).
+// entry is only ever strings (its event name, job id and, for progress, its raw `data`), read
+// by redis-data.ts, and nothing in it can throw or stop the loop: one bad entry costs that
+// entry. A result in an event is never believed (the agent reads the job's own hash).
+//
+// The reader reads after the last entry it saw. An entry with an id far in the future, then
+// the stream deleted (or replaced by one with lower ids), would leave it waiting above every
+// new entry for good: so whenever a read finds nothing, and when the heartbeat finds a
+// finished job whose event never came, it looks at the stream's newest entry and, if that is
+// below its place (or the stream is gone), reads on from where the stream now is.
+// docs/queue.md — Topology (results), Failure scenarios (a malformed or forged event, a stream that went back).
 import type { Redis } from "ioredis";
 import { NativePromise } from "../contract/primordials.js";
+import { compareStreamIds, decodeStreamRead, decodeStreamTop } from "./redis-data.js";
 
 /** How long one XREAD blocks; stop() does not wait for it (it drops the connection). */
 const BLOCK_MS = 5000;
@@ -15,6 +22,8 @@ const BLOCK_MS = 5000;
 const BATCH = 1000;
 /** After a failed read (Redis unreachable), the next one waits this long. */
 const RETRY_MS = 100;
+/** Where a read starts on a stream that has no entry: every entry it will have is new. */
+const BEFORE_ANY = "0-0";
 
 /**
  * What the reader hands on: an event's name, its job id and, when the entry has one, its
@@ -24,15 +33,24 @@ export type EventListener = (event: string, jobId: string, data: string | undefi
 
 export class EventReader {
   readonly #client: Redis;
+  /** A client for the place checks (the reader's own is blocked in XREAD). */
+  readonly #control: Redis;
   readonly #stream: string;
   readonly #listener: EventListener;
   #lastId: string;
   #stopped = false;
   #started = false;
+  #checking = false;
+
+  /** The id reads start after for `stream` now: its newest entry (none of a new executor's events can be missed). */
+  static async newestId(client: Redis, stream: string): Promise<string> {
+    return decodeStreamTop(await client.xrevrange(stream, "+", "-", "COUNT", 1)) ?? BEFORE_ANY;
+  }
 
   /** Reads `stream` after the entry `lastId` on `client` (a connected client of its own). */
-  constructor(client: Redis, stream: string, lastId: string, listener: EventListener) {
+  constructor(client: Redis, control: Redis, stream: string, lastId: string, listener: EventListener) {
     this.#client = client;
+    this.#control = control;
     this.#stream = stream;
     this.#lastId = lastId;
     this.#listener = listener;
@@ -54,6 +72,29 @@ export class EventReader {
     this.#client.disconnect();
   }
 
+  /**
+   * Looks whether the stream went back below this reader's place (its newest entry is older,
+   * or it has none) and, if so, reads on from where it now is: from its newest entry, or from
+   * its start when it has none. One check at a time; a failed one changes nothing.
+   */
+  checkPlace(): void {
+    if (this.#checking || this.#stopped) return;
+    this.#checking = true;
+    const place = this.#lastId;
+    this.#control
+      .xrevrange(this.#stream, "+", "-", "COUNT", 1)
+      .then((reply: unknown) => {
+        const top = decodeStreamTop(reply);
+        // Moved on meanwhile (a read delivered entries): that read knew better.
+        if (top === undefined || this.#lastId !== place) return;
+        if (top === null) this.#lastId = BEFORE_ANY;
+        else if (compareStreamIds(top, place) < 0) this.#lastId = top;
+      }, ignore)
+      .finally(() => {
+        this.#checking = false;
+      });
+  }
+
   async #read(): Promise<void> {
     while (!this.#stopped) {
       let reply: unknown;
@@ -64,21 +105,19 @@ export class EventReader {
         await new NativePromise((resolve) => setTimeout(resolve, RETRY_MS).unref());
         continue;
       }
-      if (!this.#stopped) this.#deliver(reply);
+      if (this.#stopped) return;
+      if (reply === null) this.checkPlace();
+      else this.#deliver(reply);
     }
   }
 
   /** Every well-formed entry of an XREAD reply, in order; anything else is skipped. */
   #deliver(reply: unknown): void {
-    const entries = Array.isArray(reply) && Array.isArray(reply[0]) ? (reply[0] as unknown[])[1] : undefined;
-    if (!Array.isArray(entries)) return;
-    for (const entry of entries) {
-      if (!Array.isArray(entry) || typeof entry[0] !== "string") continue;
-      this.#lastId = entry[0];
-      const fields = readFields(entry[1]);
-      if (fields === undefined) continue;
+    const { events, lastId } = decodeStreamRead(reply);
+    if (lastId !== undefined) this.#lastId = lastId;
+    for (const { event, jobId, data } of events) {
       try {
-        this.#listener(fields.event, fields.jobId, fields.data);
+        this.#listener(event, jobId, data);
       } catch {
         // The listener's own failure must not stop the stream either.
       }
@@ -86,17 +125,4 @@ export class EventReader {
   }
 }
 
-/** The `event`, `jobId` and (if a string) `data` fields of one entry's field list, or undefined. */
-function readFields(fields: unknown): { event: string; jobId: string; data: string | undefined } | undefined {
-  if (!Array.isArray(fields)) return undefined;
-  let event: unknown;
-  let jobId: unknown;
-  let data: unknown;
-  for (let index = 0; index + 1 < fields.length; index += 2) {
-    if (fields[index] === "event") event = fields[index + 1];
-    else if (fields[index] === "jobId") jobId = fields[index + 1];
-    else if (fields[index] === "data") data = fields[index + 1];
-  }
-  if (typeof event !== "string" || typeof jobId !== "string") return undefined;
-  return { event, jobId, data: typeof data === "string" ? data : undefined };
-}
+function ignore(): void {}

@@ -5,7 +5,8 @@
 // and its result is read from the job's own hash (never from the event, which anyone can
 // write), to be re-linked and frozen by the pipeline. Every way a call can end without a
 // result (abort, timeout, a lost host, a lost Redis, close) settles it here, at once or
-// within a bound, and marks its job so that no host ever starts it afterwards.
+// within a bound, and marks its job so that no host starts it afterwards (agent-lease.ts says
+// in which order those marks and the agent's lease are written, start-check.ts how hosts read them).
 // docs/contract.md: rules 1–13 through the shared pipeline, rule W6 — batches; docs/queue.md — Guarantees, and what is not guaranteed.
 import { randomUUID } from "node:crypto";
 import type { Queue } from "bullmq";
@@ -28,7 +29,6 @@ import { NonRecoverableToolError, ToolContractError } from "../contract/errors.j
 import { describeValue } from "../contract/grammar.js";
 import { ArrayIsArray, isProxy, NativePromise, ObjectFreeze, PerformanceNow } from "../contract/primordials.js";
 import { adoptAttachments, errorContent, type ToolResultMessage } from "../contract/results.js";
-import { cutToCodePoints } from "../contract/serialize.js";
 import { checkTimeoutMs } from "../contract/timeout.js";
 import { registeredTools, ToolRegistry } from "../contract/tools.js";
 import { describeFailure } from "../contract/untrusted.js";
@@ -49,15 +49,16 @@ import type { BatchOptions, CallOptions, ToolExecutor } from "../executor/tool-e
 import { recordArgumentBudgets } from "../executor/tool-executor.js";
 import { callAppRefusal } from "../worker/app-refusal.js";
 import { loadToolModules, type ToolModuleSpecifier } from "../worker/tool-modules.js";
-import { cancelJob } from "./cancel.js";
+import { AgentLease } from "./agent-lease.js";
 import { BULLMQ_CLOSE_MS, closeRedis, connectOrFail, openRedis, settlesWithin } from "./connection.js";
 import { EventReader } from "./event-reader.js";
-import { type JobState, readJobStates } from "./job-states.js";
+import { readJobStates } from "./job-states.js";
+import { jobIdFor, type QueueKeys, queueKeys } from "./keys.js";
 import { durationOption, type QueueConnection, readConnection, readQueueName } from "./options.js";
 import { loadQueuePeers } from "./peers.js";
 import { openRemoteProgress } from "./progress.js";
-import { BULL_PREFIX, type CancelReason, decodeResult, FINISHED_JOB_RETENTION, failedOutcome, type QueueJobData } from "./protocol.js";
-import type { HostFacts } from "./result-codec.js";
+import { type CancelReason, FINISHED_JOB_RETENTION, failedOutcome, type QueueJobData } from "./protocol.js";
+import { decodeProgress, decodeResult, type HostFacts, type JobState, type ResultLimits } from "./redis-data.js";
 import { StoppedJobs, THREAD_KILLED_EVENT } from "./thread-facts.js";
 
 /** Options of `QueueToolExecutor.create`. Give exactly one of `modules` and `registry`. */
@@ -89,7 +90,11 @@ export interface QueueToolExecutorOptions {
   readonly heartbeatMs?: number;
   /** How long `create()` tries to reach Redis (default 5000, at most 60 000). */
   readonly connectTimeoutMs?: number;
-  /** Redis unreachable this long while calls are in flight fails them (default 10 000, at most 600 000). */
+  /**
+   * Redis unreachable this long while calls are in flight fails them (default 10 000, at most
+   * 600 000). It is also how long the agent's lease lasts: hosts start its jobs only while it
+   * has reached Redis within this time.
+   */
   readonly redisLostMs?: number;
   /** How long `close()` waits for accepted calls before failing them (default 30 000). */
   readonly closeTimeoutMs?: number;
@@ -112,12 +117,16 @@ interface PendingJob {
   readonly jobId: string;
   /** When the call was enqueued: Redis's silence is counted for a call from then at the earliest. */
   readonly since: number;
+  /** The job's add was sent (the lease was fresh): a cancel is needed from then on. */
+  addSent: boolean;
   /** The job is in Redis (its add resolved): from then on the heartbeat watches it. */
   enqueued: boolean;
   /** Consecutive heartbeats that found no job: a restarted Redis, or lost data. */
   missingTicks: number;
-  /** The host's answer, as read from the job's hash (parsed JSON, still untrusted). */
-  answer(value: unknown): void;
+  /** A host's thread kill of this job was announced before its result was read. */
+  killHeard: boolean;
+  /** The host's answer, as read from the job's hash (its raw text, still untrusted). */
+  answer(text: string): void;
   /** A progress event's data (untrusted), for a call whose caller listens. */
   progress(data: unknown): void;
   /** This side gives up with `outcome`, and marks the job so that no host starts it. */
@@ -126,9 +135,6 @@ interface PendingJob {
 
 /** Jobs with a missing hash this many heartbeats in a row are lost (one tick may race the event). */
 const MISSING_TICKS = 2;
-const MAX_CALL_ID_IN_JOB_ID = 64;
-/** Code units kept as they are in a job id: printable ASCII but the escape "%" and BullMQ's ":". */
-const PLAIN_JOB_ID_UNIT = /[\x21-\x24\x26-\x39\x3b-\x7e]/;
 
 /** What `create` connected, handed to the executor once: the queue, the events reader's client and where it starts, every Redis client. */
 interface Connected {
@@ -148,17 +154,17 @@ export class QueueToolExecutor implements ToolExecutor {
   readonly #pipeline: Pipeline;
   readonly #options: ResolvedOptions;
   readonly #queue: Queue;
+  readonly #keys: QueueKeys;
   readonly #events: EventReader;
-  /** Our own client: job states, cancel marks and messages (no offline queue: fails fast). */
+  /** Our own client: job states, cancel marks and messages, the lease (no offline queue: fails fast). */
   readonly #control: Redis;
   readonly #clients: readonly Redis[];
-  /** Unique per executor, so job ids of two agents never collide. */
-  readonly #jobPrefix = `tg-${randomUUID()}`;
+  /** Unique per executor: it starts every job id of this agent (so two agents' never collide) and names its lease. */
+  readonly #agentId = `tg-${randomUUID()}`;
   #jobCount = 0;
   readonly #pending = new Map<string, PendingJob>();
-  /** Cancellations Redis did not take (it was unreachable): sent again once it answers. */
-  readonly #unsentCancels = new Map<string, CancelReason>();
-  readonly #sendingCancels = new Set<Promise<unknown>>();
+  /** The cancels of the jobs this side stops, and the lease hosts check before they start a job. */
+  readonly #lease: AgentLease;
   /** Jobs whose finishing event came, to be confirmed from their hashes in one read. */
   readonly #toConfirm = new Set<string>();
   #confirmScheduled = false;
@@ -182,18 +188,31 @@ export class QueueToolExecutor implements ToolExecutor {
     recordArgumentBudgets(this, options.settings.argumentBudgets);
     this.#options = options;
     this.#queue = queue;
+    this.#keys = queueKeys(options.queue);
     this.#control = clients[0] as Redis;
     this.#clients = clients;
+    this.#lease = new AgentLease({
+      client: this.#control,
+      keys: this.#keys,
+      agentId: this.#agentId,
+      leaseMs: options.redisLostMs,
+      answered: () => {
+        this.#lastHealthyAt = PerformanceNow();
+      },
+      stranded: () => this.#startHeartbeat(),
+    });
     // An event only says where to look: the result is read from the job's hash (a forged
     // `completed` event for a job still running finds no result there, and is ignored).
     // Progress and a host's late thread kill are hints too: each is checked before it is used.
-    this.#events = new EventReader(eventsClient, `${BULL_PREFIX}:${options.queue}:events`, lastEventId, (event, jobId, data) => {
+    this.#events = new EventReader(eventsClient, this.#control, this.#keys.events, lastEventId, (event, jobId, data) => {
       if (event === "completed" || event === "failed") {
         if (this.#pending.has(jobId)) this.#confirm(jobId);
       } else if (event === "progress") {
-        if (data !== undefined) this.#pending.get(jobId)?.progress(parseJson(data));
+        if (data !== undefined) this.#pending.get(jobId)?.progress(decodeProgress(data));
       } else if (event === THREAD_KILLED_EVENT) {
-        this.#stopped.killed(jobId);
+        const entry = this.#pending.get(jobId);
+        if (entry !== undefined) entry.killHeard = true;
+        else this.#stopped.killed(jobId);
       }
     });
     this.#events.start();
@@ -216,8 +235,7 @@ export class QueueToolExecutor implements ToolExecutor {
     let lastEventId: string;
     try {
       // Events are read from the newest one now: none of this executor's can be missed.
-      const newest = await control.xrevrange(`${BULL_PREFIX}:${resolved.queue}:events`, "+", "-", "COUNT", 1);
-      lastEventId = newest[0]?.[0] ?? "0-0";
+      lastEventId = await EventReader.newestId(control, queueKeys(resolved.queue).events);
       queue = new peers.Queue(resolved.queue, { connection: clients[1] as Redis });
       queue.on("error", ignore);
       await withTimeout(Promise.all([queue.waitUntilReady(), eventsClient.connect()]), resolved.connectTimeoutMs);
@@ -281,8 +299,8 @@ export class QueueToolExecutor implements ToolExecutor {
     await settlesWithin(this.#accepted.allSettled(), this.#options.closeTimeoutMs);
     this.#enqueueClosed = true;
     for (const entry of [...this.#pending.values()]) entry.giveUp(failedOutcome("the executor closed before the host answered"));
-    this.#resendCancels();
-    await settlesWithin(Promise.allSettled([...this.#sendingCancels]), this.#options.redisLostMs);
+    this.#lease.flush();
+    await settlesWithin(this.#lease.settled(), this.#options.redisLostMs);
     this.#stopHeartbeat();
     this.#events.stop();
     // BullMQ's close waits for Redis, which a lost or partitioned link never answers: bounded, then the clients go.
@@ -299,10 +317,9 @@ export class QueueToolExecutor implements ToolExecutor {
     const { call, signal } = request;
     // close() stopped waiting: this call (a batch member, or one whose approval came late) is never enqueued.
     if (this.#enqueueClosed) return NativePromise.resolve(failedOutcome("the executor closed before the call could be enqueued"));
-    // The agent holds the definition: the host serializes under the tool's own budgets, so its content is checked against them.
-    const maxContentCodePoints = outputBudgetsFor(request.tool.budgets, DEFAULT_OUTPUT_BUDGETS).maxContentCodePoints;
+    const limits = resultLimits(request);
     this.#jobCount += 1;
-    const jobId = `${this.#jobPrefix}.${this.#jobCount}.${jobIdPart(call.id)}`;
+    const jobId = jobIdFor(this.#agentId, this.#jobCount, call.id);
     const startedAt = PerformanceNow();
     const remote = request.onProgress === undefined ? undefined : openRemoteProgress(request.onProgress, call.id, call.name, signal);
     return new NativePromise<ToolOutcome>((resolve, reject) => {
@@ -317,21 +334,29 @@ export class QueueToolExecutor implements ToolExecutor {
       };
       const stop = (reason: CancelReason): boolean => {
         if (!finish()) return false;
-        this.#cancel(jobId, reason);
+        // A job never added needs no cancel: its add, waiting for the lease, is never sent now.
+        if (entry.addSent) this.#lease.cancel(jobId, reason, this.#adding.get(jobId));
         this.#stopped.remember(jobId, request.record);
         return true;
       };
       const entry: PendingJob = {
         jobId,
         since: PerformanceNow(),
+        addSent: false,
         enqueued: false,
         missingTicks: 0,
-        answer: (value) => {
+        killHeard: false,
+        answer: (text) => {
           if (!finish()) return;
-          const decoded = decodeResult(value, maxContentCodePoints);
+          const decoded = decodeResult(text, limits);
           if (decoded.facts !== undefined) request.record(agentFacts(decoded.facts, PerformanceNow() - startedAt));
           if (decoded.fatal) reject(new NonRecoverableToolError(decoded.message));
           else resolve(withinAttachmentBudgets(decoded.outcome, request));
+          // The host stopped the call itself (its time limit, its close()): its thread may be terminated after this answer.
+          if (decoded.stopped) {
+            this.#stopped.remember(jobId, request.record);
+            if (entry.killHeard) this.#stopped.killed(jobId);
+          }
         },
         progress: (data) => remote?.deliver(data),
         giveUp: (outcome) => {
@@ -361,11 +386,17 @@ export class QueueToolExecutor implements ToolExecutor {
         ...(remote === undefined ? {} : { progress: true }),
         ...(this.#options.sentAttachmentBudgets === undefined ? {} : { attachmentBudgets: this.#options.sentAttachmentBudgets }),
       };
-      const adding = this.#queue.add(call.name, data, {
-        jobId,
-        attempts: 1,
-        removeOnComplete: FINISHED_JOB_RETENTION,
-        removeOnFail: FINISHED_JOB_RETENTION,
+      // Added only while the agent's lease is fresh (hosts refuse jobs of an agent whose lease expired),
+      // and never once the call has settled meanwhile.
+      const adding = this.#lease.fresh().then(() => {
+        if (this.#pending.get(jobId) !== entry) throw new Error("the call settled before its job was added");
+        entry.addSent = true;
+        return this.#queue.add(call.name, data, {
+          jobId,
+          attempts: 1,
+          removeOnComplete: FINISHED_JOB_RETENTION,
+          removeOnFail: FINISHED_JOB_RETENTION,
+        });
       });
       this.#adding.set(jobId, adding);
       adding
@@ -379,42 +410,18 @@ export class QueueToolExecutor implements ToolExecutor {
     });
   }
 
-  /**
-   * Marks the job (a host that has not started it never will) and tells the hosts to stop
-   * it (the one running it aborts the tool's signal). Kept for later if Redis is unreachable.
-   */
-  #cancel(jobId: string, reason: CancelReason): void {
-    const send = () => cancelJob(this.#control, this.#options.queue, jobId, reason);
-    // After the job's add settles: a cancel that overtook it would find nothing to remove.
-    const adding = this.#adding.get(jobId);
-    const sending = (adding === undefined ? send() : adding.then(send, send))
-      .then(
-        () => undefined,
-        () => {
-          this.#unsentCancels.set(jobId, reason);
-          this.#startHeartbeat();
-        },
-      )
-      .finally(() => this.#sendingCancels.delete(sending));
-    this.#sendingCancels.add(sending);
-  }
-
-  #resendCancels(): void {
-    const unsent = [...this.#unsentCancels];
-    this.#unsentCancels.clear();
-    for (const [jobId, reason] of unsent) this.#cancel(jobId, reason);
-  }
-
   #startHeartbeat(): void {
     if (this.#heartbeat !== undefined) return;
     this.#lastHealthyAt = PerformanceNow();
     this.#heartbeat = setInterval(() => void this.#tick(), this.#options.heartbeatMs);
     this.#heartbeat.unref();
+    this.#lease.start();
   }
 
   #stopHeartbeat(): void {
     clearInterval(this.#heartbeat);
     this.#heartbeat = undefined;
+    this.#lease.stop();
   }
 
   /**
@@ -422,7 +429,7 @@ export class QueueToolExecutor implements ToolExecutor {
    * `redisLostMs` of that call's own life (silence from before a call existed is not its).
    */
   async #tick(): Promise<void> {
-    if (this.#pending.size === 0 && this.#unsentCancels.size === 0) {
+    if (this.#pending.size === 0 && this.#lease.unsent === 0) {
       this.#stopHeartbeat();
       return;
     }
@@ -443,12 +450,16 @@ export class QueueToolExecutor implements ToolExecutor {
       const watched = [...this.#pending.values()].filter((entry) => entry.enqueued);
       const states = await readJobStates(
         this.#control,
-        this.#options.queue,
+        this.#keys,
         watched.map((entry) => entry.jobId),
       );
       this.#lastHealthyAt = PerformanceNow();
-      this.#resendCancels();
-      for (let index = 0; index < watched.length; index += 1) applyState(watched[index] as PendingJob, states[index] as JobState);
+      for (let index = 0; index < watched.length; index += 1) {
+        const job = states[index] as JobState;
+        // A finished job whose event never came: the event reader may have lost its place in the stream.
+        if (job.state === "completed" || job.state === "failed") this.#events.checkPlace();
+        applyState(watched[index] as PendingJob, job);
+      }
     } catch {
       // Redis did not answer: #lastHealthyAt stays where it was, and the next tick judges.
     } finally {
@@ -469,7 +480,7 @@ export class QueueToolExecutor implements ToolExecutor {
       this.#confirmScheduled = false;
       const jobIds = [...this.#toConfirm];
       this.#toConfirm.clear();
-      readJobStates(this.#control, this.#options.queue, jobIds).then((states) => {
+      readJobStates(this.#control, this.#keys, jobIds).then((states) => {
         for (let index = 0; index < jobIds.length; index += 1) {
           const entry = this.#pending.get(jobIds[index] as string);
           const job = states[index] as JobState;
@@ -484,7 +495,7 @@ export class QueueToolExecutor implements ToolExecutor {
 function applyState(entry: PendingJob, job: JobState): void {
   switch (job.state) {
     case "completed":
-      entry.answer(parseJson(job.returnValue));
+      entry.answer(job.returnValue);
       return;
     case "failed":
       entry.giveUp(failedOutcome(`the job failed on its host: ${job.failedReason}`));
@@ -495,6 +506,9 @@ function applyState(entry: PendingJob, job: JobState): void {
           "the host running the tool stopped renewing its job lock (it was killed, or cut off from Redis); the tool may have run, and it will not run again",
         ),
       );
+      return;
+    case "not-a-job":
+      entry.giveUp(failedOutcome("the job's key in Redis holds something that is not a job (another client wrote it)"));
       return;
     case "missing":
       entry.missingTicks += 1;
@@ -512,23 +526,17 @@ function applyState(entry: PendingJob, job: JobState): void {
 }
 
 /**
- * A readable piece of the call id in the job id, in printable ASCII: BullMQ refuses ":" in
- * ids, and BullMQ and ioredis encode other strings differently on their way to a key (a
- * lone surrogate made two keys of one job). Every other code unit is escaped as in URLs
- * ("%3A", "%25"; "%uD800" above ASCII): an escape always starts with "%" and none is a
- * prefix of another, so the escape is reversible and distinct ids stay distinct.
+ * What bounds the call's result as this side reads it: the content budget the host serialized
+ * under (the agent holds the definition: the tool's own, else the default) and the call's
+ * attachment budgets (the tool's own over this executor's).
  */
-function jobIdPart(callId: string): string {
-  const kept = cutToCodePoints(callId, MAX_CALL_ID_IN_JOB_ID).text;
-  let part = "";
-  for (let index = 0; index < kept.length; index += 1) {
-    const unit = kept.charCodeAt(index);
-    const char = kept[index] as string;
-    if (PLAIN_JOB_ID_UNIT.test(char)) part += char;
-    else if (unit < 0x80) part += `%${unit.toString(16).toUpperCase().padStart(2, "0")}`;
-    else part += `%u${unit.toString(16).toUpperCase().padStart(4, "0")}`;
-  }
-  return part;
+function resultLimits(request: RunRequest): ResultLimits {
+  const attachments = attachmentBudgetsFor(request.tool.attachmentBudgets, request.attachmentBudgets);
+  return {
+    maxContentCodePoints: outputBudgetsFor(request.tool.budgets, DEFAULT_OUTPUT_BUDGETS).maxContentCodePoints,
+    maxAttachmentBytes: attachments.maxAttachmentBytes,
+    maxAttachments: attachments.maxAttachments,
+  };
 }
 
 /**
@@ -561,14 +569,6 @@ function timedOut(timeoutMs: number): ToolOutcome {
     content: errorContent(ToolErrorCode.EXECUTION_TIMEOUT, { text: `the tool did not finish within ${timeoutMs} ms`, cut: false }),
     isError: true,
   });
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 function withTimeout<T>(pending: Promise<T>, ms: number): Promise<T> {

@@ -1,9 +1,11 @@
 // A worker host: consumes a toolgate queue and runs each job in a local WorkerToolExecutor,
 // so the host half of a call is the worker executor's whole contract (its own snapshot and
 // validation of the JSON arguments, `execute` and the serializer in a thread, a spinning
-// tool's thread terminated after the grace period) and the host keeps serving. Jobs are
-// taken one per thread; a job the agent has given up on is never started; a cancel
-// message over Redis pub/sub aborts the signal of the job's running tool.
+// tool's thread terminated after the grace period) and the host keeps serving. A host takes
+// up to twice as many jobs as it has threads and starts one per free thread; a job that waited
+// (for a thread, or in a stalled connection) is confirmed against Redis before it starts
+// (start-check.ts), so a job the agent has given up on is not started; a cancel message over
+// Redis pub/sub aborts the signal of the job's running tool.
 // docs/contract.md: rules W1–W5 on the host, through WorkerToolExecutor; docs/queue.md — Topology.
 import { availableParallelism } from "node:os";
 import type { Job } from "bullmq";
@@ -19,8 +21,9 @@ import {
 import { ContractErrorCode, Limits, ToolErrorCode } from "../contract/constants.js";
 import { isNonRecoverableToolError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
-import { ArrayIsArray, isProxy } from "../contract/primordials.js";
+import { ArrayIsArray, isProxy, NativePromise } from "../contract/primordials.js";
 import { errorContent, type ToolResultMessage } from "../contract/results.js";
+import { cutToCodePoints } from "../contract/serialize.js";
 import { checkTimeoutMs } from "../contract/timeout.js";
 import type { ToolRegistry } from "../contract/tools.js";
 import { describeFailure, readDataProperty } from "../contract/untrusted.js";
@@ -29,11 +32,14 @@ import { WorkerToolExecutor } from "../worker/executor.js";
 import { MAX_THREADS } from "../worker/options.js";
 import type { ToolModuleSpecifier } from "../worker/tool-modules.js";
 import { closeRedis, connectOrFail, openRedis, settlesWithin } from "./connection.js";
+import { type QueueKeys, queueKeys, readJobId } from "./keys.js";
 import { durationOption, type QueueConnection, readConnection, readQueueName } from "./options.js";
 import { loadQueuePeers } from "./peers.js";
 import { relayToJob } from "./progress.js";
-import { type CancelReason, cancelChannel, cancelMarkKey, decodeCancel, type QueueJobData, type QueueJobResult } from "./protocol.js";
+import type { CancelReason, NotStartedReason, QueueJobResult } from "./protocol.js";
+import { decodeCancel, decodeJobData, readCancelReason } from "./redis-data.js";
 import { attachmentsOverBudget, encodeAttachments } from "./result-codec.js";
+import { FETCH_WAIT_MS, StartCheck } from "./start-check.js";
 import { announceThreadKilled, HostFactsBook } from "./thread-facts.js";
 
 /** Options of `runToolWorkerHost`. */
@@ -117,13 +123,14 @@ const STOPPED_JOBS_RECORD_MS = 2000;
 export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise<ToolWorkerHost> {
   const resolved = resolveHostOptions(options);
   const { Worker } = await loadQueuePeers();
+  const keys = queueKeys(resolved.queue);
   const control = openRedis(resolved.connection, { enableOfflineQueue: false, commandTimeout: resolved.lockDurationMs });
   await connectOrFail(control, resolved.connectTimeoutMs, resolved.connection);
   const subscriber = openRedis(resolved.connection);
   const workerClient = openRedis(resolved.connection);
   const clients: Redis[] = [control, subscriber, workerClient];
   let executor: WorkerToolExecutor;
-  const facts = new HostFactsBook((jobId) => announceThreadKilled(control, resolved.queue, jobId));
+  const facts = new HostFactsBook((jobId) => announceThreadKilled(control, keys, jobId));
   try {
     executor = await WorkerToolExecutor.create({
       modules: resolved.modules,
@@ -158,41 +165,56 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
     else early.add(cancel.jobId, cancel.reason);
   });
   await subscriber.connect();
-  await subscriber.subscribe(cancelChannel(resolved.queue));
+  await subscriber.subscribe(keys.cancelChannel);
   // Pub/sub drops messages while a connection is down: the marks are read again while jobs run.
-  const markPoll = setInterval(() => void abortMarked(control, resolved.queue, running), CANCEL_POLL_MS);
+  const markPoll = setInterval(() => void abortMarked(control, keys, running), CANCEL_POLL_MS);
   markPoll.unref();
+  const startCheck = new StartCheck(control, keys);
+  // Whatever this host knew of leases is from before a connection was made again (start-check.ts).
+  for (const client of [control, workerClient]) client.on("ready", () => startCheck.reconnected());
+  /** One per thread: a job starts only on a free thread; the one it waited for may be long gone. */
+  const slots = new ThreadSlots(resolved.threads);
 
-  const runJob = async (job: Job, _token: string | undefined, bullSignal?: AbortSignal): Promise<QueueJobResult> => {
-    const jobId = job.id as string;
+  const runJob = async (job: Job, token: string | undefined, bullSignal?: AbortSignal): Promise<QueueJobResult> => {
+    const jobId = readJobId(job.id);
+    if (jobId === undefined) return notStarted("no-agent");
     const controller = new AbortController();
     const onBullAbort = (): void => controller.abort(stopReason("abort"));
     bullSignal?.addEventListener("abort", onBullAbort, { once: true });
-    // Registered before the mark is read: a cancel published after the read finds it here.
+    // Registered before anything waits: a cancel message from now on aborts it.
     running.set(jobId, controller);
     let book: ReturnType<HostFactsBook["begin"]> | undefined;
-    const data = job.data as Partial<QueueJobData> | null;
-    const callId = data?.callId;
+    let holdsThread = false;
+    const data = decodeJobData(job.data);
     try {
-      // No read of the mark here: the agent's cancel removes a waiting job atomically (cancel.ts),
-      // so a job taken here was taken before its cancel, whose message aborts it (or came early).
       const reason = early.take(jobId);
       if (reason !== undefined) controller.abort(stopReason(reason));
-      const call = { type: "toolCall", id: callId, name: data?.toolName, arguments: data?.arguments };
-      const budgets = jobAttachmentBudgets(data?.attachmentBudgets, tools.get(String(data?.toolName))?.attachmentBudgets);
+      const waited = !slots.take();
+      if (waited && !(await slots.waitFor(controller.signal))) return notStarted("cancelled");
+      holdsThread = true;
+      const fetchedAt = typeof job.processedOn === "number" ? job.processedOn : 0;
+      const refusal = await startCheck.check({
+        id: jobId,
+        token,
+        waited: waited || Date.now() - fetchedAt >= FETCH_WAIT_MS,
+        signal: controller.signal,
+      });
+      if (refusal !== undefined) return notStarted(refusal);
+      const budgets = jobAttachmentBudgets(data.attachmentBudgets, tools.get(String(data.call.name))?.attachmentBudgets);
       // The agent's limit for the call: the host's pipeline applies it as the call's own (a
       // malformed one is refused with the job, as a malformed call is).
-      const timeoutMs = data?.timeoutMs;
+      const timeoutMs = data.timeoutMs;
       const options = {
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
-        ...(data?.progress === true ? { onProgress: relayToJob(job) } : {}),
+        ...(data.progress ? { onProgress: relayToJob(job) } : {}),
       };
-      if (typeof callId === "string") book = facts.begin(jobId, callId);
-      const message = await executor.executeToolCall(call, controller.signal, options);
-      return withFacts(encodeMessage(message, budgets), book, callId);
+      if (data.callId !== undefined) book = facts.begin(jobId, data.callId);
+      const message = await executor.executeToolCall(data.call, controller.signal, options);
+      return withFacts(encodeMessage(message, budgets), book, data.callId);
     } catch (error) {
-      return withFacts(encodeFailure(error, controller.signal), book, callId);
+      return withFacts(encodeFailure(error, controller.signal), book, data.callId);
     } finally {
+      if (holdsThread) slots.free();
       running.delete(jobId);
       if (running.size === 0) for (const wake of idleWaiters.splice(0)) wake();
       bullSignal?.removeEventListener("abort", onBullAbort);
@@ -253,6 +275,52 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
   };
 }
 
+/** The answer to a job the host did not start: the agent says why, in words (redis-data.ts). */
+function notStarted(reason: NotStartedReason): QueueJobResult {
+  return { kind: "not-started", reason };
+}
+
+/** The host's threads as places a job takes before it starts: first come, first served. */
+class ThreadSlots {
+  #free: number;
+  readonly #waiting: (() => void)[] = [];
+
+  constructor(threads: number) {
+    this.#free = threads;
+  }
+
+  /** Takes a free thread at once; false when none is free. */
+  take(): boolean {
+    if (this.#free === 0) return false;
+    this.#free -= 1;
+    return true;
+  }
+
+  /** Resolves true once a thread is this caller's, false when `signal` aborts first (nothing held then). */
+  waitFor(signal: AbortSignal): Promise<boolean> {
+    return new NativePromise((resolve) => {
+      const granted = (): void => {
+        signal.removeEventListener("abort", abandoned);
+        resolve(true);
+      };
+      const abandoned = (): void => {
+        const index = this.#waiting.indexOf(granted);
+        if (index >= 0) this.#waiting.splice(index, 1);
+        resolve(false);
+      };
+      if (signal.aborted) return resolve(false);
+      signal.addEventListener("abort", abandoned, { once: true });
+      this.#waiting.push(granted);
+    });
+  }
+
+  free(): void {
+    const next = this.#waiting.shift();
+    if (next === undefined) this.#free += 1;
+    else next();
+  }
+}
+
 /** Cancel messages for jobs not running here, kept a while (bounded) for a job taken but not yet started. */
 class EarlyCancels {
   readonly #reasons = new Map<string, { readonly reason: CancelReason; readonly at: number }>();
@@ -275,18 +343,19 @@ class EarlyCancels {
 }
 
 /** Aborts every running job whose cancel mark is set; Redis errors wait for the next poll. */
-async function abortMarked(control: Redis, queue: string, running: Map<string, AbortController>): Promise<void> {
+async function abortMarked(control: Redis, keys: QueueKeys, running: Map<string, AbortController>): Promise<void> {
   if (running.size === 0) return;
   const jobIds = [...running.keys()];
-  let marks: (string | null)[];
+  let marks: unknown;
   try {
-    marks = await control.mget(jobIds.map((jobId) => cancelMarkKey(queue, jobId)));
+    marks = await control.mget(jobIds.map((jobId) => keys.mark(jobId)));
   } catch {
     return;
   }
+  if (!ArrayIsArray(marks)) return;
   for (let index = 0; index < jobIds.length; index += 1) {
-    const reason = marks[index];
-    if (reason === "abort" || reason === "timeout" || reason === "gave-up") running.get(jobIds[index] as string)?.abort(stopReason(reason));
+    const reason = readCancelReason(marks[index]);
+    if (reason !== undefined) running.get(jobIds[index] as string)?.abort(stopReason(reason));
   }
 }
 
@@ -329,7 +398,8 @@ function encodeFailure(error: unknown, signal: AbortSignal): QueueJobResult {
   if (signal.aborted) return CANCELLED;
   if (isNonRecoverableToolError(error)) {
     const message = readDataProperty(error, "message");
-    return { kind: "fatal", message: typeof message === "string" ? message : "" };
+    // Cut here as the agent cuts it: a tool's huge message is not written to Redis.
+    return { kind: "fatal", message: typeof message === "string" ? cutToCodePoints(message, Limits.MAX_STRING_CODE_POINTS).text : "" };
   }
   // A ToolContractError: the job's data was not a well-formed call (not written by an agent).
   const failure = describeFailure(error);

@@ -6,11 +6,10 @@ import type { RedisOptions } from "ioredis";
 import { describeValue } from "../contract/grammar.js";
 import { ArrayIsArray, isProxy, JSONStringify, RegExpPrototypeExec } from "../contract/primordials.js";
 import { integerOr, invalidArgument, MAX_DELAY_MS } from "../contract/validators.js";
+import { keyPartProblem, MAX_QUEUE_NAME_LENGTH } from "./keys.js";
 
 /** Where Redis is: a `redis://` (or `rediss://`) URL, or ioredis connection options. */
 export type QueueConnection = string | RedisOptions;
-
-const MAX_QUEUE_NAME_LENGTH = 128;
 
 const REDIS_URL = /^rediss?:\/\//;
 
@@ -57,13 +56,17 @@ function checkUrlDatabase(value: string): void {
   }
 }
 
-/** A BullMQ queue name: non-empty, bounded, without ":" (BullMQ's key separator). */
+const QUEUE_NAME_RULE = `options.queue must be a non-empty string of at most ${MAX_QUEUE_NAME_LENGTH} characters without ":", control characters or lone surrogates`;
+
+/**
+ * A BullMQ queue name: a part of every key of the queue, so it must pass the one check of key
+ * parts (keys.ts: well-formed text that BullMQ and ioredis encode alike, no control characters,
+ * no ":"), and be at most MAX_QUEUE_NAME_LENGTH characters.
+ */
 export function readQueueName(value: unknown): string {
-  if (typeof value !== "string" || value.length === 0 || value.length > MAX_QUEUE_NAME_LENGTH || value.includes(":")) {
-    invalidArgument(
-      `options.queue must be a non-empty string of at most ${MAX_QUEUE_NAME_LENGTH} characters without ":" (got ${typeof value === "string" ? JSONStringify(value.slice(0, 64)) : describeValue(value)})`,
-    );
-  }
+  if (typeof value !== "string") invalidArgument(`${QUEUE_NAME_RULE} (got ${describeValue(value)})`);
+  const problem = keyPartProblem(value, MAX_QUEUE_NAME_LENGTH);
+  if (problem !== undefined) invalidArgument(`${QUEUE_NAME_RULE} (got ${JSONStringify(value.slice(0, 64))}, which ${problem})`);
   return value;
 }
 

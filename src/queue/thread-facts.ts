@@ -1,14 +1,17 @@
 // Thread facts across machines. The host's own executor tells its hooks which thread ran a call,
 // how long the call waited for it and ran, and whether the thread was terminated; the host
 // attaches these to the job's result, and a thread terminated after the host answered (an
-// abort or timeout's grace period ran out) is announced as an event on the queue's stream,
-// so the agent's `onThreadKilled` hears of it.
+// abort's or timeout's grace period ran out: the agent's stop, the host's own time limit, or
+// the host's close()) is announced as an event on the queue's stream, so the agent's
+// `onThreadKilled` hears of it, as the pool's does. A result the host answered by stopping the
+// call itself says so (`stopped`): the agent remembers that job for its late kill too.
 // docs/queue.md — Attachments, progress and thread facts across machines.
 import type { Redis } from "ioredis";
+import { ToolErrorCode } from "../contract/constants.js";
 import { PerformanceNow } from "../contract/primordials.js";
 import type { CallEndEvent, RunFacts, ThreadKilledEvent, ToolExecutorHooks } from "../executor/hooks.js";
-import { BULL_PREFIX } from "./protocol.js";
-import type { HostFacts } from "./result-codec.js";
+import type { QueueKeys } from "./keys.js";
+import type { QueueJobFacts } from "./protocol.js";
 
 /** The event a host adds to `bull:<queue>:events` when it terminated the thread of a job it had answered. */
 export const THREAD_KILLED_EVENT = "toolgate-thread-killed";
@@ -21,7 +24,7 @@ export const LATE_KILL_MEMORY_ENTRIES = 10_000;
 
 interface RunningJob {
   readonly jobId: string;
-  facts: HostFacts | undefined;
+  facts: QueueJobFacts | undefined;
 }
 
 /**
@@ -44,11 +47,14 @@ export class HostFactsBook {
     onCallEnd: (event: CallEndEvent) => {
       const job = this.#running.get(event.toolCallId)?.job;
       if (job === undefined || job === null) return;
+      // Stopped here (the host's time limit, or its close() aborting the call): the thread may be terminated after the answer.
+      const stopped = event.outcome === "aborted" || event.code === ToolErrorCode.EXECUTION_TIMEOUT;
       job.facts = {
         waitMs: event.queueWaitMs,
         runMs: event.runMs,
         killed: event.threadKilled,
         ...(event.threadId === undefined ? {} : { threadId: event.threadId }),
+        ...(stopped ? { stopped: true } : {}),
       };
     },
     onThreadKilled: (event: ThreadKilledEvent) => {
@@ -70,7 +76,7 @@ export class HostFactsBook {
   }
 
   /** The job's call settled on this host: its facts (if its hooks told them), remembered for a late kill. */
-  end(job: RunningJob, callId: string): HostFacts | undefined {
+  end(job: RunningJob, callId: string): QueueJobFacts | undefined {
     const entry = this.#running.get(callId);
     if (entry !== undefined && --entry.count === 0) this.#running.delete(callId);
     this.#answered.set(callId, this.#answered.has(callId) ? null : job.jobId);
@@ -85,10 +91,8 @@ export class HostFactsBook {
 }
 
 /** Adds the late-kill event of `jobId` to the queue's event stream (Redis errors drop it: telemetry only). */
-export function announceThreadKilled(client: Redis, queue: string, jobId: string): void {
-  client
-    .xadd(`${BULL_PREFIX}:${queue}:events`, "MAXLEN", "~", EVENTS_MAX_LENGTH, "*", "event", THREAD_KILLED_EVENT, "jobId", jobId)
-    .catch(() => {});
+export function announceThreadKilled(client: Redis, keys: QueueKeys, jobId: string): void {
+  client.xadd(keys.events, "MAXLEN", "~", EVENTS_MAX_LENGTH, "*", "event", THREAD_KILLED_EVENT, "jobId", jobId).catch(() => {});
 }
 
 /**

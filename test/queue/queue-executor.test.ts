@@ -50,7 +50,10 @@ describe("docs/queue.md — Options: validated up front, with bounds", () => {
   test.each([
     [{ ...base, connection: "http://127.0.0.1:6379" }, "options.connection must be a redis:// or rediss:// URL"],
     [{ ...base, connection: 6379 }, "options.connection must be a redis:// URL or an object"],
-    [{ ...base, queue: "a:b" }, 'options.queue must be a non-empty string of at most 128 characters without ":" (got "a:b")'],
+    [
+      { ...base, queue: "a:b" },
+      'options.queue must be a non-empty string of at most 128 characters without ":", control characters or lone surrogates (got "a:b", which contains ":" (the key separator))',
+    ],
     [{ ...base, queue: "" }, "options.queue must be a non-empty string"],
     [{ ...base, timeoutMs: 0 }, "options.timeoutMs must be an integer from 1 to 2147483647 (got the number 0)"],
     [{ ...base, heartbeatMs: 60_001 }, "options.heartbeatMs must be an integer from 20 to 60000 (got the number 60001)"],
@@ -250,6 +253,8 @@ describe("a refused queue option names the value with its article", () => {
     ["a number", 7, "(got the number 7)"],
   ])("queue set to %s", async (_label, queue, got) => {
     const error = await rejection(QueueToolExecutor.create({ ...base, queue } as never));
-    expect(error.message).toBe(`options.queue must be a non-empty string of at most 128 characters without ":" ${got}`);
+    expect(error.message).toBe(
+      `options.queue must be a non-empty string of at most 128 characters without ":", control characters or lone surrogates ${got}`,
+    );
   });
 });

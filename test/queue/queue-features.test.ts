@@ -5,11 +5,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Worker } from "bullmq";
-import { Redis } from "ioredis";
 import type { CallEndEvent, ThreadKilledEvent, ToolProgress } from "toolgate";
-import { QueueToolExecutor, runToolWorkerHost, type ToolWorkerHost } from "toolgate/queue";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { call, errorOf, fixture, neverAborted, scratchDir, waitForFile } from "../support/helpers.js";
+import { queueKit } from "../support/queue-kit.js";
+import { handmadeAgent } from "../support/queue-lease.js";
 import { findRedis, uniqueQueue } from "../support/redis.js";
 import { startHostProcess } from "./host-process.js";
 
@@ -17,28 +17,7 @@ const TOOLS = fixture("queue-feature-tools");
 const redis = await findRedis();
 const url = "url" in redis ? redis.url : "";
 
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
-});
-
-async function host(queue: string): Promise<ToolWorkerHost> {
-  const started = await runToolWorkerHost({ connection: url, queue, modules: [TOOLS], threads: 2, abortGraceMs: 200 });
-  cleanups.push(() => started.close());
-  return started;
-}
-
-async function agent(queue: string, options: Partial<Parameters<typeof QueueToolExecutor.create>[0]> = {}): Promise<QueueToolExecutor> {
-  const executor = await QueueToolExecutor.create({ connection: url, queue, modules: [TOOLS], heartbeatMs: 100, ...options });
-  cleanups.push(() => executor.close());
-  return executor;
-}
-
-function client(): Redis {
-  const connection = new Redis(url, { maxRetriesPerRequest: null });
-  cleanups.push(async () => connection.disconnect());
-  return connection;
-}
+const { cleanups, host, agent, client } = queueKit(url, [TOOLS]);
 
 /** A bare BullMQ worker on `queue` answering each job with `answer(job id)`: not a toolgate host. */
 function rogueHost(queue: string, answer: (jobId: string) => unknown | Promise<unknown>): void {
@@ -250,11 +229,12 @@ describe.skipIf(!("url" in redis))("docs/queue.md — thread facts across machin
 });
 
 describe.skipIf(!("url" in redis))("docs/queue.md — Guarantees: a cancel that reaches a host before the job's run", () => {
-  test("a cancel message for a job the host has not yet run is kept: the job, taken later, answers cancelled without running", async () => {
+  test("a cancel message for a job the host has not yet run is kept: the job, taken later, is not started", async () => {
     const queue = uniqueQueue("early-cancel");
     await host(queue);
     const writer = client();
-    const jobId = "tg-early.1.call";
+    const agentId = await handmadeAgent(writer, queue);
+    const jobId = `${agentId}.1.call`;
     // The message the agent's cancel publishes, arriving before the host has the job (as when
     // the host's moveToActive and the cancel race): forced here by sending it first.
     await writer.publish(`toolgate:${queue}:cancel`, JSON.stringify({ jobId, reason: "timeout" }));
@@ -267,9 +247,13 @@ describe.skipIf(!("url" in redis))("docs/queue.md — Guarantees: a cancel that 
     });
     await events.waitUntilReady();
     const job = await producer.add("nap", { v: 1, callId: "call", toolName: "nap", arguments: { ms: 0 } }, { jobId });
-    expect(await job.waitUntilFinished(events, 10_000)).toEqual({ kind: "cancelled" });
+    expect(await job.waitUntilFinished(events, 10_000)).toEqual({ kind: "not-started", reason: "cancelled" });
     // The same host runs a job nobody cancelled: the check above could fail.
-    const other = await producer.add("nap", { v: 1, callId: "call", toolName: "nap", arguments: { ms: 0 } }, { jobId: "tg-early.2.call" });
+    const other = await producer.add(
+      "nap",
+      { v: 1, callId: "call", toolName: "nap", arguments: { ms: 0 } },
+      { jobId: `${agentId}.2.call` },
+    );
     expect(await other.waitUntilFinished(events, 10_000)).toMatchObject({ kind: "result", content: "rested", isError: false });
   });
 });

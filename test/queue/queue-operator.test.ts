@@ -9,6 +9,7 @@ import { type CallEndEvent, type CallStartEvent, isToolContractError } from "too
 import { QueueToolExecutor, runToolWorkerHost } from "toolgate/queue";
 import { afterEach, describe, expect, test } from "vitest";
 import { call, errorOf, fixture, neverAborted, scratchDir, settle, waitForFile } from "../support/helpers.js";
+import { handmadeAgent } from "../support/queue-lease.js";
 import { findRedis, uniqueQueue } from "../support/redis.js";
 
 const TOOLS = fixture("queue-timeouts");
@@ -96,13 +97,22 @@ describe.skipIf(!("url" in redis))("queue executor time limits and agent-side op
       connection.disconnect();
     });
     await events.waitUntilReady();
-    // No agent: nothing here cancels the job, so only the host's own timer can end it.
-    const timed = await producer.add("waitForStop", { v: 1, callId: "direct", toolName: "waitForStop", arguments: {}, timeoutMs: 200 });
+    // No agent (a lease written by hand): nothing here cancels the job, so only the host's own timer can end it.
+    const agentId = await handmadeAgent(connection, queue);
+    const timed = await producer.add(
+      "waitForStop",
+      { v: 1, callId: "direct", toolName: "waitForStop", arguments: {}, timeoutMs: 200 },
+      { jobId: `${agentId}.1.direct` },
+    );
     const answer = (await timed.waitUntilFinished(events, 5000)) as { kind: string; content: string; isError: boolean };
     expect(answer).toMatchObject({ kind: "result", isError: true });
     expect(errorOf(answer as never)).toEqual({ code: "TOOL_EXECUTION_TIMEOUT", message: "the tool did not finish within 200 ms" });
     // A malformed limit is refused with the job, never taken as "no limit".
-    const forged = await producer.add("echo", { v: 1, callId: "forged", toolName: "echo", arguments: {}, timeoutMs: "soon" });
+    const forged = await producer.add(
+      "echo",
+      { v: 1, callId: "forged", toolName: "echo", arguments: {}, timeoutMs: "soon" },
+      { jobId: `${agentId}.2.forged` },
+    );
     const refused = (await forged.waitUntilFinished(events, 5000)) as { content: string };
     expect(errorOf(refused as never).message).toContain(
       "the host refused the job: ToolContractError: options.timeoutMs must be an integer from 1 to 2147483647",
