@@ -57,7 +57,7 @@ const agent = createReactAgent({
 });
 const thread = { configurable: { thread_id: "thread-1" } };
 const paused = await agent.invoke({ messages: [new HumanMessage("What is 2 + 3?")] }, thread);
-const { messages } = await agent.invoke(new Command({ resume: { allow: true } }), thread);
+const { messages } = await agent.invoke(new Command({ resume: { toolCallId: "call-1", allow: true } }), thread);
 
 // A fatal error: with a ToolNode that does not catch, the run rejects with the genuine error.
 const fatal = defineTool({
