@@ -19,7 +19,7 @@ export interface QueuePeers {
 }
 
 /** The ranges package.json's peerDependencies declare (test/package/pack.test.ts holds them equal). */
-export const QUEUE_PEER_RANGES: Readonly<Record<"bullmq" | "ioredis", string>> = { bullmq: "~6.7.0", ioredis: "~5.11.1" };
+export const QUEUE_PEER_RANGES: Readonly<Record<"bullmq" | "ioredis", string>> = { bullmq: "~6.7.0", ioredis: ">=5.11.1 <7.0.0" };
 
 let loaded: QueuePeers | undefined;
 let loading: Promise<QueuePeers> | undefined;
@@ -72,7 +72,8 @@ async function importPeers(): Promise<QueuePeers> {
   }
   if (missing.length > 0) broken.unshift(`${missing.join(" and ")} ${missing.length === 1 ? "is" : "are"} not installed`);
   const what = broken.join("; ");
-  const install = `npm install bullmq@${QUEUE_PEER_RANGES.bullmq} ioredis@${QUEUE_PEER_RANGES.ioredis}`;
+  // Quoted: a range with a space ("ioredis@>=5.11.1 <7.0.0") is one argument to a shell.
+  const install = `npm install "bullmq@${QUEUE_PEER_RANGES.bullmq}" "ioredis@${QUEUE_PEER_RANGES.ioredis}"`;
   throw new ToolContractError(
     ContractErrorCode.MISSING_PEER_DEPENDENCY,
     `toolgate/queue needs its optional peer dependencies bullmq and ioredis: ${what}. Add them beside toolgate: ${install}`,

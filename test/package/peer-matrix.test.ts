@@ -16,6 +16,9 @@
 //                     caret as a new project has them (the silent downgrade of issue 46). Read at
 //                     test time: a framework that ships past a range fails here the day it ships
 //                     (`npm run check:peers` says the same without installing);
+//   queue-lowest,     toolgate/queue's bullmq and ioredis at the lowest version of each range
+//   queue-newest      (pinned exactly) and at the registry's `latest` (caret); the README's queue
+//                     example (consumers/queue.ts) runs a host and an agent through the test's Redis;
 //   otel-sdk          the current OpenTelemetry SDK (@opentelemetry/sdk-trace-base's `latest`) with
 //                     the newest @opentelemetry/api it accepts, and the README example under the
 //                     SDK's own tracer provider (peers/otel-sdk.mjs).
@@ -52,6 +55,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import semver from "semver";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { findRedis } from "../support/redis.js";
 import { writeConsumerTsconfig } from "./peers/consumer-tsconfig.js";
 import {
   declaredPeers,
@@ -71,9 +75,11 @@ const CONSUMERS = join(ROOT, "test/package/consumers");
 const TSC = join(ROOT, "node_modules/typescript/bin/tsc");
 const IN_CI = process.env.CI !== undefined && process.env.CI !== "" && process.env.CI !== "false";
 
-/** The framework peers the matrix proves (the queue's, bullmq and ioredis, have test/package/pack.test.ts and the queue suites). */
-const PEERS = Object.entries(declaredPeers()).filter(([name]) => !QUEUE_PEERS.includes(name));
-const RANGES = Object.fromEntries(PEERS);
+/** Every optional peer and its range: the frameworks' and the queue's (bullmq, ioredis), which have projects of their own. */
+const ALL_PEERS = Object.entries(declaredPeers());
+/** The framework peers: the frameworks' projects hold them all together. */
+const PEERS = ALL_PEERS.filter(([name]) => !QUEUE_PEERS.includes(name));
+const RANGES = Object.fromEntries(ALL_PEERS);
 
 /** The README examples every framework project runs (Pi's depend on its transcript: PI_TOOLS_IN_SYSTEM_MESSAGES). */
 const EXAMPLES = ["ai-sdk.ts", "openai-agents.ts", "mcp.ts", "langchain.ts", "langgraph.ts", "mastra.ts", "telemetry.ts"];
@@ -83,6 +89,8 @@ const EXAMPLES = ["ai-sdk.ts", "openai-agents.ts", "mcp.ts", "langchain.ts", "la
  * the README's and docs' 0.84/0.85 examples (pi-short.ts, pi.ts).
  */
 const PI_TOOLS_IN_SYSTEM_MESSAGES = "0.86.0";
+/** Examples that need the test's Redis (REDIS_URL): findRedis() finds it, or says why not (a failure under TOOLGATE_REQUIRE_REDIS=1). */
+const NEEDS_REDIS = new Set(["queue.ts"]);
 /** Examples whose framework needs a newer Node: [major, minor] at least. Run only there (the 22/24 CI legs). */
 const NEEDS_NODE: Readonly<Record<string, readonly [number, number]>> = { "mastra.ts": [22, 13] };
 
@@ -175,6 +183,14 @@ function plans(documents: ReadonlyMap<string, Packument>): Plan[] {
     scripts,
   });
 
+  /** toolgate/queue's peers at one end of their ranges: a project that runs the queue. */
+  const queue = (end: "lowest" | "newest"): Plan => {
+    const subjects = Object.fromEntries(
+      QUEUE_PEERS.map((peer) => [peer, end === "lowest" ? lowestIn(document(peer), RANGES[peer] as string) : document(peer).latest]),
+    );
+    return plan(`queue-${end}`, end, subjects, { "@types/node": fixed["@types/node"] }, ["queue.ts"]);
+  };
+
   // LangGraph's floor with the newest @langchain/core it accepts: a LangGraph user's project (no langchain).
   const langgraph = lowestIn(document("@langchain/langgraph"), RANGES["@langchain/langgraph"] as string);
   const langgraphCore = `${wants("@langchain/langgraph", langgraph, "@langchain/core") ?? "*"} ${RANGES["@langchain/core"]}`;
@@ -191,6 +207,8 @@ function plans(documents: ReadonlyMap<string, Packument>): Plan[] {
       ["langgraph.ts"],
     ),
     frameworks("newest"),
+    queue("lowest"),
+    queue("newest"),
     plan(
       "otel-sdk",
       "newest",
@@ -204,7 +222,7 @@ function plans(documents: ReadonlyMap<string, Packument>): Plan[] {
 
 /** The matrix, planned from what the registry says now (at collection, so each example is a test of its own). */
 const planned: { plans: Plan[] } | { unreachable: string } = await readPackuments([
-  ...PEERS.map(([name]) => name),
+  ...ALL_PEERS.map(([name]) => name),
   "langchain",
   "@opentelemetry/sdk-trace-base",
 ]).then(
@@ -249,10 +267,10 @@ const prepared = new Map<string, Prepared>();
 let tarball: { file: string; sha: string };
 
 /** Runs a command; never throws: its outcome and what it printed. */
-function step(command: string, args: readonly string[], cwd: string, timeout = SLOW): Promise<Step> {
+function step(command: string, args: readonly string[], cwd: string, timeout = SLOW, env?: NodeJS.ProcessEnv): Promise<Step> {
   const started = performance.now();
   const seconds = () => Math.round((performance.now() - started) / 1000);
-  return run(command, args, { cwd, timeout, maxBuffer: 64 * 1024 * 1024 }).then(
+  return run(command, args, { cwd, timeout, maxBuffer: 64 * 1024 * 1024, ...(env === undefined ? {} : { env }) }).then(
     ({ stdout, stderr }) => ({ ok: true, output: `${stdout}${stderr}`, seconds: seconds() }),
     (error: { stdout?: string; stderr?: string; message?: string }) => ({
       ok: false,
@@ -292,14 +310,14 @@ function exampleSource(example: string): string {
     : source;
 }
 
-/** The consumer files a project compiles: its examples (Pi 1.x's under the real package names) and the folders they import from. */
+/** The consumer files a project compiles: its examples (Pi 1.x's under the real package names) and the folders they import from or load modules from (`new URL("./tools/…", import.meta.url)`). */
 function copyExamples(plan: Plan, dir: string): void {
   const target = join(dir, "consumers");
   mkdirSync(target, { recursive: true });
   for (const example of plan.examples) {
     const source = exampleSource(example);
     writeFileSync(join(target, example), source);
-    for (const [, folder] of source.matchAll(/from "\.\/([^/"]+)\//g)) {
+    for (const [, folder] of source.matchAll(/(?:from |new URL\()"\.\/([^/"]+)\//g)) {
       cpSync(join(CONSUMERS, folder as string), join(target, folder as string), { recursive: true });
     }
   }
@@ -406,15 +424,18 @@ describe("README.md — Install: each optional peer at both ends of its range, b
     return;
   }
 
-  test("every framework peer has both ends in the matrix, each in a project that runs an example importing it", () => {
+  test("every optional peer has both ends in the matrix, each in a project that runs an example importing it", () => {
     for (const end of ["lowest", "newest"] as const) {
       const covered = planned.plans
         .filter((plan) => plan.end === end)
         .flatMap((plan) => {
           const sources = plan.examples.map(exampleSource).join("\n");
-          return Object.keys(plan.subjects).filter((name) => sources.includes(`from "${name}`));
+          // toolgate/queue imports its peers itself: the queue example imports toolgate/queue.
+          return Object.keys(plan.subjects).filter(
+            (name) => sources.includes(`from "${name}`) || (QUEUE_PEERS.includes(name) && sources.includes('from "toolgate/queue"')),
+          );
         });
-      expect([...new Set(covered)].sort()).toEqual(PEERS.map(([name]) => name).sort());
+      expect([...new Set(covered)].sort()).toEqual(ALL_PEERS.map(([name]) => name).sort());
     }
   });
 
@@ -466,10 +487,16 @@ describe("README.md — Install: each optional peer at both ends of its range, b
         if (nodeMajor < major || (nodeMajor === major && nodeMinor < minor)) {
           skip(`not run on Node ${process.versions.node}: its framework needs Node >= ${major}.${minor}`);
         }
+        let env: NodeJS.ProcessEnv | undefined;
+        if (NEEDS_REDIS.has(name)) {
+          const redis = await findRedis(); // throws under TOOLGATE_REQUIRE_REDIS=1 (CI) when there is none
+          if ("unavailable" in redis) skip(`not run: ${redis.unavailable}`);
+          else env = { ...process.env, REDIS_URL: redis.url };
+        }
         const { dir, typecheck } = outcome();
         expect(typecheck.ok).toBe(true);
         const script = name.endsWith(".mjs") ? join(dir, name) : join(dir, "out", name.replace(/\.ts$/, ".js"));
-        const ran = await step(process.execPath, [script], dir, 60_000);
+        const ran = await step(process.execPath, [script], dir, 60_000, env);
         expect(ran.ok ? "exit 0" : `failed: ${ran.output}`).toBe("exit 0");
       },
     );
