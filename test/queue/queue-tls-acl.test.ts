@@ -12,6 +12,7 @@ import { contractError } from "../support/assertions.js";
 import { call, errorOf, fixture, neverAborted } from "../support/helpers.js";
 import { hasRedisServerBinary } from "../support/redis.js";
 import { type AclUser, startTlsRedis, type TlsRedis } from "../support/redis-topologies.js";
+import { startHostProcess } from "./host-process.js";
 import { queueAclRules } from "./queue-acl-rules.js";
 
 const TOOLS = fixture("queue-tools");
@@ -111,6 +112,18 @@ describe.skipIf(missing !== undefined)(
       });
       expect(reported.isError).toBe(false);
       expect(seen).toContain(1);
+    }, 30_000);
+
+    test("toolgate-worker over rediss:// with --redis-ca and the host user in the URL serves the agent's calls; a wrong CA file makes it exit naming the certificate", async () => {
+      const { node, files } = server as TlsRedis;
+      const url = `rediss://${hostUser.name}:${hostUser.password}@127.0.0.1:${node.port}`;
+      const process = await startHostProcess(url, QUEUE, [FEATURES], ["--prefix", PREFIX, "--redis-ca", files.caFile, "--threads", "1"]);
+      cleanups.push(() => process.stop("SIGKILL"));
+      const executor = await agent(agentUser, [FEATURES]);
+      expect((await executor.executeToolCall(call("nap", { ms: 1 }, "cli-1"), neverAborted())).isError).toBe(false);
+      await expect(startHostProcess(url, QUEUE, [FEATURES], ["--prefix", PREFIX, "--redis-ca", files.wrongCaFile])).rejects.toThrow(
+        /exited before it was ready \(code 1\): toolgate-worker: ToolContractError: the Redis at rediss:\/\/127\.0\.0\.1:\d+ refused the connection: its TLS certificate is not trusted/,
+      );
     }, 30_000);
 
     test("a wrong password is refused at create() and at host start, naming WRONGPASS, well within the connect bound", async () => {
