@@ -96,9 +96,8 @@ export async function connectOrFail(client: Redis, timeoutMs: number, connection
     lastError = error;
     if (refusalOf(error) !== undefined) refused(error);
   };
-  const heardFromNode = (error: unknown): void => heard(error);
   client.on("error", heard);
-  client.on("node error", heardFromNode);
+  client.on("node error", heard); // a Cluster's: each node's own refusal
   const database = (isClusterConnection(connection) ? undefined : client.options.db) ?? 0;
   let reached = false;
   try {
@@ -127,7 +126,7 @@ export async function connectOrFail(client: Redis, timeoutMs: number, connection
   } finally {
     clearTimeout(timer);
     client.off("error", heard);
-    client.off("node error", heardFromNode);
+    client.off("node error", heard);
   }
 }
 
@@ -164,9 +163,6 @@ export function refusalOf(error: unknown): string | undefined {
   if (message.startsWith("WRONGPASS")) return "the user name or password is wrong, or the user is disabled (WRONGPASS)";
   if (message.startsWith("NOAUTH")) return "it needs a user name and password (NOAUTH): give options.connection.username and password";
   if (message.startsWith("NOPERM")) return "its ACL forbids the user a command the connection needs (NOPERM)";
-  if (message.includes("ERR AUTH <password> called without any password configured")) {
-    return "a password was given to a server that has none";
-  }
   return undefined;
 }
 
