@@ -14,6 +14,7 @@ import { parseArgs } from "node:util";
 import { describeValue } from "../contract/grammar.js";
 import { describeFailure } from "../contract/untrusted.js";
 import { closestKey, invalidArgument } from "../contract/validators.js";
+import { describeServer } from "./connection.js";
 import { runToolWorkerHost, type ToolWorkerHostOptions } from "./host.js";
 import type { QueueConnection } from "./options.js";
 
@@ -80,6 +81,8 @@ function connectionOf(redis: string, values: Record<string, string | boolean | u
   if (caFile === undefined && values.cluster !== true && sentinel === undefined) return redis;
   let ca: string | undefined;
   if (typeof caFile === "string") {
+    if (!redis.startsWith("rediss://"))
+      invalidArgument(`--redis-ca is the CA of a TLS server: give a rediss:// URL (got ${describeServer(redis)}); ${USAGE}`);
     try {
       ca = readFileSync(caFile, "utf8");
     } catch (error) {

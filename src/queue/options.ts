@@ -116,6 +116,11 @@ export function readConnection(value: unknown): QueueConnection {
     if (typeof copy.url !== "string")
       invalidArgument(`options.connection.url must be a redis:// or rediss:// URL (got ${describeValue(copy.url)})`);
     checkUrl(copy.url, "options.connection.url");
+    for (const server of ["host", "port", "path", "sentinels"]) {
+      if (copy[server] !== undefined) {
+        invalidArgument(`options.connection.${server} cannot be given with options.connection.url, which says where the server is`);
+      }
+    }
   }
   if (copy.cluster !== undefined) {
     copy.cluster = readClusterNodes(copy.cluster);

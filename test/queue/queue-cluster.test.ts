@@ -42,6 +42,8 @@ describe("a Cluster connection's prefix (no server needed)", () => {
     [{ host: "127.0.0.1", keyPrefix: "x:" }, /options\.connection\.keyPrefix is refused: .* give options\.prefix instead/],
     [{ sentinels: [{ host: "127.0.0.1", port: 1 }] }, /options\.connection\.name must name the primary the sentinels monitor/],
     [{ host: "127.0.0.1", failoverDetector: true }, /options\.connection\.failoverDetector is refused/],
+    [{ url: "redis://127.0.0.1:1", port: 2 }, /options\.connection\.port cannot be given with options\.connection\.url/],
+    [{ url: "http://127.0.0.1:1" }, /options\.connection\.url must be a redis:\/\/ or rediss:\/\/ URL/],
   ])("connection %j is refused before anything connects", async (connection, message) => {
     const error = await contractError(QueueToolExecutor.create({ connection, queue: "q", prefix: "{q}", modules: [TOOLS] } as never));
     expect(error.code).toBe("INVALID_ARGUMENT");

@@ -121,6 +121,9 @@ describe.skipIf(missing !== undefined)(
       cleanups.push(() => process.stop("SIGKILL"));
       const executor = await agent(agentUser, [FEATURES]);
       expect((await executor.executeToolCall(call("nap", { ms: 1 }, "cli-1"), neverAborted())).isError).toBe(false);
+      await expect(
+        startHostProcess(`redis://127.0.0.1:${node.port}`, QUEUE, [FEATURES], ["--prefix", PREFIX, "--redis-ca", files.caFile]),
+      ).rejects.toThrow(/\(code 2\): toolgate-worker: ToolContractError: --redis-ca is the CA of a TLS server: give a rediss:\/\/ URL/);
       await expect(startHostProcess(url, QUEUE, [FEATURES], ["--prefix", PREFIX, "--redis-ca", files.wrongCaFile])).rejects.toThrow(
         /exited before it was ready \(code 1\): toolgate-worker: ToolContractError: the Redis at rediss:\/\/127\.0\.0\.1:\d+ refused the connection: its TLS certificate is not trusted/,
       );
