@@ -1,22 +1,33 @@
 #!/usr/bin/env node
 // toolgate-worker: a worker host as a command.
-//   toolgate-worker --redis redis://127.0.0.1:6379 --queue tools [--threads N] [--timeout MS]
-//                   [--abort-grace MS] [--lock-duration MS] tools.js [more-tools.js ...]
+//   toolgate-worker --redis redis://127.0.0.1:6379 --queue tools [--prefix P] [--threads N]
+//                   [--timeout MS] [--abort-grace MS] [--lock-duration MS]
+//                   [--redis-ca ca.pem] [--cluster | --sentinel NAME] tools.js [more-tools.js ...]
+// --redis may carry an ACL user and password (rediss://user:password@host:port); --redis-ca is
+// the PEM file of the CA a rediss:// server's certificate must be signed by; --cluster makes the
+// --redis URL one startup node of a Redis Cluster, --sentinel NAME a sentinel of the primary NAME.
 // Prints one "ready" line on stdout once it consumes the queue; SIGINT or SIGTERM closes it
 // gracefully (running jobs finish), a second signal exits at once.
 // docs/queue.md — Topology (a worker host as a command), Options.
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { describeValue } from "../contract/grammar.js";
 import { describeFailure } from "../contract/untrusted.js";
 import { closestKey, invalidArgument } from "../contract/validators.js";
+import { describeServer } from "./connection.js";
 import { runToolWorkerHost, type ToolWorkerHostOptions } from "./host.js";
+import type { QueueConnection } from "./options.js";
 
 const USAGE =
-  "usage: toolgate-worker --redis redis://host:port --queue NAME [--threads N] [--timeout MS] [--abort-grace MS] [--lock-duration MS] tools.js [...]";
+  "usage: toolgate-worker --redis redis[s]://[user:password@]host:port --queue NAME [--prefix P] [--threads N] [--timeout MS] [--abort-grace MS] [--lock-duration MS] [--redis-ca FILE] [--cluster | --sentinel NAME] tools.js [...]";
 
 const FLAGS = {
   redis: { type: "string" },
   queue: { type: "string" },
+  prefix: { type: "string" },
+  "redis-ca": { type: "string" },
+  cluster: { type: "boolean" },
+  sentinel: { type: "string" },
   threads: { type: "string" },
   timeout: { type: "string" },
   "abort-grace": { type: "string" },
@@ -58,6 +69,50 @@ function parseCommandLine(): { values: Record<string, string | boolean | undefin
   return { values: values as Record<string, string | boolean | undefined>, positionals };
 }
 
+/**
+ * The host's connection from the flags: the --redis URL as it is, or, with --redis-ca,
+ * --cluster or --sentinel, the connection object they make of it (the URL's user and password
+ * are every connection's; the host's option check reads the result).
+ */
+function connectionOf(redis: string, values: Record<string, string | boolean | undefined>): QueueConnection {
+  const caFile = values["redis-ca"];
+  const sentinel = values.sentinel;
+  if (values.cluster === true && sentinel !== undefined) invalidArgument(`--cluster and --sentinel exclude each other; ${USAGE}`);
+  if (caFile === undefined && values.cluster !== true && sentinel === undefined) return redis;
+  let ca: string | undefined;
+  if (typeof caFile === "string") {
+    if (!redis.startsWith("rediss://"))
+      invalidArgument(`--redis-ca is the CA of a TLS server: give a rediss:// URL (got ${describeServer(redis)}); ${USAGE}`);
+    try {
+      ca = readFileSync(caFile, "utf8");
+    } catch (error) {
+      invalidArgument(`--redis-ca ${JSON.stringify(caFile)} cannot be read: ${describeFailure(error).text}`);
+    }
+  }
+  if (values.cluster !== true && sentinel === undefined) return { url: redis, tls: { ca } };
+  let url: URL;
+  try {
+    url = new URL(redis);
+  } catch {
+    invalidArgument(`--redis must be a parsable redis:// or rediss:// URL; ${USAGE}`);
+  }
+  const node = `${url.hostname}:${url.port || "6379"}`;
+  const tls = url.protocol === "rediss:" ? { tls: ca === undefined ? {} : { ca } } : {};
+  const credentials = {
+    ...(url.username === "" ? {} : { username: decodeURIComponent(url.username) }),
+    ...(url.password === "" ? {} : { password: decodeURIComponent(url.password) }),
+  };
+  if (values.cluster === true) return { cluster: [node], ...credentials, ...tls };
+  // The sentinels are reached as the primary is (TLS and the user); a sentinel of its own user is the options object's to say.
+  return {
+    sentinels: [{ host: url.hostname, port: Number(url.port || "26379") }],
+    name: String(sentinel),
+    ...credentials,
+    ...tls,
+    ...(url.protocol === "rediss:" ? { enableTLSForSentinelMode: true, sentinelTLS: ca === undefined ? {} : { ca } } : {}),
+  };
+}
+
 async function main(): Promise<void> {
   let parsed: ReturnType<typeof parseCommandLine>;
   let numbers: Record<string, number | undefined>;
@@ -80,9 +135,18 @@ async function main(): Promise<void> {
     process.exitCode = values.help === true ? 0 : 2;
     return;
   }
+  let connection: QueueConnection;
+  try {
+    connection = connectionOf(values.redis, values);
+  } catch (error) {
+    process.stderr.write(`toolgate-worker: ${describeFailure(error).text}\n`);
+    process.exitCode = 2;
+    return;
+  }
   const options: ToolWorkerHostOptions = {
-    connection: values.redis,
+    connection,
     queue: values.queue,
+    ...(typeof values.prefix === "string" ? { prefix: values.prefix } : {}),
     modules: positionals,
     onError: (error) => process.stderr.write(`toolgate-worker: ${describeFailure(error).text}\n`),
     ...Object.fromEntries(Object.entries(numbers).filter(([, value]) => value !== undefined)),

@@ -54,8 +54,9 @@ import { BULLMQ_CLOSE_MS, closeRedis, connectOrFail, openRedis, settlesWithin } 
 import { EventReader } from "./event-reader.js";
 import { readJobStates } from "./job-states.js";
 import { jobIdFor, type QueueKeys, queueKeys } from "./keys.js";
-import { durationOption, type QueueConnection, readConnection, readQueueName } from "./options.js";
+import { durationOption, type QueueConnection, readConnection, readPrefix, readQueueName } from "./options.js";
 import { loadQueuePeers } from "./peers.js";
+import { checkPermissions } from "./permissions.js";
 import { openRemoteProgress } from "./progress.js";
 import { type CancelReason, FINISHED_JOB_RETENTION, failedOutcome, type QueueJobData } from "./protocol.js";
 import { decodeProgress, decodeResult, type HostFacts, type JobState, type ResultLimits } from "./redis-data.js";
@@ -67,6 +68,11 @@ export interface QueueToolExecutorOptions {
   readonly connection: QueueConnection;
   /** The BullMQ queue the worker hosts consume (no ":" in it). */
   readonly queue: string;
+  /**
+   * The first part of every Redis name of the queue, BullMQ's `prefix` (default "bull"); on a
+   * Redis Cluster it must be hash-tagged ("{tools}"). Agents and hosts of a queue give the same.
+   */
+  readonly prefix?: string;
   /** Tool modules, as for `WorkerToolExecutor` (the hosts load the same modules). */
   readonly modules?: readonly ToolModuleSpecifier[];
   /** Or the registry of the tools this agent may call (their hosts must define them too). */
@@ -103,6 +109,7 @@ export interface QueueToolExecutorOptions {
 interface ResolvedOptions {
   readonly connection: QueueConnection;
   readonly queue: string;
+  readonly prefix: string;
   readonly settings: PipelineSettings;
   readonly heartbeatMs: number;
   readonly connectTimeoutMs: number;
@@ -188,7 +195,7 @@ export class QueueToolExecutor implements ToolExecutor {
     recordArgumentBudgets(this, options.settings.argumentBudgets);
     this.#options = options;
     this.#queue = queue;
-    this.#keys = queueKeys(options.queue);
+    this.#keys = queueKeys(options.queue, options.prefix);
     this.#control = clients[0] as Redis;
     this.#clients = clients;
     this.#lease = new AgentLease({
@@ -229,14 +236,15 @@ export class QueueToolExecutor implements ToolExecutor {
     const tools = registry?.snapshot() ?? (await loadToolModules(modules as readonly ToolModuleSpecifier[])).registry;
     const control = openRedis(resolved.connection, { enableOfflineQueue: false, commandTimeout: resolved.redisLostMs });
     await connectOrFail(control, resolved.connectTimeoutMs, resolved.connection);
+    await checkPermissions(control, queueKeys(resolved.queue, resolved.prefix), resolved.connection, resolved.connectTimeoutMs);
     const eventsClient = openRedis(resolved.connection);
     const clients = [control, openRedis(resolved.connection), eventsClient];
     let queue: Queue | undefined;
     let lastEventId: string;
     try {
       // Events are read from the newest one now: none of this executor's can be missed.
-      lastEventId = await EventReader.newestId(control, queueKeys(resolved.queue).events);
-      queue = new peers.Queue(resolved.queue, { connection: clients[1] as Redis });
+      lastEventId = await EventReader.newestId(control, queueKeys(resolved.queue, resolved.prefix).events);
+      queue = new peers.Queue(resolved.queue, { connection: clients[1] as Redis, prefix: resolved.prefix });
       queue.on("error", ignore);
       await withTimeout(Promise.all([queue.waitUntilReady(), eventsClient.connect()]), resolved.connectTimeoutMs);
     } catch (error) {
@@ -602,6 +610,7 @@ function refuseCallApp(options: unknown): void {
 const QUEUE_OPTION_KEYS: readonly string[] = ObjectFreeze([
   "connection",
   "queue",
+  "prefix",
   "modules",
   "registry",
   "timeoutMs",
@@ -634,6 +643,7 @@ function resolveOptions(options: QueueToolExecutorOptions): {
   if (registry !== undefined && !(registry instanceof ToolRegistry)) {
     invalidArgument(`options.registry must be a ToolRegistry (got ${describeValue(registry)})`);
   }
+  const connection = readConnection(raw.connection);
   const redisLostMs = integerOr(raw.redisLostMs, "options.redisLostMs", { min: 100, max: 600_000, fallback: 10_000 });
   const settings: PipelineSettings = ObjectFreeze({
     timeoutMs:
@@ -652,8 +662,9 @@ function resolveOptions(options: QueueToolExecutorOptions): {
   });
   return {
     resolved: {
-      connection: readConnection(raw.connection),
+      connection,
       queue: readQueueName(raw.queue),
+      prefix: readPrefix(raw.prefix, connection),
       settings,
       heartbeatMs: integerOr(raw.heartbeatMs, "options.heartbeatMs", { min: 20, max: 60_000, fallback: 500 }),
       connectTimeoutMs: integerOr(raw.connectTimeoutMs, "options.connectTimeoutMs", { min: 1, max: 60_000, fallback: 5000 }),

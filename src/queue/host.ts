@@ -33,8 +33,9 @@ import { MAX_THREADS } from "../worker/options.js";
 import type { ToolModuleSpecifier } from "../worker/tool-modules.js";
 import { closeRedis, connectOrFail, openRedis, settlesWithin } from "./connection.js";
 import { type QueueKeys, queueKeys, readJobId } from "./keys.js";
-import { durationOption, type QueueConnection, readConnection, readQueueName } from "./options.js";
+import { durationOption, type QueueConnection, readConnection, readPrefix, readQueueName } from "./options.js";
 import { loadQueuePeers } from "./peers.js";
+import { checkPermissions } from "./permissions.js";
 import { relayToJob } from "./progress.js";
 import type { CancelReason, NotStartedReason, QueueJobResult } from "./protocol.js";
 import { decodeCancel, decodeJobData, readCancelReason } from "./redis-data.js";
@@ -48,6 +49,8 @@ export interface ToolWorkerHostOptions {
   readonly connection: QueueConnection;
   /** The queue to consume (the agents' `QueueToolExecutor` queue). */
   readonly queue: string;
+  /** The queue's Redis prefix, as its agents give it (default "bull"; hash-tagged on a Redis Cluster: "{tools}"). */
+  readonly prefix?: string;
   /** Tool modules this host runs (ES modules default-exporting tool definitions). */
   readonly modules: readonly ToolModuleSpecifier[];
   /**
@@ -93,6 +96,7 @@ export interface ToolWorkerHost {
 interface ResolvedHostOptions {
   readonly connection: QueueConnection;
   readonly queue: string;
+  readonly prefix: string;
   readonly modules: readonly ToolModuleSpecifier[];
   readonly threads: number;
   readonly timeoutMs: number | undefined;
@@ -123,9 +127,10 @@ const STOPPED_JOBS_RECORD_MS = 2000;
 export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise<ToolWorkerHost> {
   const resolved = resolveHostOptions(options);
   const { Worker } = await loadQueuePeers();
-  const keys = queueKeys(resolved.queue);
+  const keys = queueKeys(resolved.queue, resolved.prefix);
   const control = openRedis(resolved.connection, { enableOfflineQueue: false, commandTimeout: resolved.lockDurationMs });
   await connectOrFail(control, resolved.connectTimeoutMs, resolved.connection);
+  await checkPermissions(control, keys, resolved.connection, resolved.connectTimeoutMs);
   const subscriber = openRedis(resolved.connection);
   const workerClient = openRedis(resolved.connection);
   const clients: Redis[] = [control, subscriber, workerClient];
@@ -230,6 +235,7 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
 
   const worker = new Worker(resolved.queue, runJob, {
     connection: workerClient,
+    prefix: resolved.prefix,
     // Twice the threads: fetching a job overlaps a thread's run. A crashed host's taken jobs,
     // started or not, stall and fail (maxStalledCount 0): none runs twice (docs/queue.md).
     concurrency: resolved.threads * JOBS_PER_THREAD,
@@ -413,6 +419,7 @@ function encodeFailure(error: unknown, signal: AbortSignal): QueueJobResult {
 const HOST_OPTION_KEYS: readonly string[] = [
   "connection",
   "queue",
+  "prefix",
   "modules",
   "threads",
   "timeoutMs",
@@ -431,9 +438,11 @@ function resolveHostOptions(options: ToolWorkerHostOptions): ResolvedHostOptions
   }
   const onError = raw.onError;
   if (onError !== undefined) validateFunction(onError, "options.onError");
+  const connection = readConnection(raw.connection);
   return {
-    connection: readConnection(raw.connection),
+    connection,
     queue: readQueueName(raw.queue),
+    prefix: readPrefix(raw.prefix, connection),
     modules: modules as readonly ToolModuleSpecifier[],
     threads: integerOr(raw.threads, "options.threads", { min: 1, max: MAX_THREADS, fallback: availableParallelism() }),
     timeoutMs:

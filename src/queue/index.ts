@@ -5,4 +5,4 @@
 // docs/queue.md.
 export { QueueToolExecutor, type QueueToolExecutorOptions } from "./executor.js";
 export { runToolWorkerHost, type ToolWorkerHost, type ToolWorkerHostOptions } from "./host.js";
-export type { QueueConnection } from "./options.js";
+export type { QueueClusterNode, QueueConnection, QueueConnectionOptions } from "./options.js";

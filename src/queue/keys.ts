@@ -8,8 +8,12 @@
 // characters (they reach logs and `redis-cli` output as they are), without BullMQ's separator
 // ":", and at most MAX_KEY_PART_LENGTH code units long. Job ids are made to pass (the call id
 // in them is escaped to printable ASCII); a queue name that does not pass is refused up front.
-// docs/queue.md — Topology (job ids), Options (queue).
-import { ArrayPrototypeJoin, StringPrototypeCharCodeAt } from "../contract/primordials.js";
+// A queue's names all start with its prefix (BullMQ's `prefix`, "bull" by default): toolgate's
+// own names sit beside BullMQ's under it, so that a hash-tagged prefix (`{tools}`) puts every
+// key of a queue on one Redis Cluster slot (each of its scripts touches several) and one ACL
+// key pattern covers the queue. The default prefix keeps the names of before (`toolgate:<queue>:…`).
+// docs/queue.md — Topology (job ids), Options (queue, prefix); docs/operations.md — Running Redis for toolgate.
+import { ArrayPrototypeJoin, StringPrototypeCharCodeAt, StringPrototypeSlice } from "../contract/primordials.js";
 import { cutToCodePoints } from "../contract/serialize.js";
 
 /** The longest part: the longest job id fits (an agent id, a sequence, 64 code points escaped at up to 12 characters each). */
@@ -19,6 +23,8 @@ export const MAX_QUEUE_NAME_LENGTH = 128;
 /** BullMQ's default key prefix: jobs live at `bull:<queue>:<jobId>`. */
 export const BULL_PREFIX = "bull";
 const TOOLGATE_PREFIX = "toolgate";
+/** The longest prefix. */
+export const MAX_PREFIX_LENGTH = 128;
 /** Code points of a call id kept in its job id. */
 const MAX_CALL_ID_IN_JOB_ID = 64;
 /** An agent's id: `tg-` and a UUID. It starts every job id the agent makes, up to the first ".". */
@@ -74,18 +80,43 @@ export interface QueueKeys {
   lease(agentId: string): string;
 }
 
-export function queueKeys(queue: string): QueueKeys {
+/**
+ * The names of `queue` under `prefix` (both already checked by `keyPartProblem`). BullMQ's are
+ * `<prefix>:<queue>:…`; toolgate's are `<prefix>:<queue>:toolgate:…` (BullMQ puts nothing under
+ * a "toolgate" part: its job keys' own parts are fixed words, and agents' job ids start "tg-"),
+ * or `toolgate:<queue>:…` under the default prefix, as before there was a prefix option.
+ */
+export function queueKeys(queue: string, prefix: string = BULL_PREFIX): QueueKeys {
+  const own = (...parts: string[]): string =>
+    prefix === BULL_PREFIX ? redisName(TOOLGATE_PREFIX, queue, ...parts) : redisName(prefix, queue, TOOLGATE_PREFIX, ...parts);
   return {
     queue,
-    events: redisName(BULL_PREFIX, queue, "events"),
-    wait: redisName(BULL_PREFIX, queue, "wait"),
-    paused: redisName(BULL_PREFIX, queue, "paused"),
-    cancelChannel: redisName(TOOLGATE_PREFIX, queue, "cancel"),
-    job: (jobId) => redisName(BULL_PREFIX, queue, jobId),
-    lock: (jobId) => redisName(BULL_PREFIX, queue, jobId, "lock"),
-    mark: (jobId) => redisName(TOOLGATE_PREFIX, queue, "cancelled", jobId),
-    lease: (agentId) => redisName(TOOLGATE_PREFIX, queue, "lease", agentId),
+    events: redisName(prefix, queue, "events"),
+    wait: redisName(prefix, queue, "wait"),
+    paused: redisName(prefix, queue, "paused"),
+    cancelChannel: own("cancel"),
+    job: (jobId) => redisName(prefix, queue, jobId),
+    lock: (jobId) => redisName(prefix, queue, jobId, "lock"),
+    mark: (jobId) => own("cancelled", jobId),
+    lease: (agentId) => own("lease", agentId),
   };
+}
+
+/**
+ * The hash tag Redis Cluster hashes `name` by, as the server finds it (the text between the
+ * first "{" and the first "}" after it, when not empty), or undefined when the whole name is hashed.
+ */
+export function hashTagOf(name: string): string | undefined {
+  let open = -1;
+  for (let index = 0; index < name.length; index += 1) {
+    const unit = StringPrototypeCharCodeAt(name, index);
+    if (open < 0) {
+      if (unit === 0x7b) open = index;
+    } else if (unit === 0x7d) {
+      return index > open + 1 ? StringPrototypeSlice(name, open + 1, index) : undefined;
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -4,7 +4,7 @@
 // (for its types, say), and creating either says which package is missing and how to add it.
 // docs/queue.md — Install.
 import type { Queue, QueueEvents, Worker } from "bullmq";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { ContractErrorCode } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import { PromiseResolve } from "../contract/primordials.js";
@@ -16,6 +16,7 @@ export interface QueuePeers {
   readonly QueueEvents: typeof QueueEvents;
   readonly Worker: typeof Worker;
   readonly Redis: typeof Redis;
+  readonly Cluster: typeof Cluster;
 }
 
 /** The ranges package.json's peerDependencies declare (test/package/pack.test.ts holds them equal). */
@@ -54,7 +55,7 @@ async function importPeers(): Promise<QueuePeers> {
   const [bullmq, ioredis] = await Promise.allSettled([import("bullmq"), import("ioredis")]);
   if (bullmq.status === "fulfilled" && ioredis.status === "fulfilled") {
     const { Queue, QueueEvents, Worker } = bullmq.value;
-    return { Queue, QueueEvents, Worker, Redis: ioredis.value.Redis };
+    return { Queue, QueueEvents, Worker, Redis: ioredis.value.Redis, Cluster: ioredis.value.Cluster };
   }
   const missing: string[] = [];
   const broken: string[] = [];

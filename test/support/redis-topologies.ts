@@ -525,6 +525,33 @@ function runningNode(cluster: RedisCluster): RedisNode {
   return node;
 }
 
+// ---- a plain node -----------------------------------------------------------------------
+
+export interface RedisNodeAlone extends StartedTopology {
+  readonly node: RedisNode;
+}
+
+/**
+ * One redis-server without persistence in a directory of its own (a replica's full sync writes
+ * its RDB there, never in the test's working directory, where the next server would load it),
+ * for a test that makes it a replica or fails it over by hand. Resolves once it answers.
+ */
+export async function startRedisNode({
+  name = "node",
+  withinMs = 10_000,
+}: {
+  name?: string;
+  withinMs?: number;
+} = {}): Promise<RedisNodeAlone> {
+  const bound = boundOf({ what: `a redis-server (${name})`, withinMs });
+  return within("node", async (topology) => {
+    const [port] = await freePorts(1);
+    const node = spawnNode({ topology, name, port: port as number, lines: [`port ${port}`] });
+    await awaitAnswers({ nodes: [node], bound });
+    return { dir: topology.dir, node, stop: topology.stop };
+  });
+}
+
 // ---- Sentinel ---------------------------------------------------------------------------
 
 /**
