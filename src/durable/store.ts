@@ -15,6 +15,7 @@ import {
   MapPrototypeSet,
   NativePromise,
   ObjectFreeze,
+  PromiseResolve,
   SetPrototypeAdd,
   SetPrototypeDelete,
   SetTimeout,
@@ -177,6 +178,7 @@ export class DurableEngine {
 
   /** Resolves when this process writes `key`'s record, or after the poll interval, or when `signal` aborts. */
   nextLook(key: string, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return PromiseResolve(undefined); // an abort listener added now would never fire
     return new NativePromise<void>((resolve) => {
       let waiters = MapPrototypeGet(this.#waiting, key);
       if (waiters === undefined) {

@@ -248,6 +248,21 @@ describe.runIf(redisUrl !== undefined).each(CASES)("%s store, %s executor", (sto
     expect(await count(redis, counter)).toBe(1);
   });
 
+  test("an attached caller's abort ends the shared execution: it rejects with its reason, the holder's caller gets the lost result", async () => {
+    await fresh();
+    const [counter, gate, begun, runId] = [unique("count"), unique("gate"), unique("started"), unique("run")];
+    const args = { counter, gate, started: begun };
+    const first = executor.executeToolCall(call("charge", args, "c1"), neverAborted(), durable(runId));
+    await started(redis, begun);
+    const controller = new AbortController();
+    const attached = settle(executor.executeToolCall(call("charge", args, "c1"), controller.signal, durable(runId)));
+    const reason = new Error("gave up");
+    controller.abort(reason);
+    expect(await attached).toEqual({ ok: false, reason });
+    expect(errorOf(await first)).toEqual({ code: "TOOL_EXECUTION_FAILED", message: LOST });
+    expect(await count(redis, counter)).toBe(1);
+  });
+
   test("an outcome over the store's attachment budget is recorded as a clear error, which every caller gets", async () => {
     const small = makeStore(storeKind, { maxAttachmentBytes: 1000 }).store;
     try {
