@@ -6,10 +6,12 @@
 import { Limits } from "../contract/constants.js";
 import {
   ArrayIsArray,
+  ArrayPrototypeIncludes,
   JSONParse,
   JSONStringify,
   NumberIsSafeInteger,
   ObjectFreeze,
+  StringPrototypeCharCodeAt,
   TypedArrayPrototypeGetLength,
 } from "../contract/primordials.js";
 import type { ImageMimeType, ToolAttachment } from "../contract/results.js";
@@ -112,7 +114,7 @@ function attemptOf(value: unknown): number | undefined {
 function isHexDigest(text: string): boolean {
   if (text.length !== 64) return false;
   for (let index = 0; index < 64; index += 1) {
-    const unit = text.charCodeAt(index);
+    const unit = StringPrototypeCharCodeAt(text, index);
     if (!((unit >= 0x30 && unit <= 0x39) || (unit >= 0x61 && unit <= 0x66))) return false;
   }
   return true;
@@ -146,7 +148,7 @@ export function readOutcome(text: string, maxAttachmentBytes: number): StoredOut
     const image: unknown = images[index];
     if (!ArrayIsArray(image) || image.length !== 2) return undefined;
     const [mimeType, data] = image as unknown[];
-    if (typeof mimeType !== "string" || !MIME_TYPES.includes(mimeType)) return undefined;
+    if (typeof mimeType !== "string" || !ArrayPrototypeIncludes(MIME_TYPES, mimeType)) return undefined;
     const decoded = typeof data === "string" ? canonicalBase64(data) : undefined;
     if (decoded === undefined) return undefined;
     bytes += decoded.length;

@@ -69,8 +69,8 @@ export const DAMAGED = "damaged";
 /** The one engine behind a store object: what the executors use. */
 export class DurableEngine {
   readonly #backend: DurableBackend;
-  /** Keys this process holds a claim on → how to stop that execution now. */
-  readonly #held = new Map<string, (why: "cancelled" | "gone") => void>();
+  /** Keys this process holds a claim on → the attempt held, and how to stop that execution now. */
+  readonly #held = new Map<string, { readonly attempt: number; readonly stop: (why: "cancelled" | "gone") => void }>();
   /** Keys callers of this process wait on → their wake-ups. */
   readonly #waiting = new Map<string, Set<() => void>>();
 
@@ -107,7 +107,7 @@ export class DurableEngine {
    * when the lease is no longer this holder's or an attached caller asked to stop (at its next
    * renewal, or at once when that caller is in this process). Gives the function that lets go.
    */
-  hold(key: string, token: string, stop: (why: "cancelled" | "gone") => void): () => void {
+  hold(key: string, token: string, attempt: number, stop: (why: "cancelled" | "gone") => void): () => void {
     let released = false;
     let timer: ReturnType<typeof SetTimeout> | undefined;
     const stopOnce = (why: "cancelled" | "gone"): void => {
@@ -135,9 +135,10 @@ export class DurableEngine {
     const letGo = (): void => {
       released = true;
       if (timer !== undefined) ClearTimeout(timer);
-      if (MapPrototypeGet(this.#held, key) === stopOnce) MapPrototypeDelete(this.#held, key);
+      if (MapPrototypeGet(this.#held, key) === holding) MapPrototypeDelete(this.#held, key);
     };
-    MapPrototypeSet(this.#held, key, stopOnce);
+    const holding = { attempt, stop: stopOnce };
+    MapPrototypeSet(this.#held, key, holding);
     schedule();
     return letGo;
   }
@@ -163,7 +164,8 @@ export class DurableEngine {
     try {
       await this.#backend.stop(key, attempt, outcome);
     } finally {
-      MapPrototypeGet(this.#held, key)?.(outcome === undefined ? "cancelled" : "gone");
+      const holding = MapPrototypeGet(this.#held, key);
+      if (holding !== undefined && holding.attempt === attempt) holding.stop(outcome === undefined ? "cancelled" : "gone");
       this.#wake(key);
     }
   }

@@ -282,7 +282,7 @@ class DurableCall {
     }
     const controller = new NativeAbortController();
     const unwatch = watchAbort(signal, () => AbortControllerPrototypeAbort(controller, abortReason(signal)));
-    const letGo = engine.hold(key, claimToken, () =>
+    const letGo = engine.hold(key, claimToken, attempt, () =>
       AbortControllerPrototypeAbort(controller, new NativeDOMException("another caller of this durable call ended it", "AbortError")),
     );
     // Approval under the claim: callers that re-issue the call meanwhile attach to this one decision.
