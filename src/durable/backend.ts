@@ -63,3 +63,6 @@ export interface DurableBackend {
   readonly maxAttachmentBytes: number;
   close(): Promise<void>;
 }
+
+/** What a claim meets in a store whose every record is still running (memoryDurableStore's bound): the call is not run. */
+export class DurableStoreFullError extends Error {}

@@ -13,7 +13,7 @@ import {
   PromiseResolve,
 } from "../contract/primordials.js";
 import { integerOr, readOptions } from "../contract/validators.js";
-import type { ClaimOrder, DurableBackend, RawClaim, RawRecord, Renewal } from "./backend.js";
+import { type ClaimOrder, type DurableBackend, DurableStoreFullError, type RawClaim, type RawRecord, type Renewal } from "./backend.js";
 import { DEFAULT_LEASE_MS, readMaxAttachmentBytes, readRetentionMs } from "./options.js";
 import { DurableEngine, type DurableStore, storeOf } from "./store.js";
 
@@ -42,9 +42,6 @@ interface Entry {
   outcome: string | undefined;
   expiresAt: number;
 }
-
-/** The error a claim meets when every record kept is still running: the call is not run. */
-export class DurableStoreFullError extends Error {}
 
 class MemoryBackend implements DurableBackend {
   readonly #records = new Map<string, Entry>();
@@ -123,7 +120,9 @@ class MemoryBackend implements DurableBackend {
       if (oldestFinished === undefined && entry.state !== "running") oldestFinished = key;
     }
     if (oldestFinished === undefined) {
-      throw new DurableStoreFullError(`the durable store holds ${this.#maxRecords} records (maxRecords), every one still running`);
+      throw new DurableStoreFullError(
+        `the durable store is full: it holds ${this.#maxRecords} records (maxRecords), every one still running`,
+      );
     }
     MapPrototypeDelete(this.#records, oldestFinished);
   }

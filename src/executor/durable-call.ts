@@ -25,6 +25,7 @@ import { cutToCodePoints } from "../contract/serialize.js";
 import { MAX_DURABLE_ATTEMPTS, type Tool } from "../contract/tools.js";
 import { describeFailure, type FailureText, readOwnDataProperty } from "../contract/untrusted.js";
 import { invalidArgument, readOptions } from "../contract/validators.js";
+import { DurableStoreFullError } from "../durable/backend.js";
 import { durableKeyOf, fingerprintOf, idempotencyKeyOf } from "../durable/key.js";
 import { attachmentBytesOf, type DurableRecord, encodeOutcome, type StoredOutcome } from "../durable/record.js";
 import { checkId, DAMAGED, type DurableEngine, engineOf } from "../durable/store.js";
@@ -218,6 +219,7 @@ class DurableCall {
       return await step();
     } catch (error) {
       if (isToolContractError(error)) throw error;
+      if (error instanceof DurableStoreFullError) return this.#failed(`${error.message}; the tool did not run`);
       return this.#failed(`the durable store could not be used (${describeFailure(error).text}): the tool did not run`);
     }
   }
