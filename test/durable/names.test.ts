@@ -117,6 +117,20 @@ describe("options.durable of a call, a batch and an executor", () => {
   });
 });
 
+describe("onCallEnd's durable", () => {
+  test("absent from the events of calls that are not durable, on an executor that has a store", async () => {
+    const events: object[] = [];
+    const executor = new InProcessToolExecutor(new ToolRegistry([base]), {
+      durable: { store: memoryDurableStore() },
+      hooks: { onCallEnd: (event) => void events.push(event) },
+    });
+    await executor.executeToolCall(call("t"), neverAborted());
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(events).toHaveLength(1);
+    expect(Object.hasOwn(events[0] as object, "durable")).toBe(false);
+  });
+});
+
 describe("the stores' options", () => {
   test.each([
     [() => memoryDurableStore({ maxRecords: 0 }), "options.maxRecords must be an integer from 1 to 1000000"],
