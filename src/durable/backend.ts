@@ -18,17 +18,23 @@ export interface ClaimOrder {
   readonly toolName: string;
   /** Attempts the tool allows (1: at-most-once). */
   readonly maxAttempts: number;
-  /** A random token naming this claim: only its holder may renew, finish, release or lose it. */
+  /** A random token naming this claim: only its holder may renew, start, finish, release or lose it. */
   readonly token: string;
+  /**
+   * "running": the tool starts as soon as the claim is answered; "claimed": something is asked
+   * first (beforeExecute), and `start` follows. A claimed record whose lease lapses is released
+   * (the tool never started), a running one lost (it may have run).
+   */
+  readonly state: "claimed" | "running";
 }
 
 /** What a renewal finds: the claim is still held, an attached caller asked to stop it, or it is no longer this holder's. */
 export type Renewal = "held" | "cancelled" | "gone";
 
 /**
- * One store's atomic steps. Every step that reads a running record whose lease has run out
- * (on the store's clock) first makes it lost: its holder died or stopped renewing, and the
- * tool may have run.
+ * One store's atomic steps. Every step that reads a record whose lease has run out (on the
+ * store's clock) first makes a running one lost (its holder died or stopped renewing, and the
+ * tool may have run) and a claimed one released (the tool never started).
  */
 export interface DurableBackend {
   /**
@@ -41,7 +47,9 @@ export interface DurableBackend {
   read(key: string): Promise<RawRecord | undefined>;
   /** Extends the holder's lease. */
   renew(key: string, token: string): Promise<Renewal>;
-  /** running(token) → done(outcome); false when another terminal write came first. */
+  /** claimed(token) → running: the tool starts; false when the claim is no longer this holder's (then it must not start). */
+  start(key: string, token: string): Promise<boolean>;
+  /** running(token) → done(outcome); false when another terminal write came first. (Every step below also takes a claimed record.) */
   finish(key: string, token: string, outcome: string): Promise<boolean>;
   /** running(token) → released (the tool never started), lost (it was stopped mid-run), or no record at all (forgotten: a denial stores nothing). */
   end(key: string, token: string, state: "released" | "lost" | "forgotten"): Promise<void>;

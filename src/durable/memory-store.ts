@@ -91,7 +91,7 @@ class MemoryBackend implements DurableBackend {
   #claim(order: ClaimOrder, attempt: number, maxAttempts: number, now: number): RawClaim {
     if (MapPrototypeGet(this.#records, order.key) === undefined) this.#makeRoom(now);
     const entry: Entry = {
-      state: "running",
+      state: order.state,
       fingerprint: order.fingerprint,
       toolName: order.toolName,
       attempt,
@@ -117,7 +117,7 @@ class MemoryBackend implements DurableBackend {
         MapPrototypeDelete(this.#records, key);
         return;
       }
-      if (oldestFinished === undefined && entry.state !== "running") oldestFinished = key;
+      if (oldestFinished === undefined && !isHeld(entry)) oldestFinished = key;
     }
     if (oldestFinished === undefined) {
       throw new DurableStoreFullError(
@@ -138,17 +138,28 @@ class MemoryBackend implements DurableBackend {
   renew(key: string, token: string): Promise<Renewal> {
     const now = PerformanceNow();
     const entry = this.#entry(key, now);
-    if (entry === undefined || entry.state !== "running" || entry.token !== token) return PromiseResolve("gone");
+    if (entry === undefined || !isHeld(entry) || entry.token !== token) return PromiseResolve("gone");
     if (entry.cancel) return PromiseResolve("cancelled");
     entry.leaseUntil = now + this.leaseMs;
     this.#touch(key, entry, now);
     return PromiseResolve("held");
   }
 
+  start(key: string, token: string): Promise<boolean> {
+    const now = PerformanceNow();
+    const entry = this.#entry(key, now);
+    if (entry === undefined) return PromiseResolve(false);
+    expireLease(entry, now);
+    if (entry.state !== "claimed" || entry.token !== token || entry.cancel) return PromiseResolve(false);
+    entry.state = "running";
+    this.#touch(key, entry, now);
+    return PromiseResolve(true);
+  }
+
   finish(key: string, token: string, outcome: string): Promise<boolean> {
     const now = PerformanceNow();
     const entry = this.#entry(key, now);
-    if (entry === undefined || entry.state !== "running" || entry.token !== token) return PromiseResolve(false);
+    if (entry === undefined || !isHeld(entry) || entry.token !== token) return PromiseResolve(false);
     settle(entry, "done", outcome);
     this.#touch(key, entry, now);
     return PromiseResolve(true);
@@ -157,7 +168,7 @@ class MemoryBackend implements DurableBackend {
   end(key: string, token: string, state: "released" | "lost" | "forgotten"): Promise<void> {
     const now = PerformanceNow();
     const entry = this.#entry(key, now);
-    if (entry !== undefined && entry.state === "running" && entry.token === token) {
+    if (entry !== undefined && isHeld(entry) && entry.token === token) {
       if (state === "forgotten") {
         MapPrototypeDelete(this.#records, key);
         return PromiseResolve(undefined);
@@ -171,7 +182,7 @@ class MemoryBackend implements DurableBackend {
   stop(key: string, attempt: number, outcome: string | undefined): Promise<void> {
     const now = PerformanceNow();
     const entry = this.#entry(key, now);
-    if (entry !== undefined && entry.state === "running" && entry.attempt === attempt) {
+    if (entry !== undefined && isHeld(entry) && entry.attempt === attempt) {
       if (outcome === undefined) entry.cancel = true;
       else {
         settle(entry, "done", outcome);
@@ -197,9 +208,13 @@ class MemoryBackend implements DurableBackend {
   }
 }
 
-/** A running record whose holder stopped renewing is lost: the tool may have run. */
+/** A record whose holder stopped renewing: running, it is lost (the tool may have run); claimed, released (it never started). */
 function expireLease(entry: Entry, now: number): void {
-  if (entry.state === "running" && entry.leaseUntil < now) settle(entry, "lost", undefined);
+  if (isHeld(entry) && entry.leaseUntil < now) settle(entry, entry.state === "running" ? "lost" : "released", undefined);
+}
+
+function isHeld(entry: Entry): boolean {
+  return entry.state === "running" || entry.state === "claimed";
 }
 
 function settle(entry: Entry, state: "done" | "lost" | "released", outcome: string | undefined): void {

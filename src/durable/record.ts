@@ -18,12 +18,13 @@ import type { ImageMimeType, ToolAttachment } from "../contract/results.js";
 import { MAX_DURABLE_ATTEMPTS } from "../contract/tools.js";
 
 /**
- * Where a key stands. "running": an executor claimed it and holds its lease; "done": its
+ * Where a key stands. "claimed": an executor claimed it and asks beforeExecute before the tool
+ * starts; "running": the tool started, its executor holds the lease; "done": its
  * outcome is kept; "lost": an execution ended without an outcome (its process died or its
  * lease ran out, or it was stopped mid-run); "released": claimed, then given up before the
  * tool started.
  */
-export type DurableState = "running" | "done" | "lost" | "released";
+export type DurableState = "claimed" | "running" | "done" | "lost" | "released";
 
 /** What a done record keeps: a result's content (and attachments), or a NonRecoverableToolError's message. */
 export type StoredOutcome =
@@ -92,7 +93,7 @@ export function maxEncodedOutcomeChars(maxAttachmentBytes: number): number {
 export function readRecord(fields: readonly unknown[], maxAttachmentBytes: number): DurableRecord | undefined {
   if (!ArrayIsArray(fields) || fields.length !== 6) return undefined;
   const [state, fingerprint, toolName, attempt, maxAttempts, outcome] = fields;
-  if (state !== "running" && state !== "done" && state !== "lost" && state !== "released") return undefined;
+  if (state !== "claimed" && state !== "running" && state !== "done" && state !== "lost" && state !== "released") return undefined;
   if (typeof fingerprint !== "string" || !isHexDigest(fingerprint)) return undefined;
   if (typeof toolName !== "string" || toolName.length === 0 || toolName.length > MAX_STORED_TOOL_NAME) return undefined;
   const attemptNumber = attemptOf(attempt);

@@ -60,21 +60,24 @@ local function fields()
   if type(r) ~= "table" or r.err then return nil end
   return r
 end
+local function held(r) return r[1] == "running" or r[1] == "claimed" end
 local function expire_lease(r)
-  if r[1] == "running" and (tonumber(r[8]) or 0) < now then
-    redis.call("HSET", KEYS[1], "state", "lost")
+  if held(r) and (tonumber(r[8]) or 0) < now then
+    local state = "released"
+    if r[1] == "running" then state = "lost" end
+    redis.call("HSET", KEYS[1], "state", state)
     redis.call("HDEL", KEYS[1], "token", "lease", "cancel")
-    r[1] = "lost"
+    r[1] = state
   end
 end
 local function record(r) return {"record", r[1], r[2], r[3], r[4], r[5], r[6]} end
 `;
 
-// KEYS: the record. ARGV: fingerprint, tool name, max attempts, token, lease ms, retention ms.
+// KEYS: the record. ARGV: fingerprint, tool name, max attempts, token, lease ms, retention ms, state ("claimed" or "running").
 const CLAIM = `${PRELUDE}
 local function claim(attempt, max)
   redis.call("DEL", KEYS[1])
-  redis.call("HSET", KEYS[1], "v", "1", "state", "running", "fp", ARGV[1], "tool", ARGV[2], "attempt", tostring(attempt),
+  redis.call("HSET", KEYS[1], "v", "1", "state", ARGV[7], "fp", ARGV[1], "tool", ARGV[2], "attempt", tostring(attempt),
     "max", tostring(max), "token", ARGV[4], "lease", ms(now + tonumber(ARGV[5])), "cancel", "0")
   redis.call("PEXPIRE", KEYS[1], ARGV[6])
   return {"claimed", tostring(attempt)}
@@ -104,18 +107,28 @@ return record(r)
 // KEYS: the record. ARGV: token, lease ms, retention ms.
 const RENEW = `${PRELUDE}
 local r = fields()
-if r == nil or r[1] ~= "running" or r[7] ~= ARGV[1] then return "gone" end
+if r == nil or not held(r) or r[7] ~= ARGV[1] then return "gone" end
 if r[9] == "1" then return "cancelled" end
 redis.call("HSET", KEYS[1], "lease", ms(now + tonumber(ARGV[2])))
 redis.call("PEXPIRE", KEYS[1], ARGV[3])
 return "held"
 `;
 
+// KEYS: the record. ARGV: token. A claim whose tool starts now; not if its lease lapsed or a stop was asked.
+const START = `${PRELUDE}
+local r = fields()
+if r == nil then return 0 end
+expire_lease(r)
+if r[1] ~= "claimed" or r[7] ~= ARGV[1] or r[9] == "1" then return 0 end
+redis.call("HSET", KEYS[1], "state", "running")
+return 1
+`;
+
 // KEYS: the record. ARGV: token, the state to write ("done", "released", "lost", or "forgotten": no record),
 // outcome ("" unless done), retention ms. First terminal write wins: only the holder of a running record writes it.
 const SETTLE = `${PRELUDE}
 local r = fields()
-if r == nil or r[1] ~= "running" or r[7] ~= ARGV[1] then return 0 end
+if r == nil or not held(r) or r[7] ~= ARGV[1] then return 0 end
 if ARGV[2] == "forgotten" then
   redis.call("DEL", KEYS[1])
   return 1
@@ -130,7 +143,7 @@ return 1
 // KEYS: the record. ARGV: attempt, outcome ("" asks the holder to stop), retention ms.
 const STOP = `${PRELUDE}
 local r = fields()
-if r == nil or r[1] ~= "running" or r[4] ~= ARGV[1] then return 0 end
+if r == nil or not held(r) or r[4] ~= ARGV[1] then return 0 end
 if ARGV[2] == "" then
   redis.call("HSET", KEYS[1], "cancel", "1")
 else
@@ -248,6 +261,7 @@ class RedisBackend implements DurableBackend {
       order.token,
       this.leaseMs,
       this.#retentionMs,
+      order.state,
     ]);
     if (ArrayIsArray(reply) && reply.length === 2 && reply[0] === "claimed") {
       const attempt = +reply[1];
@@ -265,6 +279,10 @@ class RedisBackend implements DurableBackend {
   async renew(key: string, token: string): Promise<Renewal> {
     const reply = await this.#eval(RENEW, key, [token, this.leaseMs, this.#retentionMs]);
     return reply === "held" || reply === "cancelled" ? reply : "gone";
+  }
+
+  async start(key: string, token: string): Promise<boolean> {
+    return (await this.#eval(START, key, [token])) === 1;
   }
 
   async finish(key: string, token: string, outcome: string): Promise<boolean> {

@@ -143,6 +143,10 @@ export class DurableEngine {
     return letGo;
   }
 
+  start(key: string, token: string): Promise<boolean> {
+    return this.#backend.start(key, token);
+  }
+
   async finish(key: string, token: string, outcome: string): Promise<boolean> {
     try {
       return await this.#backend.finish(key, token, outcome);

@@ -54,6 +54,9 @@ export interface DurableSteps {
 
 const LOST_TEXT = "an earlier execution of this call was lost; the tool may have run, and it will not run again under this key";
 
+/** What #execute gives when its claim was lost before the tool started: the call looks at the record again. */
+const AGAIN = Symbol("again");
+
 /** Rounds of claim → attach a call may go through (each at-least-once attempt, each released claim, costs one). */
 const MAX_ROUNDS = MAX_DURABLE_ATTEMPTS * 2 + 4;
 
@@ -136,14 +139,20 @@ class DurableCall {
           toolName: this.#request.call.name,
           maxAttempts: maxAttemptsOf(this.#request.tool),
           token: token(),
+          // With an approval to ask, the tool starts later (start): a claim that lapses before then is released, not lost.
+          state: this.#steps.approve === undefined ? "running" : "claimed",
         }),
       );
       if (isResult(claim)) return claim;
       if (claim === DAMAGED) return this.#damaged();
-      if (claim.claimed) return this.#execute(claim.token, claim.attempt);
+      if (claim.claimed) {
+        const executed = await this.#execute(claim.token, claim.attempt);
+        if (executed === AGAIN) continue;
+        return executed;
+      }
       const record = claim.record;
       if (record === undefined) continue; // gone between the steps of the claim (forgotten): claim again
-      if (record.state === "running" && record.fingerprint === this.#fingerprint) {
+      if (isHeld(record) && record.fingerprint === this.#fingerprint) {
         const ended = await this.#attach(record.attempt);
         if (isResult(ended)) return ended;
         if (ended === DAMAGED) return this.#damaged();
@@ -263,7 +272,7 @@ class DurableCall {
         }
         const record = await this.#store(() => this.#engine.read(this.#key));
         if (isResult(record) || record === undefined || record === DAMAGED) return record;
-        if (record.state !== "running" || record.attempt !== attempt) return record;
+        if (!isHeld(record) || record.attempt !== attempt) return record;
       }
     } finally {
       if (timer !== undefined) ClearTimeout(timer);
@@ -272,7 +281,7 @@ class DurableCall {
   }
 
   /** Runs the tool under this call's claim, then records its outcome (first terminal write wins). */
-  async #execute(claimToken: string, attempt: number): Promise<ToolResultMessage> {
+  async #execute(claimToken: string, attempt: number): Promise<ToolResultMessage | typeof AGAIN> {
     const engine = this.#engine;
     const key = this.#key;
     const request = this.#request;
@@ -305,6 +314,15 @@ class DurableCall {
         unwatch();
         await engine.end(key, claimToken, "forgotten").catch(ignore); // a denial stores nothing
         return this.#steps.denied(denial);
+      }
+      // The tool starts now, unless the claim lapsed (released) or another caller stopped it meanwhile.
+      const starts = await engine.start(key, claimToken).catch(() => false);
+      if (!starts) {
+        letGo();
+        unwatch();
+        await engine.end(key, claimToken, "released").catch(ignore);
+        throwIfAborted(signal);
+        return AGAIN;
       }
     }
     this.#mark("executed");
@@ -403,6 +421,11 @@ function messageOf(error: NonRecoverableToolError): string {
 function maxAttemptsOf(tool: Tool): number {
   const durability = tool.durability;
   return durability === undefined || durability === "at-most-once" ? 1 : durability.atLeastOnce.maxAttempts;
+}
+
+/** A record some executor holds: claimed (approval) or running (the tool). */
+function isHeld(record: DurableRecord): boolean {
+  return record.state === "running" || record.state === "claimed";
 }
 
 function isResult(value: unknown): value is ToolResultMessage {

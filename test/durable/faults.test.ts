@@ -75,13 +75,14 @@ function killed(child: ChildProcess): Promise<void> {
 /** One durable call's setting: its store on `connection`, its key, its counters. */
 function scenario(tool: string, connection = redisUrl as string) {
   const [counter, gate, begun, approvals, runId] = [unique("count"), unique("gate"), unique("started"), unique("approvals"), unique("run")];
+  const prefix = unique("durable");
   return {
     counter,
     gate,
     begun,
     approvals,
     config: (extra: Record<string, unknown> = {}) => ({
-      store: { connection, prefix: unique("durable"), leaseMs: 1000 },
+      store: { connection, prefix, leaseMs: 1000 },
       runId,
       approvals,
       call: call(tool, { counter, gate, started: begun }, "call-1"),
@@ -117,6 +118,20 @@ describe.runIf(redisUrl !== undefined)("agent processes killed and restarted, re
     expect(JSON.parse(result.content)).toEqual({ attempt: 2, idempotencyKey: `tg:${durableKeyOf(setting.runId, "call-1")}` });
     expect(await redis.lrange(setting.begun, 0, -1)).toEqual(["1", "2"]);
     expect(await count(redis, setting.counter)).toBe(2);
+  });
+
+  test("SIGKILL while beforeExecute decides (the tool never started); restarted and re-issued: released, runs once", async () => {
+    const setting = scenario("charge");
+    const approvalGate = unique("approval");
+    const first = agent(setting.config({ approvalGate }));
+    await vitestUntil(async () => (await count(redis, setting.approvals)) === 1);
+    await killed(first.child);
+    await redis.lpush(setting.gate, "go");
+    const second = await agent(setting.config()).report; // the claim's lease lapses (1 s): released, claimed again
+    expect((second.outcomes[0] as { result: ToolResultMessage }).result.isError).toBe(false);
+    expect(second.ends).toEqual(["executed"]);
+    expect(await count(redis, setting.counter)).toBe(1);
+    expect(await count(redis, setting.approvals)).toBe(2);
   });
 
   test("SIGKILL after completion; restarted and re-issued: replayed, 0 executions, beforeExecute not called", async () => {
@@ -212,3 +227,11 @@ describe.runIf(redisUrl !== undefined)("retention", () => {
     await store.close();
   });
 });
+
+async function vitestUntil(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not met");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -181,7 +181,7 @@ describe.runIf(redisUrl !== undefined).each(CASES)("%s store, %s executor", (sto
       hooks: { beforeExecute: () => new Promise((resolve) => (decide = resolve)) },
     });
     const first = settle(gated.executeToolCall(call("charge", { counter }, "c1"), controller.signal, durable(runId)));
-    await vitestWaitFor(async () => (await store.read({ runId, callId: "c1" }))?.state === "running");
+    await vitestWaitFor(async () => (await store.read({ runId, callId: "c1" }))?.state === "claimed");
     controller.abort(new Error("stop"));
     expect((await first).ok).toBe(false);
     decide({ allow: true });
