@@ -18,6 +18,7 @@ import {
   NativeAbortController,
   NativeDOMException,
   ObjectFreeze,
+  PromisePrototypeThen,
   SetTimeout,
 } from "../contract/primordials.js";
 import { errorContent, type ToolResultMessage, toolResultMessage } from "../contract/results.js";
@@ -256,7 +257,8 @@ class DurableCall {
       for (;;) {
         await this.#engine.nextLook(this.#key, deadlineSignal);
         if (isAborted(signal)) {
-          await this.#engine.stop(this.#key, attempt, undefined).catch(ignore);
+          // Abort wins at once: the stop is sent, not waited for (the holder acts on it at its next renewal, or now in this process).
+          void PromisePrototypeThen(this.#engine.stop(this.#key, attempt, undefined), ignore, ignore);
           throw abortReason(signal);
         }
         if (expired) {
