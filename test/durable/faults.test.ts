@@ -163,6 +163,26 @@ describe.runIf(redisUrl !== undefined)("agent processes killed and restarted, re
   });
 });
 
+describe.runIf(redisUrl !== undefined)("a bounded soak: agents SIGKILLed at random points", () => {
+  test("8 rounds: an at-most-once tool never runs twice, and every re-issue settles with one outcome for all its copies", async () => {
+    for (let round = 0; round < 8; round += 1) {
+      const setting = scenario("charge");
+      await redis.lpush(setting.gate, "go", "go", "go"); // the tool does not wait: kills land anywhere in the call
+      const config = setting.config({ copies: 3 });
+      const first = agent(config);
+      await first.issued;
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 60)));
+      await killed(first.child);
+      const before = await count(redis, setting.counter);
+      const second = await agent(config).report;
+      const after = await count(redis, setting.counter);
+      expect(after, `round ${round}`).toBeLessThanOrEqual(1);
+      if (before === 1) expect(second.ends.includes("executed"), `round ${round}: ran again`).toBe(false);
+      expect(new Set(second.outcomes.map((outcome) => JSON.stringify(outcome))).size, `round ${round}`).toBe(1);
+    }
+  }, 60_000);
+});
+
 describe.runIf(redisUrl !== undefined && hasRedisServerBinary())("a Redis of the test's own", () => {
   test("restarted with appendfsync always after completion: the re-issue is replayed, 1 execution", async () => {
     const dir = scratchDir();
