@@ -65,7 +65,9 @@ function agent(config: Record<string, unknown>): Agent {
   return { child, issued, report };
 }
 
+/** SIGKILLs `child` and resolves once it is gone (at once if it already exited: a fast call may beat the kill). */
 function killed(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     child.once("exit", () => resolve());
     child.kill("SIGKILL");
