@@ -27,11 +27,13 @@ export {
   type Tool,
   type ToolContext,
   type ToolDefinition,
+  type ToolDurability,
   type ToolLike,
   type ToolProgressReport,
   ToolRegistry,
   type ValidationDecision,
 } from "./contract/tools.js";
+export type { DurableCallEnd } from "./executor/durable-call.js";
 export type {
   ApprovalContext,
   ApprovalDecision,
@@ -44,7 +46,14 @@ export type {
 } from "./executor/hooks.js";
 export { executeToolCall, executeToolCalls, InProcessToolExecutor, type InProcessToolExecutorOptions } from "./executor/in-process.js";
 export type { ProgressListener, ToolProgress } from "./executor/progress.js";
-export type { BatchOptions, CallOptions, ExecutorOptions, ToolExecutor } from "./executor/tool-executor.js";
+export type {
+  BatchOptions,
+  CallOptions,
+  DurableCallOptions,
+  DurableExecutorOptions,
+  ExecutorOptions,
+  ToolExecutor,
+} from "./executor/tool-executor.js";
 export type { WorkerToolExecutor, WorkerToolExecutorOptions } from "./worker/executor.js";
 // Types only: the runtime lives in `toolgate/worker`, so `import "toolgate"` never loads piscina.
 export type { ToolModuleSpecifier } from "./worker/tool-modules.js";

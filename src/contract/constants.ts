@@ -92,6 +92,11 @@ export const ContractErrorCode = ObjectFreeze({
   EXECUTOR_CLOSED: "EXECUTOR_CLOSED",
   /** An entry point's optional peer dependency (bullmq, ioredis for toolgate/queue) is not installed. */
   MISSING_PEER_DEPENDENCY: "MISSING_PEER_DEPENDENCY",
+  /**
+   * A durable call's key (its run id and call id) already holds a call of another tool or
+   * other arguments: nothing ran and the record is unchanged (docs/durable.md).
+   */
+  DURABLE_CALL_CONFLICT: "DURABLE_CALL_CONFLICT",
 } as const);
 
 /** A `ToolContractError` code: one of the values of `ContractErrorCode`. */

@@ -26,10 +26,12 @@ import {
   MapPrototypeSet,
   mapEntryStepper,
   mapKeyStepper,
+  NumberIsInteger,
   ObjectFreeze,
   ObjectGetOwnPropertyDescriptor,
   ObjectHasOwn,
   ReflectApply,
+  ReflectOwnKeys,
   WeakMapPrototypeGet,
   WeakMapPrototypeSet,
   WeakSetPrototypeAdd,
@@ -66,7 +68,27 @@ export interface ToolContext {
    * TypeError.
    */
   readonly reportProgress: (report: ToolProgressReport) => void;
+  /**
+   * A durable call's idempotency key (`options.durable`, docs/durable.md): the same for every
+   * attempt of one (run id, call id), in every process. Pass it to the systems the tool calls
+   * (a payment API's idempotency key): it is the only way to close the gap between a side
+   * effect and its record. Absent for a call that is not durable.
+   */
+  readonly idempotencyKey?: string;
+  /** A durable call's attempt, from 1 (an at-least-once tool's next attempt after a lost one counts up). Absent for a call that is not durable. */
+  readonly attempt?: number;
 }
+
+/**
+ * How a durable call of this tool may be run again when an earlier execution was lost (its
+ * process died, or it was stopped mid-run): "at-most-once" (the default) never runs it again
+ * under that key; `{ atLeastOnce: { maxAttempts } }` runs it again, up to `maxAttempts` (1 to
+ * 100) attempts in all, with the same `context.idempotencyKey`.
+ */
+export type ToolDurability = "at-most-once" | { readonly atLeastOnce: { readonly maxAttempts: number } };
+
+/** The most attempts an at-least-once tool may allow. */
+export const MAX_DURABLE_ATTEMPTS = 100;
 
 /** What a tool author writes. */
 export interface ToolDefinition<A = unknown, O = unknown> {
@@ -88,6 +110,8 @@ export interface ToolDefinition<A = unknown, O = unknown> {
   attachmentBudgets?: AttachmentBudgets;
   /** The JSON Schema of the arguments `validate` accepts, for `describeTools` (copied at definition time). */
   jsonSchema?: JsonSchema;
+  /** Optional: how a durable call of this tool may run again after a lost execution (default "at-most-once"). */
+  durability?: ToolDurability;
 }
 
 /**
@@ -106,6 +130,8 @@ export interface SchemaToolDefinition<S extends StandardSchemaV1 = StandardSchem
   execute(args: StandardSchemaV1Output<S>, context: ToolContext): Promise<O> | O;
   /** The JSON Schema shown to the model, when the schema library cannot make one (valibot). */
   jsonSchema?: JsonSchema;
+  /** Optional: how a durable call of this tool may run again after a lost execution (default "at-most-once"). */
+  durability?: ToolDurability;
 }
 
 /** A frozen tool snapshot made by `defineTool`; what a `ToolRegistry` holds. */
@@ -161,6 +187,7 @@ export function defineTool(definition: unknown): Tool {
     ...(budgets === undefined ? {} : { budgets }),
     ...(argumentBudgets === undefined ? {} : { argumentBudgets }),
     ...(attachmentBudgets === undefined ? {} : { attachmentBudgets }),
+    ...optionalDurability(definition, name),
   });
   WeakSetPrototypeAdd(definedTools, tool);
   WeakMapPrototypeSet(validators, tool, validate);
@@ -217,6 +244,42 @@ function optionalTimeout(definition: object, name: string): { timeoutMs?: number
   return value === undefined
     ? {}
     : { timeoutMs: checkTimeoutMs(value, `tool "${name}": timeoutMs`, ContractErrorCode.INVALID_TOOL_DEFINITION) };
+}
+
+/**
+ * `{ durability }` when the definition has an own `durability` (read once, checked, copied
+ * frozen), else nothing: "at-most-once", or `{ atLeastOnce: { maxAttempts } }` whose objects
+ * have exactly those own data properties (a getter or a Proxy is refused, never run).
+ */
+function optionalDurability(definition: object, name: string): { durability?: ToolDurability } {
+  if (ObjectGetOwnPropertyDescriptor(definition, "durability") === undefined) return {};
+  const value = readField(definition, "durability");
+  if (value === undefined) return {};
+  if (value === "at-most-once") return { durability: "at-most-once" };
+  const what = `tool "${name}": durability`;
+  const shape = `must be "at-most-once" or { atLeastOnce: { maxAttempts } }`;
+  const outer = plainRecordOf(value, ["atLeastOnce"]);
+  const inner = outer === undefined ? undefined : plainRecordOf(outer.atLeastOnce, ["maxAttempts"]);
+  if (inner === undefined) invalid(`${what} ${shape}`);
+  const maxAttempts = inner.maxAttempts;
+  if (typeof maxAttempts !== "number" || !NumberIsInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > MAX_DURABLE_ATTEMPTS) {
+    invalid(`${what}.atLeastOnce.maxAttempts must be an integer from 1 to ${MAX_DURABLE_ATTEMPTS}`);
+  }
+  return { durability: ObjectFreeze({ atLeastOnce: ObjectFreeze({ maxAttempts }) }) };
+}
+
+/** The own data values of an object that has exactly `keys` (no Proxy, no accessor, nothing else), or undefined. */
+function plainRecordOf(value: unknown, keys: readonly string[]): Record<string, unknown> | undefined {
+  if (typeof value !== "object" || value === null || isProxy(value) || ArrayIsArray(value)) return undefined;
+  if (ReflectOwnKeys(value).length !== keys.length) return undefined;
+  const record: Record<string, unknown> = {};
+  for (let index = 0; index < keys.length; index += 1) {
+    const key = keys[index] as string;
+    const descriptor = ObjectGetOwnPropertyDescriptor(value, key);
+    if (descriptor === undefined || !ObjectHasOwn(descriptor, "value")) return undefined;
+    record[key] = descriptor.value;
+  }
+  return record;
 }
 
 /** An optional budgets field: read once if it is an own property (an inherited one is not read), then validated. */

@@ -30,6 +30,7 @@ import { cutToCodePoints } from "../contract/serialize.js";
 import type { Tool } from "../contract/tools.js";
 import { type FailureText, observeRejection, readOwnDataProperty, untrustedPromise, whenSettled } from "../contract/untrusted.js";
 import { closestKey, invalidArgument, prototypeChain, validateObject, validateOptionKeys } from "../contract/validators.js";
+import type { DurableCallEnd } from "./durable-call.js";
 import type { RunRequest } from "./pipeline.js";
 import { abortReason, isAborted, watchAbort } from "./signal.js";
 
@@ -74,6 +75,13 @@ export interface CallEndEvent {
   readonly threadId: number | undefined;
   /** True when the executor terminated the thread running this call before the call settled. */
   readonly threadKilled: boolean;
+  /**
+   * A durable call's (`options.durable`) way to its outcome: "executed" (this call ran the
+   * tool), "attached" (it waited for another caller's execution), "replayed" (the outcome was
+   * already recorded), "lost" (an earlier execution was lost). Absent for other calls, and for a
+   * durable call answered before its store was asked (an unknown tool, invalid arguments).
+   */
+  readonly durable?: DurableCallEnd;
 }
 
 /** Emitted when an executor terminates a thread after the call settled (an abort or timeout's grace period ran out). */
@@ -295,6 +303,8 @@ export class CallTrace {
   #threadId: number | undefined;
   #threadKilled = false;
   #settled = false;
+  /** Set by a durable call (durable-call.ts): how it got its outcome. */
+  durable: DurableCallEnd | undefined;
 
   constructor(
     readonly hooks: ResolvedHooks,
@@ -338,7 +348,7 @@ export class CallTrace {
 
   #end(outcome: CallEndOutcome, code: string | undefined): void {
     this.#settled = true;
-    const event: CallEndEvent = ObjectFreeze({
+    const fields = {
       toolCallId: this.call.id,
       toolName: this.call.name,
       outcome,
@@ -348,7 +358,9 @@ export class CallTrace {
       runMs: this.#runMs !== undefined && this.#runMs > this.#queueWaitMs ? this.#runMs - this.#queueWaitMs : 0,
       threadId: this.#threadId,
       threadKilled: this.#threadKilled,
-    });
+    };
+    const durable = this.durable;
+    const event: CallEndEvent = ObjectFreeze(durable === undefined ? fields : { ...fields, durable });
     notify(this.hooks, "onCallEnd", this.hooks.onCallEnd, [event]);
   }
 }

@@ -109,6 +109,16 @@ function runWithin(request: RunRequest, reportProgress: ToolContext["reportProgr
 function contextOf(request: RunRequest, signal: AbortSignal, reportProgress: ToolContext["reportProgress"]): ToolContext {
   const app = request.app;
   const toolCallId = request.call.id;
+  const durable = request.durable;
+  if (durable !== undefined) {
+    // A durable call's: its idempotency key and attempt (docs/durable.md).
+    const { idempotencyKey, attempt } = durable;
+    return ObjectFreeze(
+      app === undefined
+        ? { signal, toolCallId, reportProgress, idempotencyKey, attempt }
+        : { signal, toolCallId, reportProgress, app, idempotencyKey, attempt },
+    );
+  }
   return ObjectFreeze(app === undefined ? { signal, toolCallId, reportProgress } : { signal, toolCallId, reportProgress, app });
 }
 

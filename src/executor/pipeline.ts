@@ -46,7 +46,16 @@ import { checkTimeoutMs } from "../contract/timeout.js";
 import type { Tool } from "../contract/tools.js";
 import type { FailureText } from "../contract/untrusted.js";
 import { readOwnOption, validateObject, validateOptionKeys } from "../contract/validators.js";
+import type { DurableEngine } from "../durable/store.js";
 import { runBatch } from "./batch.js";
+import {
+  checkDurableStore,
+  type DurableRun,
+  type DurableSteps,
+  readDurableCallOption,
+  readDurableExecutorOption,
+  runDurable,
+} from "./durable-call.js";
 import { approve, CallTrace, type ResolvedHooks, type RunFacts, resolveHooks } from "./hooks.js";
 import { checkProgressListener, type ProgressListener } from "./progress.js";
 import { effectiveTimeoutMs, type ToolOutcome } from "./run-tool.js";
@@ -72,6 +81,8 @@ export interface RunRequest {
   readonly attachmentBudgets: ResolvedAttachmentBudgets;
   /** The caller's `onProgress`, if any: where the tool's progress reports go. */
   readonly onProgress: ProgressListener | undefined;
+  /** A durable call's idempotency key and attempt, for the tool's context (docs/durable.md); absent otherwise. */
+  readonly durable?: DurableRun;
 }
 
 /**
@@ -114,6 +125,7 @@ export function completeCall(
     // docs/contract.md: rule 8 — abort wins (even over a malformed call).
     throwIfAborted(signal);
     const callOptions = readCallOptions(options, "call options");
+    checkDurableStore(pipeline.settings, callOptions);
     // docs/contract.md: rule 4 — call snapshot.
     // The tools: a tool's own argument budgets tighten the call's (looked up by the call's name).
     const snapshot = snapshotToolCall(call, callArgumentBudgets(pipeline.settings, callOptions), pipeline.tools);
@@ -199,6 +211,7 @@ export async function executeCalls(
 ): Promise<ToolResultMessage[]> {
   assertAbortSignal(signal); // before the options, as for a single call
   const callOptions = readCallOptions(options, "batch options");
+  checkDurableStore(pipeline.settings, callOptions);
   const budgets = callArgumentBudgets(pipeline.settings, callOptions);
   const results = await runBatch(calls, signal, options, {
     argumentBudgets: budgets,
@@ -297,6 +310,9 @@ function settleCall(
     attachmentBudgets: settings.attachmentBudgets,
     onProgress: options.onProgress,
   };
+  const durable = options.durable;
+  if (durable !== undefined)
+    return runDurable(settings.durable as DurableEngine, durable, request, trace, durableSteps(pipeline, trace, request));
   const approval = trace === undefined ? undefined : approve(trace.hooks, request);
   if (approval === undefined) return runRequest(pipeline, request, trace);
   return PromisePrototypeThen(approval, (denial) => {
@@ -304,6 +320,20 @@ function settleCall(
     throwIfAborted(signal);
     return runRequest(pipeline, request, trace);
   }) as Promise<ToolResultMessage>;
+}
+
+/** What a durable call borrows from this pipeline (durable-call.ts): the runner, publication, and the approval hook. */
+function durableSteps(pipeline: Pipeline, trace: CallTrace | undefined, request: RunRequest): DurableSteps {
+  const hooks = trace?.hooks;
+  return {
+    run: pipeline.run,
+    publish,
+    approve:
+      hooks === undefined || hooks.beforeExecute === undefined
+        ? undefined
+        : () => approve(hooks, request) as Promise<FailureText | undefined>,
+    denied: (reason) => toolResultMessage(request.call, errorContent(ToolErrorCode.CALL_DENIED, reason), true),
+  };
 }
 
 /** The executor's run (under the request's effective timeout: call > tool > executor), then publication. */
@@ -377,6 +407,8 @@ export interface PipelineSettings {
   readonly outputBudgets: ResolvedOutputBudgets;
   /** The executor's attachment budgets over the defaults; a tool's own override them. */
   readonly attachmentBudgets: ResolvedAttachmentBudgets;
+  /** The store of the executor's `durable` option, if any: durable calls need one. */
+  readonly durable?: DurableEngine | undefined;
 }
 
 /** One call's (or one batch's) resolved options. */
@@ -388,6 +420,8 @@ export interface CallSettings {
   readonly onProgress: ProgressListener | undefined;
   /** An adapter's: arguments its precheck accepted (see AcceptedArguments). */
   readonly accepted?: AcceptedArguments | undefined;
+  /** The run id of `options.durable`: the call is durable under (this run id, its call id). */
+  readonly durable?: string | undefined;
 }
 
 /** What an executor made without options applies. */
@@ -398,6 +432,7 @@ export const DEFAULT_PIPELINE_SETTINGS: PipelineSettings = ObjectFreeze({
   argumentBudgets: DEFAULT_ARGUMENT_BUDGETS,
   outputBudgets: DEFAULT_OUTPUT_BUDGETS,
   attachmentBudgets: DEFAULT_ATTACHMENT_BUDGETS,
+  durable: undefined,
 });
 
 const NO_CALL_OPTIONS: CallSettings = ObjectFreeze({
@@ -426,12 +461,13 @@ export const EXECUTOR_OPTION_KEYS: readonly string[] = ObjectFreeze([
   "argumentBudgets",
   "outputBudgets",
   "attachmentBudgets",
+  "durable",
 ]);
 /** The options of one call (`CallOptions`). */
-const CALL_OPTION_KEYS: readonly string[] = ObjectFreeze(["timeoutMs", "app", "argumentBudgets", "onProgress"]);
+const CALL_OPTION_KEYS: readonly string[] = ObjectFreeze(["timeoutMs", "app", "argumentBudgets", "onProgress", "durable"]);
 /** The options of a batch (`BatchOptions`): a call's, and `concurrency`. */
 // Written out, not spread: a module of toolgate may first load after a tool module patched Array.prototype.
-const BATCH_OPTION_KEYS: readonly string[] = ObjectFreeze(["timeoutMs", "app", "argumentBudgets", "onProgress", "concurrency"]);
+const BATCH_OPTION_KEYS: readonly string[] = ObjectFreeze(["timeoutMs", "app", "argumentBudgets", "onProgress", "concurrency", "durable"]);
 
 /** A hook given where an executor's or a call's options are read: where it belongs. */
 export const HOOKS_ELSEWHERE: { readonly [key: string]: string } = ObjectFreeze({
@@ -473,6 +509,7 @@ export function readExecutorOptions(options: unknown, known: readonly string[] =
       DEFAULT_ATTACHMENT_BUDGETS,
       attachmentBudgets === undefined ? undefined : readAttachmentBudgets(attachmentBudgets, "options.attachmentBudgets"),
     ),
+    durable: readDurableExecutorOption(readOwnOption(options, "durable", "options")),
   });
 }
 
@@ -485,12 +522,16 @@ export function readCallOptions(options: unknown, what: string): CallSettings {
   const app = readOwnOption(options, "app", "options") as ToolApp | undefined;
   const argumentBudgets = readOwnOption(options, "argumentBudgets", "options");
   const onProgress = readOwnOption(options, "onProgress", "options");
-  if (timeoutMs === undefined && app === undefined && argumentBudgets === undefined && onProgress === undefined) return NO_CALL_OPTIONS;
+  const durable = readDurableCallOption(readOwnOption(options, "durable", "options"));
+  if (timeoutMs === undefined && app === undefined && argumentBudgets === undefined && onProgress === undefined && durable === undefined) {
+    return NO_CALL_OPTIONS;
+  }
   return {
     timeoutMs: timeoutMs === undefined ? undefined : checkTimeoutMs(timeoutMs, "options.timeoutMs", ContractErrorCode.INVALID_ARGUMENT),
     app,
     argumentBudgets: argumentBudgets === undefined ? undefined : readArgumentBudgets(argumentBudgets, "options.argumentBudgets"),
     onProgress: onProgress === undefined ? undefined : checkProgressListener(onProgress),
+    durable,
   };
 }
 

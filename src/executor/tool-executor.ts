@@ -12,6 +12,7 @@ import {
 import { WeakMapPrototypeGet, WeakMapPrototypeSet } from "../contract/primordials.js";
 import type { ToolResultMessage } from "../contract/results.js";
 import type { ToolRegistry } from "../contract/tools.js";
+import type { DurableStore } from "../durable/store.js";
 import type { ToolExecutorHooks } from "./hooks.js";
 import type { ProgressListener } from "./progress.js";
 
@@ -34,6 +35,25 @@ export interface CallOptions {
    * From a worker, reports are throttled in the thread and cross its port.
    */
   readonly onProgress?: ProgressListener;
+  /**
+   * Makes the call durable (docs/durable.md): keyed by (`runId`, the call's id) in the
+   * executor's store, it runs at most once, and a re-issue of it (after a crash, a resume, a
+   * retry) gets the same outcome. In a batch, each member is keyed by its own call id. An
+   * executor without `durable: { store }` refuses it (INVALID_ARGUMENT).
+   */
+  readonly durable?: DurableCallOptions;
+}
+
+/** A call's `durable` option. */
+export interface DurableCallOptions {
+  /** The run (or thread) the call belongs to: the same after a restart (non-empty, at most 1024 characters). */
+  readonly runId: string;
+}
+
+/** An executor's `durable` option. */
+export interface DurableExecutorOptions {
+  /** Where the records live: `memoryDurableStore()` or `redisDurableStore({ connection })` from toolgate/durable. */
+  readonly store: DurableStore;
 }
 
 /**
@@ -54,6 +74,8 @@ export interface ExecutorOptions {
   readonly outputBudgets?: OutputBudgets;
   /** Attachment budgets of every result (a tool's own `attachmentBudgets` override them). */
   readonly attachmentBudgets?: AttachmentBudgets;
+  /** Durable calls' store: calls with `options.durable` need it (docs/durable.md). */
+  readonly durable?: DurableExecutorOptions;
 }
 
 /** Options of a batch: the per-call options, plus how many calls run at once. */

@@ -27,7 +27,14 @@ import {
 import { ContractErrorCode, ToolErrorCode } from "../contract/constants.js";
 import { NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
-import { ArrayIsArray, isProxy, NativePromise, ObjectFreeze, PerformanceNow } from "../contract/primordials.js";
+import {
+  ArrayIsArray,
+  isProxy,
+  NativePromise,
+  ObjectFreeze,
+  ObjectGetOwnPropertyDescriptor,
+  PerformanceNow,
+} from "../contract/primordials.js";
 import { adoptAttachments, errorContent, type ToolResultMessage } from "../contract/results.js";
 import { checkTimeoutMs } from "../contract/timeout.js";
 import { registeredTools, ToolRegistry } from "../contract/tools.js";
@@ -281,6 +288,7 @@ export class QueueToolExecutor implements ToolExecutor {
   async executeToolCall(call: unknown, signal: AbortSignal, options?: CallOptions): Promise<ToolResultMessage> {
     this.#assertOpen();
     refuseCallApp(options);
+    refuseCallDurable(options);
     return this.#accepted.track(executeCall(this.#pipeline, call, signal, options));
   }
 
@@ -288,6 +296,7 @@ export class QueueToolExecutor implements ToolExecutor {
   async executeBatch(calls: readonly unknown[], signal: AbortSignal, options?: BatchOptions): Promise<ToolResultMessage[]> {
     this.#assertOpen();
     refuseCallApp(options);
+    refuseCallDurable(options);
     return this.#accepted.track(executeCalls(this.#pipeline, calls, signal, options));
   }
 
@@ -604,6 +613,19 @@ const REFUSED_OPTIONS: readonly (readonly [string, string])[] = [
 /** INVALID_ARGUMENT for a call's (or batch's) `app`: it cannot cross machines. */
 function refuseCallApp(options: unknown): void {
   if (callAppRefusal(options) !== undefined) invalidArgument(REFUSED_OPTIONS[0]?.[1] as string);
+}
+
+/**
+ * INVALID_ARGUMENT for a call's (or batch's) `durable`: durable calls on the queue are not
+ * available yet (issue 42), and a durable option silently ignored would run a re-issued call twice.
+ */
+function refuseCallDurable(options: unknown): void {
+  if (typeof options !== "object" || options === null || isProxy(options)) return; // the pipeline refuses what is not an options object
+  const descriptor = ObjectGetOwnPropertyDescriptor(options, "durable");
+  if (descriptor === undefined || ("value" in descriptor && descriptor.value === undefined)) return;
+  invalidArgument(
+    "options.durable: durable calls on the QueueToolExecutor are not available yet; use an InProcessToolExecutor or a WorkerToolExecutor with durable: { store } (toolgate/durable)",
+  );
 }
 
 /** The QueueToolExecutor's options: the shared ones it takes, and its own. */

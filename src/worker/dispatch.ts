@@ -197,7 +197,21 @@ export class Dispatcher {
     }
     if (behindThread === 0) this.#begin(call);
     else this.#lines.add(behindThread, slot);
-    const task: WorkerTask = [taskId, slot, call.module, request.call.name, request.call.id, request.args, onProgress !== undefined];
+    const durable = request.durable;
+    const task: WorkerTask =
+      durable === undefined
+        ? [taskId, slot, call.module, request.call.name, request.call.id, request.args, onProgress !== undefined]
+        : [
+            taskId,
+            slot,
+            call.module,
+            request.call.name,
+            request.call.id,
+            request.args,
+            onProgress !== undefined,
+            durable.idempotencyKey,
+            durable.attempt,
+          ];
     const replied = behindThread === 0 ? this.#pool.run(task) : this.#pool.runBehind(task, behindThread);
     void PromisePrototypeThen(replied, this.#onReply[slot], this.#onFailure[slot]);
   }

@@ -55,6 +55,8 @@ export class WorkerToolExecutor implements ToolExecutor {
     const resolved: ResolvedOptions = resolveOptions(options);
     const settings = readExecutorOptions(options, WORKER_OPTION_KEYS);
     if (settings.app !== undefined) throw appRefused();
+    // A Redis store is connected and its eviction policy checked now, not at the first durable call.
+    if (settings.durable !== undefined) await settings.durable.ready();
     const modules = await loadToolModules(resolved.modules);
     // Three times maxThreads: a task whose call was answered (abort, timeout) may still run while
     // the next call starts, and a call may wait on a thread behind its running one (dispatch.ts).

@@ -32,6 +32,10 @@ export type WorkerTask = readonly [
   args: unknown,
   /** The caller has an `onProgress`: the worker sends the tool's (throttled) reports as task messages. */
   progress: boolean,
+  /** A durable call's `context.idempotencyKey` (absent for other calls: they clone two elements fewer). */
+  idempotencyKey?: string,
+  /** A durable call's `context.attempt`. */
+  attempt?: number,
 ];
 
 export const TASK_ID = 0;
@@ -41,6 +45,8 @@ export const TASK_TOOL_NAME = 3;
 export const TASK_TOOL_CALL_ID = 4;
 export const TASK_ARGS = 5;
 export const TASK_PROGRESS = 6;
+export const TASK_IDEMPOTENCY_KEY = 7;
+export const TASK_ATTEMPT = 8;
 
 /**
  * Main → worker: a no-op task, so Piscina starts a spare thread before a call needs it (only a

@@ -15,7 +15,17 @@ import {
 } from "../contract/primordials.js";
 import type { ToolContext, ToolProgressReport } from "../contract/tools.js";
 import { discardProgress, openProgressChannel, type ProgressChannel } from "../executor/progress.js";
-import { type StopReason, TASK_ARGS, TASK_ID, TASK_PROGRESS, TASK_TOOL_CALL_ID, TASK_TOOL_NAME, type WorkerTask } from "./protocol.js";
+import {
+  type StopReason,
+  TASK_ARGS,
+  TASK_ATTEMPT,
+  TASK_ID,
+  TASK_IDEMPOTENCY_KEY,
+  TASK_PROGRESS,
+  TASK_TOOL_CALL_ID,
+  TASK_TOOL_NAME,
+  type WorkerTask,
+} from "./protocol.js";
 import type { WorkerPort } from "./thread-port.js";
 
 /** A task this thread took, from its start until its outcome went back to the main thread. */
@@ -66,6 +76,12 @@ export class RunningTask {
     // an AbortController (microseconds) for every task whose caller listens, reported or not.
     context.reportProgress = work[TASK_PROGRESS] ? ObjectFreeze((report: ToolProgressReport) => this.#report(report)) : discardProgress;
     if (app !== undefined) context.app = app as ToolApp;
+    const idempotencyKey = work[TASK_IDEMPOTENCY_KEY];
+    if (idempotencyKey !== undefined) {
+      // A durable call's (docs/durable.md): the main thread made both.
+      context.idempotencyKey = idempotencyKey;
+      context.attempt = work[TASK_ATTEMPT];
+    }
     new ContextOwner(context, this);
     this.context = ObjectFreeze(context) as unknown as ToolContext;
   }

@@ -55,6 +55,8 @@ const ENTRIES: readonly (readonly [entry: string, own: readonly string[], onlyTh
   ["toolgate/worker", ["comlink", "piscina"], true],
   // bullmq and ioredis are optional peers, imported when an executor or a host is created (src/queue/peers.ts).
   ["toolgate/queue", ["comlink", "piscina"], true],
+  // ioredis is an optional peer, imported when a Redis store is first used (src/durable/redis-store.ts).
+  ["toolgate/durable", [], true],
   ["toolgate/ai-sdk", ["ai"], false],
   ["toolgate/mcp", ["@modelcontextprotocol/sdk"], false],
   ["toolgate/openai-agents", ["@openai/agents"], false],

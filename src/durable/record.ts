@@ -1,0 +1,179 @@
+// A durable call's record: its states, its stored outcome, and the one reader of what a store
+// gives back. A Redis record is untrusted (anyone who can write to the server could have
+// written it), so every record, from either store, is decoded here: each field checked and
+// bounded before it is used, nothing thrown (what is not well-formed is a damaged record).
+// docs/durable.md — Records, and what a party with write access to Redis can do.
+import { Limits } from "../contract/constants.js";
+import {
+  ArrayIsArray,
+  ArrayPrototypeIncludes,
+  JSONParse,
+  JSONStringify,
+  NumberIsSafeInteger,
+  ObjectFreeze,
+  StringPrototypeCharCodeAt,
+  TypedArrayPrototypeGetLength,
+} from "../contract/primordials.js";
+import type { ImageMimeType, ToolAttachment } from "../contract/results.js";
+import { MAX_DURABLE_ATTEMPTS } from "../contract/tools.js";
+
+/**
+ * Where a key stands. "claimed": an executor claimed it and asks beforeExecute before the tool
+ * starts; "running": the tool started, its executor holds the lease; "done": its
+ * outcome is kept; "lost": an execution ended without an outcome (its process died or its
+ * lease ran out, or it was stopped mid-run); "released": claimed, then given up before the
+ * tool started.
+ */
+export type DurableState = "claimed" | "running" | "done" | "lost" | "released";
+
+/** What a done record keeps: a result's content (and attachments), or a NonRecoverableToolError's message. */
+export type StoredOutcome =
+  | { readonly fatal: false; readonly content: string; readonly isError: boolean; readonly attachments: readonly WireImage[] | undefined }
+  | { readonly fatal: true; readonly message: string };
+
+/** An attachment as a record holds it, decoded: the adopter (adoptAttachments) checks it again. */
+export interface WireImage {
+  readonly type: "image";
+  readonly mimeType: ImageMimeType;
+  readonly data: Uint8Array;
+}
+
+/** A record as read, checked. */
+export interface DurableRecord {
+  readonly state: DurableState;
+  readonly fingerprint: string;
+  readonly toolName: string;
+  /** The attempt the record is at (1-based). */
+  readonly attempt: number;
+  /** Attempts the tool allowed when it was claimed (1 for at-most-once). */
+  readonly maxAttempts: number;
+  /** A done record's outcome; for any other state, undefined. */
+  readonly outcome: StoredOutcome | undefined;
+}
+
+/** The longest tool name a record may hold (a name is checked, never trusted to be short). */
+export const MAX_STORED_TOOL_NAME = 4096;
+/** The longest content a stored outcome may hold: the largest content budget an executor may set. */
+const MAX_STORED_CONTENT = 16_777_216 * 2;
+const MAX_STORED_MESSAGE = 1_048_576;
+const MIME_TYPES: readonly string[] = ObjectFreeze(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+
+/** The encoded form of an outcome (what a store keeps, as a string). */
+export function encodeOutcome(outcome: StoredOutcome): string {
+  if (outcome.fatal) return JSONStringify({ k: "f", m: outcome.message });
+  const attachments = outcome.attachments;
+  const images: string[][] = [];
+  if (attachments !== undefined) {
+    for (let index = 0; index < attachments.length; index += 1) {
+      const image = attachments[index] as WireImage;
+      images[index] = [image.mimeType, Buffer.from(image.data.buffer, image.data.byteOffset, image.data.byteLength).toString("base64")];
+    }
+  }
+  return JSONStringify({ k: "r", c: outcome.content, e: outcome.isError ? 1 : 0, a: images });
+}
+
+/** Total bytes of an outcome's attachments. */
+export function attachmentBytesOf(attachments: readonly ToolAttachment[] | readonly WireImage[] | undefined): number {
+  if (attachments === undefined) return 0;
+  let bytes = 0;
+  for (let index = 0; index < attachments.length; index += 1) bytes += TypedArrayPrototypeGetLength((attachments[index] as WireImage).data);
+  return bytes;
+}
+
+/** The longest encoded outcome a store with this attachment budget can hold (base64 grows bytes by 4/3). */
+export function maxEncodedOutcomeChars(maxAttachmentBytes: number): number {
+  return MAX_STORED_CONTENT + 1024 + Limits.ATTACHMENTS_LIMIT * 64 + Math.ceil(maxAttachmentBytes / 3) * 4;
+}
+
+/**
+ * Reads a record's fields as a store gave them (strings or numbers as Redis returns them), or
+ * undefined when any is not what a record holds: a damaged record is never acted on as a
+ * state, and never replayed.
+ */
+export function readRecord(fields: readonly unknown[], maxAttachmentBytes: number): DurableRecord | undefined {
+  if (!ArrayIsArray(fields) || fields.length !== 6) return undefined;
+  const [state, fingerprint, toolName, attempt, maxAttempts, outcome] = fields;
+  if (state !== "claimed" && state !== "running" && state !== "done" && state !== "lost" && state !== "released") return undefined;
+  if (typeof fingerprint !== "string" || !isHexDigest(fingerprint)) return undefined;
+  if (typeof toolName !== "string" || toolName.length === 0 || toolName.length > MAX_STORED_TOOL_NAME) return undefined;
+  const attemptNumber = attemptOf(attempt);
+  const maxAttemptsNumber = attemptOf(maxAttempts);
+  if (attemptNumber === undefined || maxAttemptsNumber === undefined) return undefined;
+  let stored: StoredOutcome | undefined;
+  if (state === "done") {
+    stored = typeof outcome === "string" ? readOutcome(outcome, maxAttachmentBytes) : undefined;
+    if (stored === undefined) return undefined;
+  }
+  return ObjectFreeze({ state, fingerprint, toolName, attempt: attemptNumber, maxAttempts: maxAttemptsNumber, outcome: stored });
+}
+
+function attemptOf(value: unknown): number | undefined {
+  const number = typeof value === "string" && value.length <= 3 ? +value : value;
+  return typeof number === "number" && NumberIsSafeInteger(number) && number >= 1 && number <= MAX_DURABLE_ATTEMPTS ? number : undefined;
+}
+
+function isHexDigest(text: string): boolean {
+  if (text.length !== 64) return false;
+  for (let index = 0; index < 64; index += 1) {
+    const unit = StringPrototypeCharCodeAt(text, index);
+    if (!((unit >= 0x30 && unit <= 0x39) || (unit >= 0x61 && unit <= 0x66))) return false;
+  }
+  return true;
+}
+
+/** An encoded outcome, measured before it is parsed, each field checked; undefined when damaged. */
+export function readOutcome(text: string, maxAttachmentBytes: number): StoredOutcome | undefined {
+  if (text.length > maxEncodedOutcomeChars(maxAttachmentBytes)) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSONParse(text); // iterative in V8: nesting cannot overflow the stack
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== "object" || parsed === null || ArrayIsArray(parsed)) return undefined;
+  const record = parsed as Record<string, unknown>;
+  if (record.k === "f") {
+    const message = record.m;
+    return typeof message === "string" && message.length <= MAX_STORED_MESSAGE ? ObjectFreeze({ fatal: true, message }) : undefined;
+  }
+  if (record.k !== "r") return undefined;
+  const content = record.c;
+  const isError = record.e;
+  const images = record.a;
+  if (typeof content !== "string" || content.length > MAX_STORED_CONTENT) return undefined;
+  if (isError !== 0 && isError !== 1) return undefined;
+  if (!ArrayIsArray(images) || images.length > Limits.ATTACHMENTS_LIMIT) return undefined;
+  const attachments: WireImage[] = [];
+  let bytes = 0;
+  for (let index = 0; index < images.length; index += 1) {
+    const image: unknown = images[index];
+    if (!ArrayIsArray(image) || image.length !== 2) return undefined;
+    const [mimeType, data] = image as unknown[];
+    if (typeof mimeType !== "string" || !ArrayPrototypeIncludes(MIME_TYPES, mimeType)) return undefined;
+    const decoded = typeof data === "string" ? canonicalBase64(data) : undefined;
+    if (decoded === undefined) return undefined;
+    bytes += decoded.length;
+    if (bytes > maxAttachmentBytes) return undefined;
+    attachments[index] = ObjectFreeze({ type: "image", mimeType: mimeType as ImageMimeType, data: decoded });
+  }
+  return ObjectFreeze({
+    fatal: false,
+    content,
+    isError: isError === 1,
+    attachments: attachments.length === 0 ? undefined : ObjectFreeze(attachments),
+  });
+}
+
+/**
+ * The bytes of canonical, padded, non-empty base64, or undefined: Node's decoder skips what is
+ * not base64, so the bytes are encoded back and must give the very text (both linear).
+ */
+function canonicalBase64(text: string): Uint8Array | undefined {
+  if (text.length === 0 || text.length % 4 !== 0) return undefined;
+  const bytes = Buffer.from(text, "base64");
+  if (bytes.toString("base64") !== text) return undefined;
+  // An own buffer, exactly sized: the result that adopts it owns it (a pooled Buffer shares its memory).
+  const owned = new Uint8Array(bytes.length);
+  owned.set(bytes);
+  return owned;
+}
