@@ -11,7 +11,7 @@ import type { ToolResultMessage } from "../contract/results.js";
 import { readOptions } from "../contract/validators.js";
 import type { ToolProgress } from "../executor/progress.js";
 import { askNeedsApproval, checkNeedsApproval, type ToolgateNeedsApproval } from "./approval.js";
-import { imageBlocks, type ToolgateImageBlock } from "./image-blocks.js";
+import { contentOutput, type ToolgateImageBlock, type ToolgateMediaBlock } from "./attachment-blocks.js";
 import { checkPeerVersions } from "./peer-version.js";
 import { progressStream } from "./progress-stream.js";
 import { describeForFramework, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
@@ -32,6 +32,8 @@ export interface ToolgateAiSdkContent {
   readonly type: "content";
   readonly text: string;
   readonly images: readonly ToolgateImageBlock[];
+  /** Its audio and files (base64; a file's name when it has one), present only when it has some. */
+  readonly files?: readonly ToolgateMediaBlock[];
 }
 
 /** A preliminary result: one of the tool's progress reports. */
@@ -92,8 +94,8 @@ export class ToolgateToolError extends Error {
  * - `execute(input, { toolCallId, abortSignal })` runs the call through `source`, with a signal
  *   of its own that follows `abortSignal` (one that never aborts without it); a success
  *   ends with the result's content (the model reads it as text) or, when it has attachments,
- *   a ToolgateAiSdkContent (the model reads a `content` output: the text, then each image as
- *   a `file` part with its mediaType and base64 data); a recoverable error result
+ *   a ToolgateAiSdkContent (the model reads a `content` output: the text, then each image,
+ *   audio and file as a `file` part with its mediaType and base64 data, a file's name as its `filename`); a recoverable error result
  *   throws `ToolgateToolError` (the SDK records a `tool-error` and shows the model the error
  *   content); a rejection (the abort reason, a ToolContractError, a NonRecoverableToolError)
  *   is thrown as it is.
@@ -150,8 +152,7 @@ async function* runCall(
     }
     if (step.kind === "rejected") throw step.reason;
     if (step.result.isError) throw new ToolgateToolError(step.result);
-    const images = imageBlocks(step.result, "toAiSdkTools");
-    yield images.length === 0 ? step.result.content : ObjectFreeze({ type: "content" as const, text: step.result.content, images });
+    yield contentOutput(step.result, "toAiSdkTools");
     return;
   }
 }
@@ -159,7 +160,10 @@ async function* runCall(
 type ModelOutput = Exclude<Awaited<ReturnType<NonNullable<ToolgateAiSdkTool["toModelOutput"]>>>, undefined>;
 type ModelOutputPart = Extract<ModelOutput, { type: "content" }>["value"][number];
 
-/** Text as `text`; text with images as `content`: the text part, then one `file` part (base64 `data`) per image. */
+/**
+ * Text as `text`; text with attachments as `content`: the text part, then one `file` part
+ * (base64 `data`) per image, then one per audio or file (with its `filename` when it has a name).
+ */
 function modelOutput(output: ToolgateAiSdkOutput): ModelOutput {
   if (typeof output === "string") return { type: "text", value: output };
   if (output.type !== "content") return { type: "text", value: "" };
@@ -168,6 +172,13 @@ function modelOutput(output: ToolgateAiSdkOutput): ModelOutput {
   for (let index = 0; index < images.length; index += 1) {
     const { data, mimeType } = images[index] as ToolgateImageBlock;
     parts[index + 1] = { type: "file", mediaType: mimeType, data: { type: "data", data } };
+  }
+  const files = output.files ?? [];
+  for (let index = 0; index < files.length; index += 1) {
+    const file = files[index] as ToolgateMediaBlock;
+    const name = file.type === "file" ? file.name : undefined;
+    const part: ModelOutputPart = { type: "file", mediaType: file.mimeType, data: { type: "data", data: file.data } };
+    parts[parts.length] = name === undefined ? part : { ...part, filename: name };
   }
   return { type: "content", value: parts };
 }

@@ -18,6 +18,7 @@ import type { DescribeToolsOptions } from "../contract/describe.js";
 import { isToolContractError, ToolContractError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
 import {
+  EncodeURIComponent,
   isPromise,
   ObjectFreeze,
   ObjectGetOwnPropertyDescriptor,
@@ -28,7 +29,7 @@ import {
 import type { ToolResultMessage } from "../contract/results.js";
 import { describeFailure } from "../contract/untrusted.js";
 import { readOptions } from "../contract/validators.js";
-import { contentBlocks } from "./image-blocks.js";
+import { contentBlocks, type ToolgateAttachmentBlock, type ToolgateFileBlock, type ToolgateTextBlock } from "./attachment-blocks.js";
 import { type McpRequestExtra, mcpProgressListener } from "./mcp-progress.js";
 import { checkPeerVersions } from "./peer-version.js";
 import { describeForFramework, type FrameworkToolDescription, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
@@ -142,7 +143,29 @@ function callTool(source: ResolvedSource, params: CallToolRequest["params"], ext
 }
 
 function mcpResult(result: ToolResultMessage): CallToolResult {
-  return { content: contentBlocks(result, "createMcpServer"), isError: result.isError };
+  const blocks = contentBlocks(result, "createMcpServer");
+  const content: CallToolResult["content"] = [];
+  for (let index = 0; index < blocks.length; index += 1)
+    content[index] = mcpContentOf(blocks[index] as ToolgateTextBlock | ToolgateAttachmentBlock, index);
+  return { content, isError: result.isError };
+}
+
+/** A block as MCP content: text, image and audio as they are; a file as an embedded resource. */
+function mcpContentOf(block: ToolgateTextBlock | ToolgateAttachmentBlock, index: number): CallToolResult["content"][number] {
+  if (block.type !== "file") return block;
+  return ObjectFreeze({ type: "resource" as const, resource: ObjectFreeze(embeddedResource(block, index)) });
+}
+
+/**
+ * MCP's embedded resource for a file: its `uri` (or, without one, `toolgate:attachment/<n>`,
+ * `n` its place among the result's content, and its name), its media type, and its text (the
+ * text types) or its bytes in base64 (`blob`, a PDF).
+ */
+function embeddedResource(block: ToolgateFileBlock, index: number) {
+  const uri = block.uri ?? "toolgate:attachment/" + index + (block.name === undefined ? "" : "/" + EncodeURIComponent(block.name));
+  return block.text === undefined
+    ? { uri, mimeType: block.mimeType, blob: block.data }
+    : { uri, mimeType: block.mimeType, text: block.text };
 }
 
 function throwMcpError(error: unknown): never {
