@@ -4,10 +4,11 @@
 // toolCallId and abortSignal. `ai` is imported for types and `jsonSchema` only.
 // docs/adapters.md — Use it with the Vercel AI SDK.
 import { jsonSchema, type StopCondition, type Tool, type ToolExecutionOptions } from "ai";
+import { ToolErrorCode } from "../contract/constants.js";
 import type { DescribeToolsOptions } from "../contract/describe.js";
 import { isNonRecoverableToolError, type NonRecoverableToolError } from "../contract/errors.js";
 import { ArrayIsArray, ObjectCreate, ObjectFreeze } from "../contract/primordials.js";
-import type { ToolResultMessage } from "../contract/results.js";
+import { errorContent, type ToolResultMessage, toolResultMessage } from "../contract/results.js";
 import { readOptions } from "../contract/validators.js";
 import type { ToolProgress } from "../executor/progress.js";
 import { askNeedsApproval, checkNeedsApproval, type ToolgateNeedsApproval } from "./approval.js";
@@ -15,6 +16,7 @@ import { contentOutput, type ToolgateImageBlock, type ToolgateMediaBlock } from 
 import { checkPeerVersions } from "./peer-version.js";
 import { progressStream } from "./progress-stream.js";
 import { describeForFramework, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
+import { STRUCTURED_OUTPUT_CUT, structuredContentOf, structuredOutputSchema } from "./structured-output.js";
 
 /**
  * What a toolgate tool's AI SDK `execute` yields: progress reports as preliminary results
@@ -113,7 +115,8 @@ export function toAiSdkTools(source: ToolCallSource, options: ToAiSdkToolsOption
   // and a model's call to a name we do not have finds nothing inherited. The SDK looks tools up as own keys.
   const tools = ObjectCreate(null) as Record<string, ToolgateAiSdkTool>;
   for (const { name, description, parameters } of descriptions) {
-    const target: CallTarget = ObjectFreeze({ source: resolved, name });
+    const outputSchema = structuredOutputSchema(resolved.registry, name);
+    const target: CallTarget = ObjectFreeze({ source: resolved, name, structured: outputSchema !== undefined });
     tools[name] = ObjectFreeze({
       description,
       ...(needsApproval === undefined
@@ -123,9 +126,11 @@ export function toAiSdkTools(source: ToolCallSource, options: ToAiSdkToolsOption
               askNeedsApproval(needsApproval, { toolCallId, toolName: name, arguments: input }),
           }),
       inputSchema: jsonSchema<unknown>(parameters as Parameters<typeof jsonSchema>[0]),
+      ...(outputSchema === undefined ? {} : { outputSchema: jsonSchema<unknown>(outputSchema as Parameters<typeof jsonSchema>[0]) }),
       execute: (input: unknown, { toolCallId, abortSignal }: ToolExecutionOptions<unknown>) =>
         runCall(target, toolCallId, input, abortSignal),
-      toModelOutput: ({ output }: { output: ToolgateAiSdkOutput }) => modelOutput(output),
+      toModelOutput: ({ output }: { output: ToolgateAiSdkOutput }) =>
+        target.structured ? structuredModelOutput(output) : modelOutput(output),
     }) as ToolgateAiSdkTool;
   }
   return tools;
@@ -135,10 +140,12 @@ export function toAiSdkTools(source: ToolCallSource, options: ToAiSdkToolsOption
 interface CallTarget {
   readonly source: ResolvedSource;
   readonly name: string;
+  /** The tool publishes an `outputSchema`: its final output is its structured output. */
+  readonly structured: boolean;
 }
 
 async function* runCall(
-  { source, name }: CallTarget,
+  { source, name, structured }: CallTarget,
   toolCallId: string,
   input: unknown,
   signal: AbortSignal | undefined,
@@ -152,9 +159,27 @@ async function* runCall(
     }
     if (step.kind === "rejected") throw step.reason;
     if (step.result.isError) throw new ToolgateToolError(step.result);
-    yield contentOutput(step.result, "toAiSdkTools");
+    yield structured ? structuredOutput(step.result) : contentOutput(step.result, "toAiSdkTools");
     return;
   }
+}
+
+/**
+ * A success of a tool with an `outputSchema`: its output object (the SDK checks stored UI
+ * messages' outputs against the tool's `outputSchema`, so nothing else may stand there; its
+ * attachments are not carried). Content cut to the content budget cannot be parsed back: a
+ * TOOL_OUTPUT_SERIALIZATION_FAILED error, thrown as an error result is.
+ */
+function structuredOutput(result: ToolResultMessage): ToolgateAiSdkOutput {
+  const value = structuredContentOf(result.content);
+  if (value !== undefined) return value as unknown as ToolgateAiSdkOutput;
+  const content = errorContent(ToolErrorCode.OUTPUT_SERIALIZATION_FAILED, { text: STRUCTURED_OUTPUT_CUT, cut: false });
+  throw new ToolgateToolError(toolResultMessage({ id: result.toolCallId, name: result.toolName }, content, true));
+}
+
+/** A structured output as the model reads it: `json`. */
+function structuredModelOutput(output: unknown): ModelOutput {
+  return typeof output === "string" ? { type: "text", value: output } : { type: "json", value: output as never };
 }
 
 type ModelOutput = Exclude<Awaited<ReturnType<NonNullable<ToolgateAiSdkTool["toModelOutput"]>>>, undefined>;
