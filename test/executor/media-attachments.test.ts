@@ -67,6 +67,17 @@ describe.each(CONTRACT_EXECUTORS)("docs/contract.md — Attachments: images, aud
     expect(result.attachments).toBeUndefined();
   });
 
+  test("hostile inputs inside the tool: a getter in the options is refused unread, Proxies for bytes or options are refused", async () => {
+    const result = await executor.executeToolCall(call("hostileInputs"), neverAborted());
+    const { refusals, reads } = JSON.parse(result.content) as { refusals: string[]; reads: number };
+    expect(reads).toBe(0);
+    expect(refusals).toEqual([
+      "fileContent: options.name must be a data property, not an accessor",
+      "audioContent: bytes must be a Uint8Array (got a Proxy)",
+      expect.stringContaining("fileContent: options"),
+    ]);
+  });
+
   test("the tool's attachment budgets bound audio and files as they bound images", async () => {
     const within = await executor.executeToolCall(call("sizedAudio", { bytes: 64 }), neverAborted());
     expect(within.attachments?.[0]?.data.length).toBe(64);
