@@ -13,9 +13,17 @@ export { isNonRecoverableToolError, isToolContractError, NonRecoverableToolError
 export type { JsonSchema } from "./contract/parameters.js";
 export type { ToolResultMessage } from "./contract/results.js";
 export {
+  type AudioMimeType,
+  audioContent,
+  type FileContentOptions,
+  type FileMimeType,
+  fileContent,
   type ImageMimeType,
   imageContent,
   type ToolAttachment,
+  type ToolAudioAttachment,
+  type ToolFileAttachment,
+  type ToolImageAttachment,
   type ToolOutputWithAttachments,
   withAttachments,
 } from "./contract/results.js";

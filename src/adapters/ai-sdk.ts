@@ -4,17 +4,19 @@
 // toolCallId and abortSignal. `ai` is imported for types and `jsonSchema` only.
 // docs/adapters.md — Use it with the Vercel AI SDK.
 import { jsonSchema, type StopCondition, type Tool, type ToolExecutionOptions } from "ai";
+import { ToolErrorCode } from "../contract/constants.js";
 import type { DescribeToolsOptions } from "../contract/describe.js";
 import { isNonRecoverableToolError, type NonRecoverableToolError } from "../contract/errors.js";
 import { ArrayIsArray, ObjectCreate, ObjectFreeze } from "../contract/primordials.js";
-import type { ToolResultMessage } from "../contract/results.js";
+import { errorContent, type ToolResultMessage, toolResultMessage } from "../contract/results.js";
 import { readOptions } from "../contract/validators.js";
 import type { ToolProgress } from "../executor/progress.js";
 import { askNeedsApproval, checkNeedsApproval, type ToolgateNeedsApproval } from "./approval.js";
-import { imageBlocks, type ToolgateImageBlock } from "./image-blocks.js";
+import { contentOutput, type ToolgateImageBlock, type ToolgateMediaBlock } from "./attachment-blocks.js";
 import { checkPeerVersions } from "./peer-version.js";
 import { progressStream } from "./progress-stream.js";
 import { describeForFramework, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
+import { STRUCTURED_OUTPUT_CUT, structuredContentOf, structuredOutputSchema } from "./structured-output.js";
 
 /**
  * What a toolgate tool's AI SDK `execute` yields: progress reports as preliminary results
@@ -32,6 +34,8 @@ export interface ToolgateAiSdkContent {
   readonly type: "content";
   readonly text: string;
   readonly images: readonly ToolgateImageBlock[];
+  /** Its audio and files (base64; a file's name when it has one), present only when it has some. */
+  readonly files?: readonly ToolgateMediaBlock[];
 }
 
 /** A preliminary result: one of the tool's progress reports. */
@@ -92,8 +96,8 @@ export class ToolgateToolError extends Error {
  * - `execute(input, { toolCallId, abortSignal })` runs the call through `source`, with a signal
  *   of its own that follows `abortSignal` (one that never aborts without it); a success
  *   ends with the result's content (the model reads it as text) or, when it has attachments,
- *   a ToolgateAiSdkContent (the model reads a `content` output: the text, then each image as
- *   a `file` part with its mediaType and base64 data); a recoverable error result
+ *   a ToolgateAiSdkContent (the model reads a `content` output: the text, then each image,
+ *   audio and file as a `file` part with its mediaType and base64 data, a file's name as its `filename`); a recoverable error result
  *   throws `ToolgateToolError` (the SDK records a `tool-error` and shows the model the error
  *   content); a rejection (the abort reason, a ToolContractError, a NonRecoverableToolError)
  *   is thrown as it is.
@@ -111,7 +115,8 @@ export function toAiSdkTools(source: ToolCallSource, options: ToAiSdkToolsOption
   // and a model's call to a name we do not have finds nothing inherited. The SDK looks tools up as own keys.
   const tools = ObjectCreate(null) as Record<string, ToolgateAiSdkTool>;
   for (const { name, description, parameters } of descriptions) {
-    const target: CallTarget = ObjectFreeze({ source: resolved, name });
+    const outputSchema = structuredOutputSchema(resolved.registry, name);
+    const target: CallTarget = ObjectFreeze({ source: resolved, name, structured: outputSchema !== undefined });
     tools[name] = ObjectFreeze({
       description,
       ...(needsApproval === undefined
@@ -121,9 +126,11 @@ export function toAiSdkTools(source: ToolCallSource, options: ToAiSdkToolsOption
               askNeedsApproval(needsApproval, { toolCallId, toolName: name, arguments: input }),
           }),
       inputSchema: jsonSchema<unknown>(parameters as Parameters<typeof jsonSchema>[0]),
+      ...(outputSchema === undefined ? {} : { outputSchema: jsonSchema<unknown>(outputSchema as Parameters<typeof jsonSchema>[0]) }),
       execute: (input: unknown, { toolCallId, abortSignal }: ToolExecutionOptions<unknown>) =>
         runCall(target, toolCallId, input, abortSignal),
-      toModelOutput: ({ output }: { output: ToolgateAiSdkOutput }) => modelOutput(output),
+      toModelOutput: ({ output }: { output: ToolgateAiSdkOutput }) =>
+        target.structured ? structuredModelOutput(output) : modelOutput(output),
     }) as ToolgateAiSdkTool;
   }
   return tools;
@@ -133,10 +140,12 @@ export function toAiSdkTools(source: ToolCallSource, options: ToAiSdkToolsOption
 interface CallTarget {
   readonly source: ResolvedSource;
   readonly name: string;
+  /** The tool publishes an `outputSchema`: its final output is its structured output. */
+  readonly structured: boolean;
 }
 
 async function* runCall(
-  { source, name }: CallTarget,
+  { source, name, structured }: CallTarget,
   toolCallId: string,
   input: unknown,
   signal: AbortSignal | undefined,
@@ -150,16 +159,36 @@ async function* runCall(
     }
     if (step.kind === "rejected") throw step.reason;
     if (step.result.isError) throw new ToolgateToolError(step.result);
-    const images = imageBlocks(step.result, "toAiSdkTools");
-    yield images.length === 0 ? step.result.content : ObjectFreeze({ type: "content" as const, text: step.result.content, images });
+    yield structured ? structuredOutput(step.result) : contentOutput(step.result, "toAiSdkTools");
     return;
   }
+}
+
+/**
+ * A success of a tool with an `outputSchema`: its output object (the SDK checks stored UI
+ * messages' outputs against the tool's `outputSchema`, so nothing else may stand there; its
+ * attachments are not carried). Content cut to the content budget cannot be parsed back: a
+ * TOOL_OUTPUT_SERIALIZATION_FAILED error, thrown as an error result is.
+ */
+function structuredOutput(result: ToolResultMessage): ToolgateAiSdkOutput {
+  const value = structuredContentOf(result.content);
+  if (value !== undefined) return value as unknown as ToolgateAiSdkOutput;
+  const content = errorContent(ToolErrorCode.OUTPUT_SERIALIZATION_FAILED, { text: STRUCTURED_OUTPUT_CUT, cut: false });
+  throw new ToolgateToolError(toolResultMessage({ id: result.toolCallId, name: result.toolName }, content, true));
+}
+
+/** A structured output as the model reads it: `json`. */
+function structuredModelOutput(output: unknown): ModelOutput {
+  return typeof output === "string" ? { type: "text", value: output } : { type: "json", value: output as never };
 }
 
 type ModelOutput = Exclude<Awaited<ReturnType<NonNullable<ToolgateAiSdkTool["toModelOutput"]>>>, undefined>;
 type ModelOutputPart = Extract<ModelOutput, { type: "content" }>["value"][number];
 
-/** Text as `text`; text with images as `content`: the text part, then one `file` part (base64 `data`) per image. */
+/**
+ * Text as `text`; text with attachments as `content`: the text part, then one `file` part
+ * (base64 `data`) per image, then one per audio or file (with its `filename` when it has a name).
+ */
 function modelOutput(output: ToolgateAiSdkOutput): ModelOutput {
   if (typeof output === "string") return { type: "text", value: output };
   if (output.type !== "content") return { type: "text", value: "" };
@@ -168,6 +197,13 @@ function modelOutput(output: ToolgateAiSdkOutput): ModelOutput {
   for (let index = 0; index < images.length; index += 1) {
     const { data, mimeType } = images[index] as ToolgateImageBlock;
     parts[index + 1] = { type: "file", mediaType: mimeType, data: { type: "data", data } };
+  }
+  const files = output.files ?? [];
+  for (let index = 0; index < files.length; index += 1) {
+    const file = files[index] as ToolgateMediaBlock;
+    const name = file.type === "file" ? file.name : undefined;
+    const part: ModelOutputPart = { type: "file", mediaType: file.mimeType, data: { type: "data", data: file.data } };
+    parts[parts.length] = name === undefined ? part : { ...part, filename: name };
   }
   return { type: "content", value: parts };
 }

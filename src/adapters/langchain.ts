@@ -20,7 +20,7 @@ import { cutToCodePoints } from "../contract/serialize.js";
 import { readOwnDataProperty } from "../contract/untrusted.js";
 import { readOptions } from "../contract/validators.js";
 import type { ProgressListener, ToolProgress } from "../executor/progress.js";
-import { imageBlocks, type ToolgateImageBlock } from "./image-blocks.js";
+import { attachmentBlocks, type ToolgateAttachmentBlock } from "./attachment-blocks.js";
 import { checkPeerVersions } from "./peer-version.js";
 import { describeForFramework, type ResolvedSource, readProgressOption, resolveSource, type ToolCallSource } from "./source.js";
 
@@ -167,7 +167,7 @@ type FatalHook = NonNullable<ToLangChainToolsOptions["onNonRecoverableError"]>;
  * - `invoke(toolCall, config)` runs the call through `source` with the tool call's `id` as
  *   toolgate's toolCallId (a fresh UUID when there is none) and a signal of its own that follows `config.signal`,
  *   and resolves with a ToolMessage: `status: "success"` with the result's content (and, with
- *   attachments, a text block then one `{ type: "image", data, mimeType }` block per image), or
+ *   attachments, a text block then one `{ type: "image" | "audio" | "file", data, mimeType }` block per attachment), or
  *   `status: "error"` with toolgate's `{"error":{"code":…,"message":…}}` for a recoverable
  *   error result, which the model reads and can correct.
  * - A rejection (the abort reason, a ToolContractError, a NonRecoverableToolError) is thrown.
@@ -249,15 +249,27 @@ async function runCall(plan: CallPlan, facts: CallFacts): Promise<ToolMessage> {
     throw error;
   }
   if (result.isError) return new ToolMessage({ status: "error", content: result.content, tool_call_id: toolCallId, name });
-  const images = imageBlocks(result, "toLangChainTools");
-  if (images.length === 0) return new ToolMessage({ status: "success", content: result.content, tool_call_id: toolCallId, name });
+  const attachments = attachmentBlocks(result, "toLangChainTools");
+  if (attachments.length === 0) return new ToolMessage({ status: "success", content: result.content, tool_call_id: toolCallId, name });
   // Fresh, unfrozen blocks: LangChain's message converters may rewrite a message's blocks.
   const content: ContentBlock[] = [{ type: "text", text: result.content }];
-  for (let index = 0; index < images.length; index += 1) {
-    const { data, mimeType } = images[index] as ToolgateImageBlock;
-    content[index + 1] = { type: "image", data, mimeType };
-  }
+  for (let index = 0; index < attachments.length; index += 1)
+    content[index + 1] = langChainBlock(attachments[index] as ToolgateAttachmentBlock);
   return new ToolMessage({ status: "success", content, tool_call_id: toolCallId, name });
+}
+
+/**
+ * An attachment as LangChain's standard content block of its kind (`image`, `audio`, `file`:
+ * base64 `data` with its `mimeType`); a file's name and URI, when it has them, in `metadata`.
+ */
+function langChainBlock(block: ToolgateAttachmentBlock): ContentBlock {
+  if (block.type !== "file") return { type: block.type, data: block.data, mimeType: block.mimeType };
+  const metadata: { name?: string; uri?: string } = {};
+  if (block.name !== undefined) metadata.name = block.name;
+  if (block.uri !== undefined) metadata.uri = block.uri;
+  return block.name === undefined && block.uri === undefined
+    ? { type: "file", data: block.data, mimeType: block.mimeType }
+    : { type: "file", data: block.data, mimeType: block.mimeType, metadata };
 }
 
 /** `needsApproval` asked for this call; a throw or any answer but `false` asks (fails closed). */

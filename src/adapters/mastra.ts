@@ -12,7 +12,7 @@ import { isProxy, NativePromise, ObjectDefineProperty, ObjectFreeze, PromiseProt
 import type { ToolResultMessage } from "../contract/results.js";
 import { readOptions } from "../contract/validators.js";
 import type { ProgressListener, ToolProgress } from "../executor/progress.js";
-import { imageBlocks, type ToolgateImageBlock } from "./image-blocks.js";
+import { contentOutput, type ToolgateImageBlock, type ToolgateMediaBlock } from "./attachment-blocks.js";
 import { checkPeerVersions } from "./peer-version.js";
 import { describeForFramework, type ResolvedSource, readProgressOption, resolveSource, type ToolCallSource } from "./source.js";
 
@@ -25,11 +25,13 @@ export interface ToolgateMastraProgress {
   readonly progress: ToolProgress;
 }
 
-/** A success with attachments, as `execute` resolves it: the content and its images (base64). */
+/** A success with attachments, as `execute` resolves it: the content and its images (base64), then its audio and files. */
 export interface ToolgateMastraContent {
   readonly type: "content";
   readonly text: string;
   readonly images: readonly ToolgateImageBlock[];
+  /** Its audio and files (base64), present only when it has some. */
+  readonly files?: readonly ToolgateMediaBlock[];
 }
 
 /** What a toolgate tool's Mastra `execute` resolves with: the result's content, or it with images. */
@@ -183,11 +185,10 @@ async function runCall(plan: CallPlan, name: string, input: unknown, context: Ma
     throw error;
   }
   if (result.isError) throw new ToolgateMastraToolError(result);
-  const images = imageBlocks(result, "toMastraTools");
-  return images.length === 0 ? result.content : ObjectFreeze({ type: "content" as const, text: result.content, images });
+  return contentOutput(result, "toMastraTools");
 }
 
-/** Text as `text`; text with images as `content`: the text part, then a `media` part (base64) per image. */
+/** Text as `text`; text with attachments as `content`: the text part, then a `media` part (base64) per image, then per audio or file. */
 function modelOutput(output: ToolgateMastraOutput): unknown {
   if (typeof output === "string") return { type: "text", value: output };
   const parts: unknown[] = [{ type: "text", text: output.text }];
@@ -195,6 +196,11 @@ function modelOutput(output: ToolgateMastraOutput): unknown {
   for (let index = 0; index < images.length; index += 1) {
     const { data, mimeType } = images[index] as ToolgateImageBlock;
     parts[index + 1] = { type: "media", data, mediaType: mimeType };
+  }
+  const files = output.files ?? [];
+  for (let index = 0; index < files.length; index += 1) {
+    const { data, mimeType } = files[index] as ToolgateMediaBlock;
+    parts[parts.length] = { type: "media", data, mediaType: mimeType };
   }
   return { type: "content", value: parts };
 }

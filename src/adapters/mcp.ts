@@ -13,25 +13,29 @@ import {
   McpError,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { ContractErrorCode } from "../contract/constants.js";
+import { ContractErrorCode, ToolErrorCode } from "../contract/constants.js";
 import type { DescribeToolsOptions } from "../contract/describe.js";
 import { isToolContractError, ToolContractError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
 import {
+  EncodeURIComponent,
   isPromise,
   ObjectFreeze,
   ObjectGetOwnPropertyDescriptor,
   PromisePrototypeThen,
   PromiseReject,
   PromiseResolve,
+  SetPrototypeAdd,
+  SetPrototypeHas,
 } from "../contract/primordials.js";
-import type { ToolResultMessage } from "../contract/results.js";
+import { errorContent, type ToolResultMessage } from "../contract/results.js";
 import { describeFailure } from "../contract/untrusted.js";
 import { readOptions } from "../contract/validators.js";
-import { contentBlocks } from "./image-blocks.js";
+import { contentBlocks, type ToolgateAttachmentBlock, type ToolgateFileBlock, type ToolgateTextBlock } from "./attachment-blocks.js";
 import { type McpRequestExtra, mcpProgressListener } from "./mcp-progress.js";
 import { checkPeerVersions } from "./peer-version.js";
 import { describeForFramework, type FrameworkToolDescription, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
+import { STRUCTURED_OUTPUT_CUT, structuredContentOf, structuredOutputSchema } from "./structured-output.js";
 
 /** Options of `createMcpServer`: the server's identity, and how tools without a JSON Schema are shown (see `describeTools`). */
 export interface CreateMcpServerOptions extends DescribeToolsOptions {
@@ -72,9 +76,10 @@ export function createMcpServer(source: ToolCallSource, options: CreateMcpServer
   const name = readIdentity(read.name, "name");
   const version = readIdentity(read.version, "version");
   const tools = listedTools(resolved, read.withoutSchema);
+  const structured = structuredTools(tools);
   const server = new Server({ name, version }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(resolved, request.params, extra));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(resolved, structured, request.params, extra));
   return server;
 }
 
@@ -103,15 +108,36 @@ function listedTools(source: ResolvedSource, withoutSchema: unknown): Tool[] {
         `tool "${name}": MCP requires an object JSON Schema (type: "object") for a tool's arguments`,
       );
     }
-    tools[tools.length] = ObjectFreeze({ name, description, inputSchema: parameters as Tool["inputSchema"] });
+    // MCP requires an object schema; a tool whose output is not an object is listed without one (docs/adapters.md — MCP).
+    const outputSchema = structuredOutputSchema(source.registry, name) as Tool["outputSchema"];
+    tools[tools.length] = ObjectFreeze(
+      outputSchema === undefined
+        ? { name, description, inputSchema: parameters as Tool["inputSchema"] }
+        : { name, description, inputSchema: parameters as Tool["inputSchema"], outputSchema },
+    );
   }
   return tools;
+}
+
+/** The names of the listed tools that publish an `outputSchema`: their successes carry `structuredContent`. */
+function structuredTools(tools: readonly Tool[]): Set<string> {
+  const names = new Set<string>();
+  for (let index = 0; index < tools.length; index += 1) {
+    const tool = tools[index] as Tool;
+    if (tool.outputSchema !== undefined) SetPrototypeAdd(names, tool.name);
+  }
+  return names;
 }
 
 /** Every tools/call in this process gets its own number, so toolCallIds stay unique across servers and reconnections. */
 let callCount = 0;
 
-function callTool(source: ResolvedSource, params: CallToolRequest["params"], extra: McpRequestExtra): Promise<CallToolResult> {
+function callTool(
+  source: ResolvedSource,
+  structured: Set<string>,
+  params: CallToolRequest["params"],
+  extra: McpRequestExtra,
+): Promise<CallToolResult> {
   callCount += 1;
   const id = "mcp-" + callCount + "-" + String(extra.requestId);
   const progressToken = params._meta?.progressToken;
@@ -132,17 +158,58 @@ function callTool(source: ResolvedSource, params: CallToolRequest["params"], ext
   } catch (error) {
     return PromiseReject(mcpError(error)); // a custom executor's `executeToolCall` threw
   }
-  if (isPromise(completed)) return PromisePrototypeThen(completed, mcpResult, throwMcpError) as Promise<CallToolResult>;
-  // Completed synchronously: no turn to wait for (what mcpResult throws is rejected as it is, as from a `then`).
+  const answer = SetPrototypeHas(structured, params.name) ? structuredMcpResult : mcpResult;
+  if (isPromise(completed)) return PromisePrototypeThen(completed, answer, throwMcpError) as Promise<CallToolResult>;
+  // Completed synchronously: no turn to wait for (what the answer throws is rejected as it is, as from a `then`).
   try {
-    return PromiseResolve(mcpResult(completed as ToolResultMessage));
+    return PromiseResolve(answer(completed as ToolResultMessage));
   } catch (error) {
     return PromiseReject(error);
   }
 }
 
 function mcpResult(result: ToolResultMessage): CallToolResult {
-  return { content: contentBlocks(result, "createMcpServer"), isError: result.isError };
+  const blocks = contentBlocks(result, "createMcpServer");
+  const content: CallToolResult["content"] = [];
+  for (let index = 0; index < blocks.length; index += 1)
+    content[index] = mcpContentOf(blocks[index] as ToolgateTextBlock | ToolgateAttachmentBlock, index);
+  return { content, isError: result.isError };
+}
+
+/**
+ * The result of a tool with an `outputSchema`: a success also carries its output as
+ * `structuredContent` (its content parsed back: the output the tool's schema accepted,
+ * serialized). A success whose content was cut to the content budget cannot be parsed back,
+ * and is sent as a TOOL_OUTPUT_SERIALIZATION_FAILED error result instead (the client's SDK
+ * would refuse a success without `structuredContent`).
+ */
+function structuredMcpResult(result: ToolResultMessage): CallToolResult {
+  const answer = mcpResult(result);
+  if (result.isError) return answer;
+  const parsed = structuredContentOf(result.content);
+  if (parsed === undefined) {
+    const text = errorContent(ToolErrorCode.OUTPUT_SERIALIZATION_FAILED, { text: STRUCTURED_OUTPUT_CUT, cut: false });
+    return { content: [{ type: "text", text }], isError: true };
+  }
+  return { ...answer, structuredContent: parsed };
+}
+
+/** A block as MCP content: text, image and audio as they are; a file as an embedded resource. */
+function mcpContentOf(block: ToolgateTextBlock | ToolgateAttachmentBlock, index: number): CallToolResult["content"][number] {
+  if (block.type !== "file") return block;
+  return ObjectFreeze({ type: "resource" as const, resource: ObjectFreeze(embeddedResource(block, index)) });
+}
+
+/**
+ * MCP's embedded resource for a file: its `uri` (or, without one, `toolgate:attachment/<n>`,
+ * `n` its place among the result's content, and its name), its media type, and its text (the
+ * text types) or its bytes in base64 (`blob`, a PDF).
+ */
+function embeddedResource(block: ToolgateFileBlock, index: number) {
+  const uri = block.uri ?? "toolgate:attachment/" + index + (block.name === undefined ? "" : "/" + EncodeURIComponent(block.name));
+  return block.text === undefined
+    ? { uri, mimeType: block.mimeType, blob: block.data }
+    : { uri, mimeType: block.mimeType, text: block.text };
 }
 
 function throwMcpError(error: unknown): never {

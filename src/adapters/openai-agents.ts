@@ -14,7 +14,7 @@ import type { ToolResultMessage } from "../contract/results.js";
 import { readOptions } from "../contract/validators.js";
 import type { ProgressListener } from "../executor/progress.js";
 import { askNeedsApproval, checkNeedsApproval, type ToolgateNeedsApproval, toolCallDenied } from "./approval.js";
-import { imageBlocks } from "./image-blocks.js";
+import { attachmentBlocks, notCarriedText, type ToolgateAttachmentBlock } from "./attachment-blocks.js";
 import { checkPeerVersions } from "./peer-version.js";
 import { describeForFramework, type ResolvedSource, readProgressOption, resolveSource, type ToolCallSource } from "./source.js";
 
@@ -47,10 +47,15 @@ export interface ToolgateOpenAiAgentsParameters {
  */
 export type ToolgateOpenAiAgentsOutput = string | ToolgateOpenAiAgentsContent[];
 
-/** One part of a result with attachments, in the SDK's tool output shapes (`ToolOutputText`, `ToolOutputImage`). */
+/**
+ * One part of a result with attachments, in the SDK's tool output shapes (`ToolOutputText`,
+ * `ToolOutputImage`, `ToolOutputFileContent`). The SDK has no audio output: an audio
+ * attachment is a text part saying it was not carried.
+ */
 export type ToolgateOpenAiAgentsContent =
   | { readonly type: "text"; readonly text: string }
-  | { readonly type: "image"; readonly image: { readonly data: string; readonly mediaType: string } };
+  | { readonly type: "image"; readonly image: { readonly data: string; readonly mediaType: string } }
+  | { readonly type: "file"; readonly file: { readonly data: string; readonly mediaType: string; readonly filename: string } };
 
 /**
  * A toolgate tool as an OpenAI Agents SDK function tool; `execute` resolves with a
@@ -100,8 +105,9 @@ type ToolCallDetails = Parameters<ToolgateOpenAiAgentsTool["invoke"]>[2];
  *   `execute` returns is the model-visible output, so the model reads toolgate's
  *   `{"error":{"code":…,"message":…}}` and can correct its call. A success with
  *   attachments resolves with the SDK's structured output instead: the text, then one
- *   image (base64 data and media type) per attachment, which the model reads as
- *   `input_text` and `input_image` parts. Arguments the boundary refuses as a malformed
+ *   image or file (base64 data and media type; a file's name) per attachment, which the
+ *   model reads as `input_text`, `input_image` and `input_file` parts (audio, which the SDK
+ *   cannot carry, as a text part saying so). Arguments the boundary refuses as a malformed
  *   call (valid JSON but not an object, or over the argument budgets) are model data too:
  *   the model reads TOOL_ARGUMENTS_INVALID with the reason.
  * - With `options.needsApproval`, a call it picks interrupts the run for a person's
@@ -183,14 +189,27 @@ async function runCall(
     signal: details?.signal,
     onProgress,
   });
-  const images = imageBlocks(result, "toOpenAiAgentsTools");
-  if (images.length === 0) return result.content;
+  const attachments = attachmentBlocks(result, "toOpenAiAgentsTools");
+  if (attachments.length === 0) return result.content;
   const parts: ToolgateOpenAiAgentsContent[] = [ObjectFreeze({ type: "text" as const, text: result.content })];
-  for (let index = 0; index < images.length; index += 1) {
-    const { data, mimeType } = images[index] as (typeof images)[number];
-    parts[index + 1] = ObjectFreeze({ type: "image" as const, image: ObjectFreeze({ data, mediaType: mimeType }) });
-  }
+  for (let index = 0; index < attachments.length; index += 1)
+    parts[index + 1] = ObjectFreeze(agentsPart(attachments[index] as ToolgateAttachmentBlock, index));
   return parts;
+}
+
+/** An attachment as the SDK's tool output part: an image, a file (named `attachment-<n>` without a name of its own), or, for audio, a text part saying it was not carried. */
+function agentsPart(block: ToolgateAttachmentBlock, index: number): ToolgateOpenAiAgentsContent {
+  switch (block.type) {
+    case "image":
+      return { type: "image", image: ObjectFreeze({ data: block.data, mediaType: block.mimeType }) };
+    case "file":
+      return {
+        type: "file",
+        file: ObjectFreeze({ data: block.data, mediaType: block.mimeType, filename: block.name ?? "attachment-" + (index + 1) }),
+      };
+    case "audio":
+      return { type: "text", text: notCarriedText(block, "OpenAI Agents") };
+  }
 }
 
 /**

@@ -12,14 +12,20 @@ import { ContractErrorCode, ToolErrorCode } from "../contract/constants.js";
 import type { DescribeToolsOptions } from "../contract/describe.js";
 import { isNonRecoverableToolError, isToolContractError, type NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
 import type { JsonSchema } from "../contract/parameters.js";
-import { isPromise, ObjectFreeze, PromisePrototypeThen, PromiseReject, PromiseResolve } from "../contract/primordials.js";
+import { isPromise, JSONStringify, ObjectFreeze, PromisePrototypeThen, PromiseReject, PromiseResolve } from "../contract/primordials.js";
 import { errorContent, type ToolResultMessage } from "../contract/results.js";
 import type { Tool } from "../contract/tools.js";
 import { ToolRegistry } from "../contract/tools.js";
 import { readOptions, validateFunction } from "../contract/validators.js";
 import type { ProgressListener, ToolProgress } from "../executor/progress.js";
 import type { ToolExecutor } from "../executor/tool-executor.js";
-import { contentBlocks, type ToolgateImageBlock, type ToolgateTextBlock } from "./image-blocks.js";
+import {
+  contentBlocks,
+  notCarriedText,
+  type ToolgateAttachmentBlock,
+  type ToolgateImageBlock,
+  type ToolgateTextBlock,
+} from "./attachment-blocks.js";
 import { checkPeerVersions } from "./peer-version.js";
 import { describeForFramework, type FrameworkToolDescription, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
 
@@ -102,8 +108,10 @@ type NonRecoverableHook = NonNullable<ToPiAgentToolOptions["onNonRecoverableErro
  *   arguments first and, when it refuses, throws our `TOOL_ARGUMENTS_INVALID` /
  *   `TOOL_VALIDATION_FAILED` content, which Pi turns into an `isError` result. `execute`
  *   then runs the call through the executor, which validates again (validators are pure).
- * - Results: success → `{ content: [{ type: "text", text: content }, ...images], details }`,
- *   each attachment a Pi image block `{ type: "image", data: <base64>, mimeType }`; a
+ * - Results: success → `{ content: [{ type: "text", text: content }, ...attachments], details }`,
+ *   an image a Pi image block `{ type: "image", data: <base64>, mimeType }`, a text file a
+ *   text block of its text, audio and a PDF a text block saying it was not carried (Pi's
+ *   results hold only text and images); a
  *   recoverable `isError` result → `execute` throws an Error whose message is our error
  *   content (both majors make a thrown error an `isError` result the model reads; Pi 0.85
  *   knows no other way); any rejection (the abort reason itself, ToolContractError,
@@ -218,7 +226,7 @@ function makeAgentTool(
 function piResult(result: ToolResultMessage): ToolgatePiResult<ToolgatePiDetails> {
   if (result.isError) throw new Error(result.content);
   return ObjectFreeze({
-    content: contentBlocks(result, "toPiAgentTool"),
+    content: piContent(result),
     details: ObjectFreeze({ toolCallId: result.toolCallId, toolName: result.toolName, resultId: result.id }),
   });
 }
@@ -282,4 +290,22 @@ function readPiOptions(options: unknown, api: string): { hook: NonRecoverableHoo
     hook: hook as NonRecoverableHook | undefined,
     describe: { withoutSchema: read.withoutSchema as DescribeToolsOptions["withoutSchema"] },
   };
+}
+
+/** A result as Pi's content: text and images as they are; a text file as its text; audio and a PDF as a text block saying they were left out. */
+function piContent(result: ToolResultMessage): (ToolgatePiText | ToolgatePiImage)[] {
+  const blocks = contentBlocks(result, "toPiAgentTool");
+  const content: (ToolgatePiText | ToolgatePiImage)[] = [];
+  for (let index = 0; index < blocks.length; index += 1)
+    content[index] = piBlock(blocks[index] as ToolgateTextBlock | ToolgateAttachmentBlock);
+  return content;
+}
+
+function piBlock(block: ToolgateTextBlock | ToolgateAttachmentBlock): ToolgatePiText | ToolgatePiImage {
+  if (block.type === "text" || block.type === "image") return block;
+  if (block.type === "file" && block.text !== undefined) {
+    const name = block.name === undefined ? "" : " " + JSONStringify(block.name);
+    return ObjectFreeze({ type: "text" as const, text: `[file${name} (${block.mimeType})]\n` + block.text });
+  }
+  return ObjectFreeze({ type: "text" as const, text: notCarriedText(block, "Pi") });
 }

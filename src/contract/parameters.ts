@@ -126,7 +126,7 @@ export function toolJsonSchema(tool: { readonly name: string }): JsonSchema | un
  * `~kind` markers) are left out, as JSON leaves them out; an accessor, a Proxy, a function,
  * a cycle, or more than the depth and size bounds is refused with INVALID_TOOL_DEFINITION.
  */
-function copyJsonSchema(value: unknown, what: string): JsonSchema {
+export function copyJsonSchema(value: unknown, what: string): JsonSchema {
   if (typeof value !== "object" || value === null || ArrayIsArray(value)) invalid(`${what} must be a JSON Schema object`);
   return copyNode({ what, ancestors: [], nodes: 0 }, value, 0) as JsonSchema;
 }
@@ -186,7 +186,7 @@ function copyNode(walk: SchemaCopy, value: unknown, depth: number): unknown {
 }
 
 /** A TypeBox 1.x schema (its non-enumerable `~kind` marker) that is not a Standard Schema. */
-function looksLikeTypeBox(value: unknown): boolean {
+export function looksLikeTypeBox(value: unknown): boolean {
   if (typeof value !== "object" || value === null || isProxy(value)) return false;
   return ObjectGetOwnPropertyDescriptor(value, "~kind") !== undefined && ObjectGetOwnPropertyDescriptor(value, "~standard") === undefined;
 }

@@ -226,3 +226,4 @@ export const isUint8Array = types.isUint8Array;
 
 export const SymbolFor = Symbol.for;
 export const globalThisRef = globalThis;
+export const EncodeURIComponent = encodeURIComponent;

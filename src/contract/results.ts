@@ -1,5 +1,5 @@
 // What a call gives back: the frozen, linked result message (rule 13), then the attachments
-// (images) a result may carry.
+// (images, audio, files) a result may carry.
 //
 // Result messages: frozen, and linked to their call by toolCallId, toolName and id.
 // docs/contract.md: rule 13 — frozen, linked results (and rule 12 — content cap for errors).
@@ -9,7 +9,19 @@ import { ContractErrorCode, Limits, type RecoverableToolErrorCode } from "./cons
 import { ToolContractError } from "./errors.js";
 import { describeValue } from "./grammar.js";
 import {
+  type AttachmentKind,
+  type AudioMimeType,
+  contentMismatch,
+  type FileMimeType,
+  type ImageMimeType,
+  isMimeTypeOf,
+  MAX_FILE_NAME_CHARS,
+  MAX_FILE_URI_CHARS,
+  MIME_TYPES_BY_KIND,
+} from "./media-types.js";
+import {
   ArrayIsArray,
+  ArrayPrototypeJoin,
   isProxy,
   isUint8Array,
   JSONStringify,
@@ -29,6 +41,7 @@ import {
 } from "./primordials.js";
 import { capContent } from "./serialize.js";
 import { type FailureText, readOwnDataProperty } from "./untrusted.js";
+import { readOptions } from "./validators.js";
 
 /** The transcript entry for one tool call. Frozen. */
 export interface ToolResultMessage {
@@ -42,7 +55,7 @@ export interface ToolResultMessage {
   /** True for recoverable errors the model should read and react to. */
   readonly isError: boolean;
   /**
-   * Non-text output (images), frozen; present only when the tool returned at least one, so a
+   * Non-text output (images, audio, files), frozen; present only when the tool returned at least one, so a
    * text-only result keeps exactly the six fields above.
    */
   readonly attachments?: readonly ToolAttachment[];
@@ -112,16 +125,38 @@ export function errorCodeOf(content: string): string | undefined {
   return match === null ? undefined : match[1];
 }
 
-// Non-text output: a tool returns `imageContent(bytes, mimeType)`, or
-// `withAttachments(value, [...images])`; the result keeps its text `content` (the serialized
-// value) and gains a frozen `attachments` list. Only objects made by these functions carry
-// attachments: a look-alike `{ type: "image", ... }` is ordinary output for the serializer.
-// docs/contract.md: rule 13 — frozen, linked results (a frozen attachments list); docs/operations.md — Images and other attachments.
+// Non-text output: a tool returns `imageContent(bytes, mimeType)`, `audioContent(bytes,
+// mimeType)`, `fileContent(bytes, { mimeType, name?, uri? })`, or `withAttachments(value,
+// [...attachments])`; the result keeps its text `content` (the serialized value) and gains a
+// frozen `attachments` list. Only objects made by these functions carry attachments: a
+// look-alike `{ type: "image", ... }` is ordinary output for the serializer.
+// docs/contract.md: rule 13 — frozen, linked results (a frozen attachments list), and
+// Attachments: images, audio and files; docs/operations.md — Images and other attachments.
 
-/** Image formats the model providers accept. SVG is left out: it is a document that can carry script. */
-export type ImageMimeType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
-function isImageMimeType(value: unknown): value is ImageMimeType {
-  return value === "image/png" || value === "image/jpeg" || value === "image/gif" || value === "image/webp";
+/** An image: its bytes, and their media type (checked by type only). */
+export interface ToolImageAttachment {
+  readonly type: "image";
+  readonly mimeType: ImageMimeType;
+  readonly data: Uint8Array;
+}
+
+/** A sound recording: its bytes start with the signature of `mimeType`. */
+export interface ToolAudioAttachment {
+  readonly type: "audio";
+  readonly mimeType: AudioMimeType;
+  readonly data: Uint8Array;
+}
+
+/**
+ * A document: a PDF (its bytes start with `%PDF-`) or UTF-8 text. `name` (a file name) and
+ * `uri` (what MCP calls the resource's URI) are present only when the tool gave them.
+ */
+export interface ToolFileAttachment {
+  readonly type: "file";
+  readonly mimeType: FileMimeType;
+  readonly data: Uint8Array;
+  readonly name?: string;
+  readonly uri?: string;
 }
 
 /**
@@ -130,11 +165,9 @@ function isImageMimeType(value: unknown): value is ImageMimeType {
  * own (adoptAttachments). A Uint8Array cannot be frozen: writing into `data` changes only
  * this result's copy.
  */
-export interface ToolAttachment {
-  readonly type: "image";
-  readonly mimeType: ImageMimeType;
-  readonly data: Uint8Array;
-}
+export type ToolAttachment = ToolImageAttachment | ToolAudioAttachment | ToolFileAttachment;
+
+export type { AudioMimeType, FileMimeType, ImageMimeType };
 
 /** What a tool returns to have both text (the serialized `value`) and attachments. Opaque. */
 export interface ToolOutputWithAttachments {
@@ -163,16 +196,101 @@ const CONSTRUCTOR_LIMITS: ResolvedAttachmentBudgets = ObjectFreeze({
 export function imageContent(bytes: Uint8Array, mimeType: ImageMimeType): ToolAttachment;
 export function imageContent(bytes: unknown, mimeType: unknown): ToolAttachment;
 export function imageContent(bytes: unknown, mimeType: unknown): ToolAttachment {
-  if (!isImageMimeType(mimeType)) {
-    invalid(`imageContent: mimeType must be one of image/png, image/jpeg, image/gif, image/webp (got ${describeMime(mimeType)})`);
+  return made("image", "imageContent", bytes, mimeType, undefined, undefined);
+}
+
+/**
+ * An audio attachment: as `imageContent`, for `audio/wav`, `audio/mpeg`, `audio/ogg` or
+ * `audio/flac`; the bytes must start with that format's signature (RIFF…WAVE, an ID3 tag or
+ * an MPEG frame, OggS, fLaC), else ToolContractError(INVALID_ARGUMENT) naming what they are not.
+ */
+export function audioContent(bytes: Uint8Array, mimeType: AudioMimeType): ToolAttachment;
+export function audioContent(bytes: unknown, mimeType: unknown): ToolAttachment;
+export function audioContent(bytes: unknown, mimeType: unknown): ToolAttachment {
+  return made("audio", "audioContent", bytes, mimeType, undefined, undefined);
+}
+
+/** How a file attachment is described: its media type, and optionally a file name and a URI. */
+export interface FileContentOptions {
+  /** `application/pdf` (bytes starting `%PDF-`), or `text/plain`, `text/markdown`, `text/csv`, `application/json` (well-formed UTF-8). */
+  readonly mimeType: FileMimeType;
+  /** A file name: 1 to 255 characters, no path separator, no control character. */
+  readonly name?: string;
+  /** The document's URI (`scheme:…`, at most 2048 characters, no space or control character); MCP shows it as the resource's `uri`. */
+  readonly uri?: string;
+}
+
+/**
+ * A file attachment (a document): as `imageContent`, with `options` (own data properties,
+ * no others) naming its media type and optionally its name and URI. Throws
+ * ToolContractError(INVALID_ARGUMENT) for anything else, or for bytes that are not what
+ * `mimeType` says.
+ */
+export function fileContent(bytes: Uint8Array, options: FileContentOptions): ToolAttachment;
+export function fileContent(bytes: unknown, options: unknown): ToolAttachment;
+export function fileContent(bytes: unknown, options: unknown): ToolAttachment {
+  const read = readOptions(options, "fileContent: options", FILE_OPTION_KEYS);
+  return made("file", "fileContent", bytes, read.mimeType, read.name, read.uri);
+}
+
+const FILE_OPTION_KEYS: readonly ("mimeType" | "name" | "uri")[] = ["mimeType", "name", "uri"];
+
+function made(kind: AttachmentKind, api: string, bytes: unknown, mimeType: unknown, name: unknown, uri: unknown): ToolAttachment {
+  if (!isMimeTypeOf(kind, mimeType)) {
+    invalid(`${api}: mimeType must be one of ${ArrayPrototypeJoin(MIME_TYPES_BY_KIND[kind], ", ")} (got ${describeMime(mimeType)})`);
   }
-  if (!isUint8Array(bytes) || isProxy(bytes)) invalid(`imageContent: bytes must be a Uint8Array (got ${describeValue(bytes)})`);
+  if (!isUint8Array(bytes) || isProxy(bytes)) invalid(`${api}: bytes must be a Uint8Array (got ${describeValue(bytes)})`);
   const length = TypedArrayPrototypeGetLength(bytes);
-  if (length === 0) invalid("imageContent: bytes is empty");
+  if (length === 0) invalid(`${api}: bytes is empty`);
   if (length > Limits.ATTACHMENT_BYTES_LIMIT) {
-    invalid(`imageContent: ${length} bytes is over the ${Limits.ATTACHMENT_BYTES_LIMIT}-byte attachment limit`);
+    invalid(`${api}: ${length} bytes is over the ${Limits.ATTACHMENT_BYTES_LIMIT}-byte attachment limit`);
   }
-  return brand(mimeType, copyOf(bytes));
+  const fileName = describeFileName(name, api);
+  const fileUri = describeUri(uri, api);
+  // Copied before it is checked: what is checked is what is published.
+  const copy = copyOf(bytes);
+  const mismatch = contentMismatch(mimeType as string, copy);
+  if (mismatch !== undefined) invalid(`${api}: the bytes are not ${mismatch}, as mimeType ${describeMime(mimeType)} says`);
+  return brand(kind, mimeType as string, copy, fileName, fileUri);
+}
+
+// Control characters (C0, DEL, C1) and path separators: a name is a name, never a path.
+const BAD_NAME = /[\p{Cc}/\\]/u;
+const URI = /^[A-Za-z][A-Za-z0-9+.-]*:[^\p{Cc} ]+$/u;
+// Schemes a client would run or render inline if it followed the link: never a document's URI.
+const ACTIVE_SCHEME = /^(?:javascript|vbscript|data):/i;
+
+function describeFileName(name: unknown, api: string): string | undefined {
+  if (name === undefined) return undefined;
+  const reason = nameProblem(name);
+  if (reason !== undefined) invalid(`${api}: name must be ${reason} (got ${describeMime(name)})`);
+  return name as string;
+}
+
+function describeUri(uri: unknown, api: string): string | undefined {
+  if (uri === undefined) return undefined;
+  const reason = uriProblem(uri);
+  if (reason !== undefined) invalid(`${api}: uri must be ${reason} (got ${describeMime(uri)})`);
+  return uri as string;
+}
+
+function nameProblem(name: unknown): string | undefined {
+  if (typeof name !== "string" || name.length === 0 || name.length > MAX_FILE_NAME_CHARS || RegExpPrototypeExec(BAD_NAME, name) !== null) {
+    return `a file name of 1 to ${MAX_FILE_NAME_CHARS} characters, without a path separator or a control character`;
+  }
+  return undefined;
+}
+
+function uriProblem(uri: unknown): string | undefined {
+  if (
+    typeof uri !== "string" ||
+    uri.length > MAX_FILE_URI_CHARS ||
+    RegExpPrototypeExec(URI, uri) === null ||
+    RegExpPrototypeExec(ACTIVE_SCHEME, uri) !== null
+  ) {
+    return `an absolute URI (scheme:…, not javascript:, vbscript: or data:) of at most ${MAX_FILE_URI_CHARS} characters, without a space or a control character`;
+  }
+  return undefined;
 }
 
 /** The bytes in a buffer of their own, exactly their size (so a worker can transfer it). */
@@ -184,9 +302,10 @@ function copyOf(bytes: Uint8Array): Uint8Array {
 
 /**
  * Output with text and attachments: `value` is serialized into the result's `content` as
- * any output is; `attachments` (made by `imageContent`, at most Limits.ATTACHMENTS_LIMIT,
- * Limits.ATTACHMENT_BYTES_LIMIT in total; the call's attachment budgets apply to its
- * result) become the result's `attachments`. The list is read by index once, now.
+ * any output is; `attachments` (made by `imageContent`, `audioContent` or `fileContent`, at
+ * most Limits.ATTACHMENTS_LIMIT, Limits.ATTACHMENT_BYTES_LIMIT in total; the call's
+ * attachment budgets apply to its result) become the result's `attachments`. The list is
+ * read by index once, now.
  */
 export function withAttachments(value: unknown, attachments: readonly ToolAttachment[]): ToolOutputWithAttachments {
   const list = checkedList(attachments, "withAttachments", CONSTRUCTOR_LIMITS);
@@ -211,10 +330,10 @@ export function splitOutput(
 /**
  * Attachments as they come back from an executor's runner, for one result: made here (the
  * tool still holds them and may return them again, so each result gets its own copy of the
- * bytes), or plain `{ type, mimeType, data }` records rebuilt after crossing a thread (their
- * bytes were transferred into a buffer nothing else references, so they are adopted without
- * a copy). The whole list is checked against `budgets`. Gives the frozen list, or a message
- * saying what is wrong.
+ * bytes), or plain `{ type, mimeType, data, name?, uri? }` records rebuilt after crossing a
+ * thread or Redis (their bytes were transferred into a buffer nothing else references, so they
+ * are adopted without a copy, after the same checks a tool's attachment passes). The whole
+ * list is checked against `budgets`. Gives the frozen list, or a message saying what is wrong.
  */
 export function adoptAttachments(
   attachments: unknown,
@@ -241,14 +360,29 @@ function adoptOne(record: object): ToolAttachment | undefined {
   if (WeakSetPrototypeHas(madeAttachments, record)) {
     const made = record as ToolAttachment;
     // Emptied since it was checked (the tool detached its buffer): nothing left to publish.
-    return TypedArrayPrototypeGetLength(made.data) === 0 ? undefined : brand(made.mimeType, copyOf(made.data));
+    if (TypedArrayPrototypeGetLength(made.data) === 0) return undefined;
+    return brand(made.type, made.mimeType, copyOf(made.data), fileNameOf(made), fileUriOf(made));
   }
   const type = readOwnDataProperty(record, "type");
   const mimeType = readOwnDataProperty(record, "mimeType");
   const data = readOwnDataProperty(record, "data");
-  if (type !== "image" || !isImageMimeType(mimeType)) return undefined;
+  const name = readOwnDataProperty(record, "name");
+  const uri = readOwnDataProperty(record, "uri");
+  if (type !== "image" && type !== "audio" && type !== "file") return undefined;
+  if (!isMimeTypeOf(type, mimeType)) return undefined;
   if (!isUint8Array(data) || isProxy(data) || TypedArrayPrototypeGetLength(data) === 0) return undefined;
-  return brand(mimeType, data as Uint8Array);
+  if (type !== "file" && (name !== undefined || uri !== undefined)) return undefined;
+  if ((name !== undefined && nameProblem(name) !== undefined) || (uri !== undefined && uriProblem(uri) !== undefined)) return undefined;
+  if (contentMismatch(mimeType as string, data as Uint8Array) !== undefined) return undefined;
+  return brand(type, mimeType as string, data as Uint8Array, name as string | undefined, uri as string | undefined);
+}
+
+function fileNameOf(attachment: ToolAttachment): string | undefined {
+  return attachment.type === "file" ? attachment.name : undefined;
+}
+
+function fileUriOf(attachment: ToolAttachment): string | undefined {
+  return attachment.type === "file" ? attachment.uri : undefined;
 }
 
 /** A frozen copy of the list, each member made here (or adopted), within the budgets; else why not. */
@@ -266,7 +400,9 @@ function checkedList(
   for (let index = 0; index < length; index += 1) {
     const member = readOwnDataProperty(attachments, String(index));
     const attachment = typeof member === "object" && member !== null && !isProxy(member) ? admit(member) : undefined;
-    if (attachment === undefined) return `${what}: [${index}] is not an attachment made by imageContent (got ${describeValue(member)})`;
+    if (attachment === undefined) {
+      return `${what}: [${index}] is not an attachment made by imageContent, audioContent or fileContent (got ${describeValue(member)})`;
+    }
     bytes += TypedArrayPrototypeGetLength(attachment.data);
     if (bytes > budgets.maxAttachmentBytes) {
       return `${what}: the attachments are over the ${budgets.maxAttachmentBytes}-byte budget in total`;
@@ -280,8 +416,18 @@ function madeHere(record: object): ToolAttachment | undefined {
   return WeakSetPrototypeHas(madeAttachments, record) ? (record as ToolAttachment) : undefined;
 }
 
-function brand(mimeType: ImageMimeType, data: Uint8Array): ToolAttachment {
-  const attachment: ToolAttachment = ObjectFreeze({ type: "image", mimeType, data });
+/** A frozen attachment; a file's `name` and `uri` are own properties only when given (an image keeps exactly three). */
+function brand(
+  type: AttachmentKind,
+  mimeType: string,
+  data: Uint8Array,
+  name: string | undefined,
+  uri: string | undefined,
+): ToolAttachment {
+  const record: { type: AttachmentKind; mimeType: string; data: Uint8Array; name?: string; uri?: string } = { type, mimeType, data };
+  if (name !== undefined) record.name = name;
+  if (uri !== undefined) record.uri = uri;
+  const attachment = ObjectFreeze(record) as ToolAttachment;
   WeakSetPrototypeAdd(madeAttachments, attachment);
   return attachment;
 }

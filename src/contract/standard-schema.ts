@@ -70,6 +70,8 @@ export interface StandardSchemaParts {
   /** The props object, `this` of the library's own functions. */
   readonly props: object;
   readonly jsonSchemaInput: StandardJsonSchemaConverter["input"] | undefined;
+  /** The converter's `output`, when the library has one (the JSON Schema of what `validate` gives back). */
+  readonly jsonSchemaOutput?: StandardJsonSchemaConverter["input"] | undefined;
 }
 
 /**
@@ -137,10 +139,10 @@ export function decidesOwnLiterals(validate: unknown): boolean {
 
 /**
  * Reads a Standard Schema v1 once: `~standard`, then its `version`, `vendor`, `validate`
- * and `jsonSchema.input`. Anything else, or a schema the library marks as asynchronous, is
+ * and `jsonSchema.input` (and `jsonSchema.output`, `withOutputConverter`). Anything else, or a schema the library marks as asynchronous, is
  * a ToolContractError(INVALID_TOOL_DEFINITION) whose message starts with `what`.
  */
-export function readStandardSchema(schema: unknown, what: string): StandardSchemaParts {
+export function readStandardSchema(schema: unknown, what: string, withOutputConverter = false): StandardSchemaParts {
   // Schemas are objects (zod, valibot) or functions (ArkType).
   if ((typeof schema !== "object" && typeof schema !== "function") || schema === null || isProxy(schema)) notStandard(what);
   const props = readLibraryField(schema, "~standard", what);
@@ -158,13 +160,18 @@ export function readStandardSchema(schema: unknown, what: string): StandardSchem
   }
   const converter = readLibraryField(props, "jsonSchema", what);
   let jsonSchemaInput: StandardJsonSchemaConverter["input"] | undefined;
+  let jsonSchemaOutput: StandardJsonSchemaConverter["input"] | undefined;
   if (typeof converter === "object" && converter !== null && !isProxy(converter)) {
     const input = readLibraryField(converter, "input", what);
     if (typeof input === "function" && !isProxy(input)) {
       jsonSchemaInput = (options) => ReflectApply(input, converter, [options]) as Record<string, unknown>;
     }
+    const output = withOutputConverter ? readLibraryField(converter, "output", what) : undefined;
+    if (typeof output === "function" && !isProxy(output)) {
+      jsonSchemaOutput = (options) => ReflectApply(output, converter, [options]) as Record<string, unknown>;
+    }
   }
-  return { validate: validate as StandardSchemaV1Props["validate"], props, jsonSchemaInput };
+  return { validate: validate as StandardSchemaV1Props["validate"], props, jsonSchemaInput, jsonSchemaOutput };
 }
 
 /**

@@ -16,6 +16,7 @@ import {
 } from "./budgets.js";
 import { ContractErrorCode } from "./constants.js";
 import { isToolContractError, ToolContractError } from "./errors.js";
+import { readOutputSchema, recordOutputSchema } from "./output-schema.js";
 import { type JsonSchema, readToolArguments, recordToolSchema } from "./parameters.js";
 import {
   ArrayIsArray,
@@ -112,6 +113,12 @@ export interface ToolDefinition<A = unknown, O = unknown> {
   jsonSchema?: JsonSchema;
   /** Optional: how a durable call of this tool may run again after a lost execution (default "at-most-once"). */
   durability?: ToolDurability;
+  /**
+   * Optional: the schema of what `execute` returns (a Standard Schema v1: zod 4, valibot, ArkType,
+   * or TypeBox through `typeboxParameters`), checked where the tool runs; a mismatch is the
+   * call's TOOL_EXECUTION_FAILED naming each path (docs/contract.md — Structured output).
+   */
+  outputSchema?: StandardSchemaV1;
 }
 
 /**
@@ -132,10 +139,12 @@ export interface SchemaToolDefinition<S extends StandardSchemaV1 = StandardSchem
   jsonSchema?: JsonSchema;
   /** Optional: how a durable call of this tool may run again after a lost execution (default "at-most-once"). */
   durability?: ToolDurability;
+  /** Optional: the schema of what `execute` returns, as in ToolDefinition. */
+  outputSchema?: StandardSchemaV1;
 }
 
 /** A frozen tool snapshot made by `defineTool`; what a `ToolRegistry` holds. */
-export type Tool<A = unknown, O = unknown> = Readonly<Omit<ToolDefinition<A, O>, "jsonSchema">>;
+export type Tool<A = unknown, O = unknown> = Readonly<Omit<ToolDefinition<A, O>, "jsonSchema" | "outputSchema">>;
 const definedTools = new WeakSet<object>();
 // The validator each snapshot wraps, so adapters can recover metadata attached to it
 // (for example the TypeBox schema behind a validator); never used to call it.
@@ -169,12 +178,14 @@ export function defineTool(definition: unknown): Tool {
   const parameters = readOptionalField(definition, "parameters");
   const execute = readField(definition, "execute");
   const jsonSchema = readOptionalField(definition, "jsonSchema");
+  const outputSchemaField = readOptionalField(definition, "outputSchema");
   if (typeof name !== "string" || name.length === 0) invalid("a tool's name must be a non-empty string");
   if (typeof description !== "string" || description.length === 0) {
     invalid(`tool "${name}": description must be a non-empty string`);
   }
   const { validate, source } = readToolArguments(name, validateField, parameters, jsonSchema);
   if (typeof execute !== "function" || isProxy(execute)) invalid(`tool "${name}": execute must be a function`);
+  const outputSchema = outputSchemaField === undefined ? undefined : readOutputSchema(name, outputSchemaField);
   const budgets = readOptionalBudgets(definition, name, "budgets", readOutputBudgets);
   const argumentBudgets = readOptionalBudgets(definition, name, "argumentBudgets", readArgumentBudgets);
   const attachmentBudgets = readOptionalBudgets(definition, name, "attachmentBudgets", readAttachmentBudgets);
@@ -193,6 +204,7 @@ export function defineTool(definition: unknown): Tool {
   WeakMapPrototypeSet(validators, tool, validate);
   if (decidesOwnLiterals(validate)) WeakMapPrototypeSet(literalDeciders, tool, validate);
   recordToolSchema(tool, source);
+  if (outputSchema !== undefined) recordOutputSchema(tool, outputSchema);
   return tool;
 }
 

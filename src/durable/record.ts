@@ -4,9 +4,9 @@
 // bounded before it is used, nothing thrown (what is not well-formed is a damaged record).
 // docs/durable.md — Records, and what a party with write access to Redis can do.
 import { Limits } from "../contract/constants.js";
+import { type AttachmentKind, isMimeTypeOf, MAX_FILE_NAME_CHARS, MAX_FILE_URI_CHARS } from "../contract/media-types.js";
 import {
   ArrayIsArray,
-  ArrayPrototypeIncludes,
   JSONParse,
   JSONStringify,
   NumberIsSafeInteger,
@@ -14,7 +14,7 @@ import {
   StringPrototypeCharCodeAt,
   TypedArrayPrototypeGetLength,
 } from "../contract/primordials.js";
-import type { ImageMimeType, ToolAttachment } from "../contract/results.js";
+import type { ToolAttachment } from "../contract/results.js";
 import { MAX_DURABLE_ATTEMPTS } from "../contract/tools.js";
 
 /**
@@ -28,14 +28,25 @@ export type DurableState = "claimed" | "running" | "done" | "lost" | "released";
 
 /** What a done record keeps: a result's content (and attachments), or a NonRecoverableToolError's message. */
 export type StoredOutcome =
-  | { readonly fatal: false; readonly content: string; readonly isError: boolean; readonly attachments: readonly WireImage[] | undefined }
+  | {
+      readonly fatal: false;
+      readonly content: string;
+      readonly isError: boolean;
+      readonly attachments: readonly StoredAttachment[] | undefined;
+    }
   | { readonly fatal: true; readonly message: string };
 
-/** An attachment as a record holds it, decoded: the adopter (adoptAttachments) checks it again. */
-export interface WireImage {
-  readonly type: "image";
-  readonly mimeType: ImageMimeType;
+/**
+ * An attachment as a record holds it, decoded: an image, audio or a file of a type toolgate
+ * carries, and a file's name and URI when it has them. The adopter (adoptAttachments) checks it
+ * again, its bytes against its type included, before a replay hands it out.
+ */
+export interface StoredAttachment {
+  readonly type: AttachmentKind;
+  readonly mimeType: string;
   readonly data: Uint8Array;
+  readonly name?: string;
+  readonly uri?: string;
 }
 
 /** A record as read, checked. */
@@ -56,33 +67,42 @@ export const MAX_STORED_TOOL_NAME = 4096;
 /** The longest content a stored outcome may hold: the largest content budget an executor may set. */
 const MAX_STORED_CONTENT = 16_777_216 * 2;
 const MAX_STORED_MESSAGE = 1_048_576;
-const MIME_TYPES: readonly string[] = ObjectFreeze(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+/** What an attachment adds to an encoded outcome besides its base64: its kind, type, name and URI (each character of them escaped by JSON at worst). */
+const STORED_ATTACHMENT_OVERHEAD = 64 + (MAX_FILE_NAME_CHARS + MAX_FILE_URI_CHARS) * 6;
 
 /** The encoded form of an outcome (what a store keeps, as a string). */
 export function encodeOutcome(outcome: StoredOutcome): string {
   if (outcome.fatal) return JSONStringify({ k: "f", m: outcome.message });
   const attachments = outcome.attachments;
-  const images: string[][] = [];
+  // Each attachment as [kind, media type, base64, name or null, URI or null].
+  const encoded: (string | null)[][] = [];
   if (attachments !== undefined) {
     for (let index = 0; index < attachments.length; index += 1) {
-      const image = attachments[index] as WireImage;
-      images[index] = [image.mimeType, Buffer.from(image.data.buffer, image.data.byteOffset, image.data.byteLength).toString("base64")];
+      const { type, mimeType, data, name, uri } = attachments[index] as StoredAttachment;
+      encoded[index] = [
+        type,
+        mimeType,
+        Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64"),
+        name ?? null,
+        uri ?? null,
+      ];
     }
   }
-  return JSONStringify({ k: "r", c: outcome.content, e: outcome.isError ? 1 : 0, a: images });
+  return JSONStringify({ k: "r", c: outcome.content, e: outcome.isError ? 1 : 0, a: encoded });
 }
 
 /** Total bytes of an outcome's attachments. */
-export function attachmentBytesOf(attachments: readonly ToolAttachment[] | readonly WireImage[] | undefined): number {
+export function attachmentBytesOf(attachments: readonly ToolAttachment[] | readonly StoredAttachment[] | undefined): number {
   if (attachments === undefined) return 0;
   let bytes = 0;
-  for (let index = 0; index < attachments.length; index += 1) bytes += TypedArrayPrototypeGetLength((attachments[index] as WireImage).data);
+  for (let index = 0; index < attachments.length; index += 1)
+    bytes += TypedArrayPrototypeGetLength((attachments[index] as StoredAttachment).data);
   return bytes;
 }
 
 /** The longest encoded outcome a store with this attachment budget can hold (base64 grows bytes by 4/3). */
 export function maxEncodedOutcomeChars(maxAttachmentBytes: number): number {
-  return MAX_STORED_CONTENT + 1024 + Limits.ATTACHMENTS_LIMIT * 64 + Math.ceil(maxAttachmentBytes / 3) * 4;
+  return MAX_STORED_CONTENT + 1024 + Limits.ATTACHMENTS_LIMIT * STORED_ATTACHMENT_OVERHEAD + Math.ceil(maxAttachmentBytes / 3) * 4;
 }
 
 /**
@@ -139,22 +159,32 @@ export function readOutcome(text: string, maxAttachmentBytes: number): StoredOut
   if (record.k !== "r") return undefined;
   const content = record.c;
   const isError = record.e;
-  const images = record.a;
+  const list = record.a;
   if (typeof content !== "string" || content.length > MAX_STORED_CONTENT) return undefined;
   if (isError !== 0 && isError !== 1) return undefined;
-  if (!ArrayIsArray(images) || images.length > Limits.ATTACHMENTS_LIMIT) return undefined;
-  const attachments: WireImage[] = [];
+  if (!ArrayIsArray(list) || list.length > Limits.ATTACHMENTS_LIMIT) return undefined;
+  const attachments: StoredAttachment[] = [];
   let bytes = 0;
-  for (let index = 0; index < images.length; index += 1) {
-    const image: unknown = images[index];
-    if (!ArrayIsArray(image) || image.length !== 2) return undefined;
-    const [mimeType, data] = image as unknown[];
-    if (typeof mimeType !== "string" || !ArrayPrototypeIncludes(MIME_TYPES, mimeType)) return undefined;
+  for (let index = 0; index < list.length; index += 1) {
+    const member: unknown = list[index];
+    if (!ArrayIsArray(member) || member.length !== 5) return undefined;
+    const [type, mimeType, data, name, uri] = member as unknown[];
+    if ((type !== "image" && type !== "audio" && type !== "file") || !isMimeTypeOf(type, mimeType)) return undefined;
+    // A name and a URI belong to files alone, within their limits.
+    if (!(name === null || (type === "file" && typeof name === "string" && name.length > 0 && name.length <= MAX_FILE_NAME_CHARS)))
+      return undefined;
+    if (!(uri === null || (type === "file" && typeof uri === "string" && uri.length > 0 && uri.length <= MAX_FILE_URI_CHARS)))
+      return undefined;
     const decoded = typeof data === "string" ? canonicalBase64(data) : undefined;
     if (decoded === undefined) return undefined;
     bytes += decoded.length;
     if (bytes > maxAttachmentBytes) return undefined;
-    attachments[index] = ObjectFreeze({ type: "image", mimeType: mimeType as ImageMimeType, data: decoded });
+    const base = { type: type as AttachmentKind, mimeType: mimeType as string, data: decoded };
+    attachments[index] = ObjectFreeze(
+      name === null && uri === null
+        ? base
+        : { ...base, ...(name === null ? {} : { name: name as string }), ...(uri === null ? {} : { uri: uri as string }) },
+    );
   }
   return ObjectFreeze({
     fatal: false,

@@ -15,6 +15,7 @@ import {
 } from "../contract/budgets.js";
 import { ToolErrorCode } from "../contract/constants.js";
 import { isNonRecoverableToolError } from "../contract/errors.js";
+import { outputMismatch, outputValidator } from "../contract/output-schema.js";
 import {
   AbortControllerPrototypeAbort,
   AbortControllerPrototypeGetSignal,
@@ -30,7 +31,7 @@ import {
 } from "../contract/primordials.js";
 import { checkAttachments, errorContent, splitOutput, type ToolAttachment } from "../contract/results.js";
 import { contentWithin } from "../contract/serialize.js";
-import type { Tool, ToolContext } from "../contract/tools.js";
+import type { Tool, ToolContext, ValidationDecision } from "../contract/tools.js";
 import { describeFailure, untrustedPromise, whenSettled } from "../contract/untrusted.js";
 import { discardProgress } from "./progress.js";
 import { abortReason, isAborted, throwIfAborted, watchAbort } from "./signal.js";
@@ -134,10 +135,12 @@ export function runTool(
   }
   const pending = untrustedPromise(returned);
   // A plain value is finished at once, with no settlement record (the common case).
-  if (pending === undefined) return succeeded(returned, signalSoFar(settings, context), within, attachmentsWithin);
+  if (pending === undefined) return succeeded(returned, signalSoFar(settings, context), within, attachmentsWithin, tool);
   // Awaiting the tool read its signal (raceAbort): it exists from here on.
   return PromisePrototypeThen(raceAbort(pending, context.signal), (settled) =>
-    settled.ok ? succeeded(settled.payload, context.signal, within, attachmentsWithin) : failed(settled.payload, context.signal, within),
+    settled.ok
+      ? succeeded(settled.payload, context.signal, within, attachmentsWithin, tool)
+      : failed(settled.payload, context.signal, within),
   ) as Promise<ToolOutcome>;
 }
 
@@ -169,11 +172,25 @@ function succeeded(
   signal: AbortSignal | undefined,
   budgets: ResolvedOutputBudgets,
   attachmentBudgets: ResolvedAttachmentBudgets,
+  tool: Tool,
 ): ToolOutcome {
   throwIfMadeAndAborted(signal); // the tool settled, but abort may have come first
   const cap = budgets.maxContentCodePoints;
   const split = splitOutput(output);
-  const value = split === undefined ? output : split.value;
+  let value = split === undefined ? output : split.value;
+  // docs/contract.md — Structured output: checked here, where the tool runs (a worker thread too).
+  const checkOutput = outputValidator(tool);
+  if (checkOutput !== undefined) {
+    let decision: ValidationDecision<unknown>;
+    try {
+      decision = checkOutput(value);
+    } catch (error) {
+      return new Outcome(errorContent(ToolErrorCode.EXECUTION_FAILED, describeFailure(error), cap), true);
+    }
+    if (!decision.ok)
+      return new Outcome(errorContent(ToolErrorCode.EXECUTION_FAILED, { text: outputMismatch(decision.error), cut: false }, cap), true);
+    value = decision.value; // the schema's output (its defaults and transforms applied) is what is serialized
+  }
   const attachments = split === undefined ? undefined : split.attachments;
   // Where the tool runs (a worker thread too), so over-budget bytes never cross to the caller.
   const overBudget = attachments === undefined ? undefined : checkAttachments(attachments, attachmentBudgets);

@@ -9,6 +9,7 @@
 // costs that entry alone.
 // docs/queue.md — What a party with write access to Redis can and cannot do.
 import { Limits } from "../contract/constants.js";
+import { type AttachmentKind, isMimeTypeOf, MAX_FILE_NAME_CHARS, MAX_FILE_URI_CHARS } from "../contract/media-types.js";
 import {
   ArrayIsArray,
   JSONParse,
@@ -77,12 +78,12 @@ const MAX_PROGRESS_CHARS = 64 * 1024;
 const MAX_CANCEL_CHARS = 2048;
 /** Characters a result may take beyond its content and attachment data (kind, flags, facts, a record's fields). */
 const RESULT_OVERHEAD_CHARS = 1024;
-const ATTACHMENT_OVERHEAD_CHARS = 96;
 /** JSON writes a code point in at most 6 characters (`\uXXXX`). */
 const MAX_JSON_CHARS_PER_CODE_POINT = 6;
+/** An attachment's fields beside its data: the kind and type, and a file's name and URI, each JSON-escaped at worst. */
+const ATTACHMENT_OVERHEAD_CHARS = 96 + MAX_JSON_CHARS_PER_CODE_POINT * (MAX_FILE_NAME_CHARS + MAX_FILE_URI_CHARS);
 /** No fact is larger than a day: a larger one is not a host's. */
 const MAX_FACT_MS = 24 * 60 * 60 * 1000;
-const IMAGE_TYPES: ReadonlySet<string> = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 
 /** JSON text of at most `maxChars` characters, parsed; undefined for anything else. */
 export function readJson(text: unknown, maxChars: number): unknown {
@@ -170,17 +171,27 @@ const NOT_STARTED: Readonly<Record<string, string>> = ObjectFreeze({
   "no-agent": "the job was not made by a toolgate agent",
 });
 
+/** An attachment as the agent decodes it: the pipeline adopts it only after the checks a tool's attachment passes. */
+export interface DecodedAttachment {
+  readonly type: AttachmentKind;
+  readonly mimeType: string;
+  readonly data: Uint8Array;
+  readonly name?: string;
+  readonly uri?: string;
+}
+
 /**
- * A result's `attachments` (absent: none) as plain `{ type, mimeType, data }` records with
- * exactly sized bytes, for the pipeline to adopt; or why they are not a host's. The decoded
- * size is known before any byte is decoded: a forged giant costs nothing.
+ * A result's `attachments` (absent: none) as plain `{ type, mimeType, data, name?, uri? }`
+ * records with exactly sized bytes, for the pipeline to adopt (which checks each kind's media
+ * types, the bytes' signature, a file's name and URI); or why they are not a host's. The
+ * decoded size is known before any byte is decoded: a forged giant costs nothing.
  */
-export function decodeAttachments(value: unknown): readonly { type: "image"; mimeType: string; data: Uint8Array }[] | undefined | string {
+export function decodeAttachments(value: unknown): readonly DecodedAttachment[] | undefined | string {
   if (value === undefined) return undefined;
   if (!ArrayIsArray(value)) return "the host's attachments are not a list";
   const count = value.length;
   if (count > Limits.ATTACHMENTS_LIMIT) return `the host sent ${count} attachments, over the limit of ${Limits.ATTACHMENTS_LIMIT}`;
-  const decoded: { type: "image"; mimeType: string; data: Uint8Array }[] = [];
+  const decoded: DecodedAttachment[] = [];
   let total = 0;
   for (let index = 0; index < count; index += 1) {
     const member: unknown = value[index];
@@ -188,7 +199,14 @@ export function decodeAttachments(value: unknown): readonly { type: "image"; mim
     const type = readOwnDataProperty(member, "type");
     const mimeType = readOwnDataProperty(member, "mimeType");
     const data = readOwnDataProperty(member, "data");
-    if (type !== "image" || typeof mimeType !== "string" || !IMAGE_TYPES.has(mimeType)) return "a host's attachment is not an image";
+    const name = readOwnDataProperty(member, "name");
+    const uri = readOwnDataProperty(member, "uri");
+    if ((type !== "image" && type !== "audio" && type !== "file") || !isMimeTypeOf(type, mimeType)) {
+      return "a host's attachment is not an image, audio or a file of a type toolgate carries";
+    }
+    if (!isOptionalShortString(name, MAX_FILE_NAME_CHARS) || !isOptionalShortString(uri, MAX_FILE_URI_CHARS)) {
+      return "a host's attachment has a malformed name or uri";
+    }
     if (typeof data !== "string" || data.length === 0 || data.length % 4 !== 0) return "a host's attachment data is not base64";
     total += decodedLength(data.length, data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0);
     if (total > Limits.ATTACHMENT_BYTES_LIMIT) return `the host's attachments are over the ${Limits.ATTACHMENT_BYTES_LIMIT}-byte limit`;
@@ -197,9 +215,20 @@ export function decodeAttachments(value: unknown): readonly { type: "image"; mim
     // An exactly sized buffer of its own: the result's attachment owns it.
     const own = new NativeUint8Array(bytes.length);
     own.set(bytes);
-    decoded.push({ type: "image", mimeType, data: own });
+    const record: { -readonly [key in keyof DecodedAttachment]: DecodedAttachment[key] } = {
+      type,
+      mimeType: mimeType as string,
+      data: own,
+    };
+    if (name !== undefined) record.name = name as string;
+    if (uri !== undefined) record.uri = uri as string;
+    decoded.push(record);
   }
   return decoded;
+}
+
+function isOptionalShortString(value: unknown, maxChars: number): boolean {
+  return value === undefined || (typeof value === "string" && value.length <= maxChars);
 }
 
 /** A result's `facts` (absent: none), or why they are not a host's. */

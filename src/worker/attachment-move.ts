@@ -2,7 +2,8 @@
 // with a transfer list, in this thread) into a buffer nothing else references, which then rides
 // in the reply's transfer list. Moving here, not in Piscina's postMessage, means a buffer the
 // tool detached or made untransferable fails this call with a result, never the reply itself.
-// The tool's own `attachment.data` is detached afterwards: one imageContent goes out once.
+// The tool's own `attachment.data` is detached afterwards: one imageContent (audioContent,
+// fileContent) goes out once. Every kind of attachment moves the same way.
 // docs/contract.md: rule W4 — re-link and freeze on the main thread (attachments re-checked there).
 // The `buffer` getter is captured before any tool module loads: a patched one cannot pick what moves.
 import { MapPrototypeGet, MapPrototypeSet, StructuredClone, TypedArrayPrototypeGetBuffer } from "../contract/primordials.js";
@@ -28,18 +29,31 @@ export function moveAttachments(attachments: readonly ToolAttachment[]): MovedAt
   const moved = new Map<Uint8Array, Uint8Array>();
   for (let index = 0; index < attachments.length; index += 1) {
     const attachment = attachments[index] as ToolAttachment;
-    const data = attachment.data; // a frozen attachment made by imageContent: own data properties
+    const data = attachment.data; // a frozen attachment made by imageContent (audioContent, fileContent): own data properties
     let bytes = MapPrototypeGet(moved, data);
     if (bytes === undefined) {
       try {
         bytes = StructuredClone(data, { transfer: [TypedArrayPrototypeGetBuffer(data)] }) as Uint8Array;
       } catch (error) {
-        return `attachment [${index}] cannot be moved to the main thread (${describeFailure(error).text}); a worker moves an attachment's bytes, so return a new imageContent in each result`;
+        return `attachment [${index}] cannot be moved to the main thread (${describeFailure(error).text}); a worker moves an attachment's bytes, so return a new attachment (imageContent, audioContent, fileContent) in each result`;
       }
       MapPrototypeSet(moved, data, bytes);
       buffers[buffers.length] = TypedArrayPrototypeGetBuffer(bytes);
     }
-    list[index] = { type: attachment.type, mimeType: attachment.mimeType, data: bytes };
+    list[index] = wireAttachment(attachment, bytes);
   }
   return new MovedAttachments(list, buffers);
+}
+
+/** The record that crosses: the attachment's fields, its bytes moved; a file's `name` and `uri` only when it has them. */
+function wireAttachment(attachment: ToolAttachment, bytes: Uint8Array): WireAttachment {
+  if (attachment.type !== "file") return { type: attachment.type, mimeType: attachment.mimeType, data: bytes };
+  const record: { -readonly [key in keyof WireAttachment]: WireAttachment[key] } = {
+    type: "file",
+    mimeType: attachment.mimeType,
+    data: bytes,
+  };
+  if (attachment.name !== undefined) record.name = attachment.name;
+  if (attachment.uri !== undefined) record.uri = attachment.uri;
+  return record;
 }

@@ -8,7 +8,7 @@ import type { ResolvedAttachmentBudgets, ResolvedOutputBudgets } from "../contra
 import { type RecoverableToolErrorCode, ToolErrorCode } from "../contract/constants.js";
 import { NonRecoverableToolError } from "../contract/errors.js";
 import { ObjectFreeze, StringPrototypeSlice } from "../contract/primordials.js";
-import type { ImageMimeType, ToolAttachment } from "../contract/results.js";
+import type { ToolAttachment } from "../contract/results.js";
 import { errorContent } from "../contract/results.js";
 import { describeFailure } from "../contract/untrusted.js";
 import { Outcome, OutcomeWithAttachments, type ToolOutcome } from "../executor/run-tool.js";
@@ -82,11 +82,17 @@ export interface WorkerOutcome {
  */
 export type WorkerReply = WorkerOutcome | string;
 
-/** An attachment as it crosses: a plain record whose `data` owns a transferred buffer (the pipeline adopts it). */
+/**
+ * An attachment as it crosses: a plain record whose `data` owns a transferred buffer (the
+ * pipeline adopts it, after the checks a tool's attachment passes); a file's `name` and `uri`
+ * only when it has them.
+ */
 export interface WireAttachment {
-  readonly type: "image";
-  readonly mimeType: ImageMimeType;
+  readonly type: ToolAttachment["type"];
+  readonly mimeType: ToolAttachment["mimeType"];
   readonly data: Uint8Array;
+  readonly name?: string;
+  readonly uri?: string;
 }
 
 /** Why the main thread asks a worker to stop a task. */

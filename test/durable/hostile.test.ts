@@ -51,6 +51,7 @@ describe.runIf(redisUrl !== undefined)("records forged in Redis are read as untr
     return { executor: await executorOn("in-process", store), store, counter };
   }
 
+  const outcomeWith = (attachments: unknown[]) => JSON.stringify({ k: "r", c: "x", e: 0, a: attachments });
   const good = () => ({
     v: "1",
     state: "done",
@@ -65,9 +66,14 @@ describe.runIf(redisUrl !== undefined)("records forged in Redis are read as untr
     ["a key of another type (a string)", "not a hash"],
     ["an outcome that is not JSON", { ...good(), outcome: "{not json" }],
     ["an outcome of another kind", { ...good(), outcome: JSON.stringify({ k: "x" }) }],
-    ["non-canonical base64 in an image", { ...good(), outcome: JSON.stringify({ k: "r", c: "x", e: 0, a: [["image/png", "QR=="]] }) }],
-    ["an image of another MIME type", { ...good(), outcome: JSON.stringify({ k: "r", c: "x", e: 0, a: [["text/html", "QUFB"]] }) }],
-    ["257 images", { ...good(), outcome: JSON.stringify({ k: "r", c: "x", e: 0, a: Array(257).fill(["image/png", "QUFB"]) }) }],
+    ["non-canonical base64 in an image", { ...good(), outcome: outcomeWith([["image", "image/png", "QR==", null, null]]) }],
+    ["an image of another MIME type", { ...good(), outcome: outcomeWith([["image", "text/html", "QUFB", null, null]]) }],
+    ["a file of a type toolgate does not carry", { ...good(), outcome: outcomeWith([["file", "text/html", "QUFB", null, null]]) }],
+    ["audio declared as a file type", { ...good(), outcome: outcomeWith([["audio", "application/pdf", "QUFB", null, null]]) }],
+    ["an image with a file name", { ...good(), outcome: outcomeWith([["image", "image/png", "QUFB", "a.png", null]]) }],
+    ["a file name of 256 characters", { ...good(), outcome: outcomeWith([["file", "text/plain", "QUFB", "n".repeat(256), null]]) }],
+    ["an attachment of the earlier two-field form", { ...good(), outcome: outcomeWith([["image/png", "QUFB"]]) }],
+    ["257 images", { ...good(), outcome: outcomeWith(Array(257).fill(["image", "image/png", "QUFB", null, null])) }],
     ["an attempt spelled 1e3", { ...good(), attempt: "1e3" }],
     ["an attempt of 0", { ...good(), attempt: "0" }],
     ["a fingerprint that is not a digest", { ...good(), fp: "zz" }],
@@ -90,6 +96,14 @@ describe.runIf(redisUrl !== undefined)("records forged in Redis are read as untr
     const { executor } = await forge(good());
     const result = await executor.executeToolCall(call("charge", { ...args }, "c1"), neverAborted(), { durable: { runId } });
     expect(result).toMatchObject({ toolCallId: "c1", toolName: "charge", content: "forged but well-formed", isError: false });
+  });
+
+  test("a forged attachment whose bytes are not its declared type: the record decodes, the replay's adoption refuses it (OUTPUT_SERIALIZATION_FAILED)", async () => {
+    // "AAA" is no WAV file: the record's reader checks shape and type names, the adopter the bytes.
+    const { executor } = await forge({ ...good(), outcome: outcomeWith([["audio", "audio/wav", "QUFB", null, null]]) });
+    const result = await executor.executeToolCall(call("charge", { ...args }, "c1"), neverAborted(), { durable: { runId } });
+    expect(errorOf(result).code).toBe("TOOL_OUTPUT_SERIALIZATION_FAILED");
+    expect(result.attachments ?? []).toEqual([]);
   });
 
   test("a forged record of another call: DURABLE_CALL_CONFLICT, the forged tool name cut to 128 code points", async () => {

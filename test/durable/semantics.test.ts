@@ -284,6 +284,27 @@ describe.runIf(redisUrl !== undefined).each(CASES)("%s store, %s executor", (sto
     }
   });
 
+  test("audio and a named file with a URI are kept and replayed as they were, each an attachment of its own", async () => {
+    await fresh();
+    const [counter, runId] = [unique("count"), unique("run")];
+    const first = await executor.executeToolCall(call("media", { counter }, "c1"), neverAborted(), durable(runId));
+    expect(
+      first.attachments?.map((part) => ({
+        type: part.type,
+        mimeType: part.mimeType,
+        ...("name" in part ? { name: part.name, uri: part.uri } : {}),
+      })),
+    ).toEqual([
+      { type: "audio", mimeType: "audio/wav" },
+      { type: "file", mimeType: "application/pdf", name: "report.pdf", uri: "https://example.test/report.pdf" },
+    ]);
+    const replayed = await executor.executeToolCall(call("media", { counter }, "c1"), neverAborted(), durable(runId));
+    expect(replayed).toEqual(first);
+    expect(replayed.attachments?.[1]?.data).not.toBe(first.attachments?.[1]?.data);
+    expect(Object.isFrozen(replayed.attachments?.[1])).toBe(true);
+    expect(await count(redis, counter)).toBe(1);
+  });
+
   test("a batch: each member is keyed by its own call id; re-issued, the whole batch is replayed", async () => {
     await fresh();
     const [counter, runId] = [unique("count"), unique("run")];

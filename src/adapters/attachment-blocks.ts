@@ -1,0 +1,157 @@
+// A result's attachments as base64 blocks, the shapes MCP's and Pi's content share for images
+// (`{ type: "image", data, mimeType }`) and MCP's for audio (`{ type: "audio", data, mimeType }`),
+// with toolgate's own for files (`{ type: "file", data, mimeType, name?, uri? }`, which each
+// adapter maps to its framework's own part where it has one); and a result as those
+// frameworks' content list (its text block, then its attachments). One encoder for every adapter.
+// docs/adapters.md — What each framework carries; docs/operations.md — Images and other attachments.
+import { Buffer } from "node:buffer";
+import { ContractErrorCode } from "../contract/constants.js";
+import { ToolContractError } from "../contract/errors.js";
+import type { AudioMimeType, FileMimeType, ImageMimeType } from "../contract/media-types.js";
+import { JSONStringify, ObjectFreeze, ReflectApply, TypedArrayPrototypeGetLength } from "../contract/primordials.js";
+import type { ToolAttachment, ToolResultMessage } from "../contract/results.js";
+import { adoptAttachments } from "../contract/results.js";
+import { readOwnDataProperty } from "../contract/untrusted.js";
+
+// Captured at load: `buffer.toString("base64")` looks `base64Slice` up on the instance, so a
+// patched Buffer.prototype would choose the text. The native slice takes any Uint8Array.
+const base64Slice = intrinsicSlice("base64Slice");
+const utf8Slice = intrinsicSlice("utf8Slice");
+
+function intrinsicSlice(name: "base64Slice" | "utf8Slice"): (this: Uint8Array, start: number, end: number) => string {
+  const slice: unknown = (Buffer.prototype as unknown as { readonly [key: string]: unknown })[name];
+  if (typeof slice !== "function") throw new Error(`toolgate: missing intrinsic Buffer.prototype.${name}`);
+  return slice as (this: Uint8Array, start: number, end: number) => string;
+}
+
+/** An image attachment as a framework sees it: the bytes in base64 (MCP's and Pi's `ImageContent`). Frozen. */
+export interface ToolgateImageBlock {
+  readonly type: "image";
+  /** The attachment's bytes, base64-encoded (standard alphabet, padded). */
+  readonly data: string;
+  readonly mimeType: ImageMimeType;
+}
+
+/** An audio attachment as a framework sees it: the bytes in base64 (MCP's `AudioContent`). Frozen. */
+export interface ToolgateAudioBlock {
+  readonly type: "audio";
+  /** The attachment's bytes, base64-encoded (standard alphabet, padded). */
+  readonly data: string;
+  readonly mimeType: AudioMimeType;
+}
+
+/** A file attachment as a framework sees it: the bytes in base64, its name and URI when it has them. Frozen. */
+export interface ToolgateFileBlock {
+  readonly type: "file";
+  /** The attachment's bytes, base64-encoded (standard alphabet, padded). */
+  readonly data: string;
+  readonly mimeType: FileMimeType;
+  readonly name?: string;
+  readonly uri?: string;
+  /** The document as text, for the text types (their bytes are well-formed UTF-8); absent for a PDF. */
+  readonly text?: string;
+}
+
+/** One attachment as a framework sees it. */
+export type ToolgateAttachmentBlock = ToolgateImageBlock | ToolgateAudioBlock | ToolgateFileBlock;
+
+/**
+ * The result's attachments as blocks, in order; none when it has no `attachments`.
+ * The list is read once and checked as an executor's runner output is (a custom executor
+ * may hand back anything): a malformed one is a ToolContractError(INVALID_ARGUMENT) naming `api`.
+ */
+export function attachmentBlocks(result: ToolResultMessage, api: string): readonly ToolgateAttachmentBlock[] {
+  const attachments = readOwnDataProperty(result, "attachments");
+  if (attachments === undefined) return NO_BLOCKS;
+  const list = adoptAttachments(attachments);
+  if (typeof list === "string") {
+    throw new ToolContractError(ContractErrorCode.INVALID_ARGUMENT, `${api}: the executor's result has malformed attachments: ${list}`);
+  }
+  const blocks: ToolgateAttachmentBlock[] = [];
+  for (let index = 0; index < list.length; index += 1) {
+    const attachment = list[index] as (typeof list)[number];
+    const data = ReflectApply(base64Slice, attachment.data, [0, TypedArrayPrototypeGetLength(attachment.data)]);
+    blocks[index] = ObjectFreeze(blockOf(attachment, data));
+  }
+  return ObjectFreeze(blocks);
+}
+
+function blockOf(attachment: ToolAttachment, data: string): ToolgateAttachmentBlock {
+  switch (attachment.type) {
+    case "image":
+      return { type: "image", data, mimeType: attachment.mimeType };
+    case "audio":
+      return { type: "audio", data, mimeType: attachment.mimeType };
+    case "file": {
+      const block: { -readonly [key in keyof ToolgateFileBlock]: ToolgateFileBlock[key] } = {
+        type: "file",
+        data,
+        mimeType: attachment.mimeType,
+      };
+      if (attachment.name !== undefined) block.name = attachment.name;
+      if (attachment.uri !== undefined) block.uri = attachment.uri;
+      if (attachment.mimeType !== "application/pdf") {
+        block.text = ReflectApply(utf8Slice, attachment.data, [0, TypedArrayPrototypeGetLength(attachment.data)]);
+      }
+      return block;
+    }
+  }
+}
+
+/** A text block (MCP's and Pi's `TextContent`). Frozen. */
+export interface ToolgateTextBlock {
+  readonly type: "text";
+  readonly text: string;
+}
+
+/** `[{ type: "text", text: result.content }, ...attachmentBlocks(result, api)]`, built by index (no array iterator is consulted). */
+export function contentBlocks(result: ToolResultMessage, api: string): (ToolgateTextBlock | ToolgateAttachmentBlock)[] {
+  const attachments = attachmentBlocks(result, api);
+  const blocks: (ToolgateTextBlock | ToolgateAttachmentBlock)[] = [ObjectFreeze({ type: "text" as const, text: result.content })];
+  for (let index = 0; index < attachments.length; index += 1) blocks[index + 1] = attachments[index] as ToolgateAttachmentBlock;
+  return blocks;
+}
+
+const NO_BLOCKS: readonly ToolgateAttachmentBlock[] = ObjectFreeze([]);
+
+/**
+ * What a framework that cannot carry an attachment's kind shows in its place: a text part
+ * saying what was left out, so the model knows there was more than it sees.
+ */
+export function notCarriedText(block: ToolgateAttachmentBlock, framework: string): string {
+  const name = block.type === "file" && block.name !== undefined ? " " + JSONStringify(block.name) : "";
+  return `[${block.type} attachment${name} (${block.mimeType}) not carried: ${framework} tool results cannot hold ${block.type === "audio" ? "audio" : "files"}]`;
+}
+
+/** An audio or file block: what the AI SDK and Mastra outputs carry beside their images. */
+export type ToolgateMediaBlock = ToolgateAudioBlock | ToolgateFileBlock;
+
+/**
+ * A success's output where it is one value (the AI SDK's and Mastra's): the content alone, or,
+ * with attachments, the content, its images (`images`, as before audio and files were carried)
+ * and, when it has some, its audio and files (`files`), each list in the result's order. Frozen.
+ */
+export interface ToolgateContentOutput {
+  readonly type: "content";
+  readonly text: string;
+  readonly images: readonly ToolgateImageBlock[];
+  readonly files?: readonly ToolgateMediaBlock[];
+}
+
+export function contentOutput(result: ToolResultMessage, api: string): string | ToolgateContentOutput {
+  const blocks = attachmentBlocks(result, api);
+  if (blocks.length === 0) return result.content;
+  const images: ToolgateImageBlock[] = [];
+  const files: ToolgateMediaBlock[] = [];
+  for (let index = 0; index < blocks.length; index += 1) {
+    const block = blocks[index] as ToolgateAttachmentBlock;
+    if (block.type === "image") images[images.length] = block;
+    else files[files.length] = block;
+  }
+  const text = result.content;
+  return ObjectFreeze(
+    files.length === 0
+      ? { type: "content" as const, text, images: ObjectFreeze(images) }
+      : { type: "content" as const, text, images: ObjectFreeze(images), files: ObjectFreeze(files) },
+  );
+}
