@@ -30,6 +30,7 @@ import { cutToCodePoints } from "../contract/serialize.js";
 import type { Tool } from "../contract/tools.js";
 import { type FailureText, observeRejection, readOwnDataProperty, untrustedPromise, whenSettled } from "../contract/untrusted.js";
 import { closestKey, invalidArgument, prototypeChain, validateObject, validateOptionKeys } from "../contract/validators.js";
+import type { ToolSpan } from "../telemetry/tool-span.js";
 import type { RunRequest } from "./pipeline.js";
 import { abortReason, isAborted, watchAbort } from "./signal.js";
 
@@ -285,7 +286,8 @@ function readDecision(hooks: ResolvedHooks, decision: unknown): FailureText | un
 
 /**
  * One call's telemetry: emits onCallStart when made, collects what the runner records, and
- * emits onCallEnd once when the call settles (onThreadKilled for a kill recorded after that).
+ * emits onCallEnd once when the call settles (onThreadKilled for a kill recorded after that);
+ * its span, when one records it, is told the same (telemetry/tool-span.ts).
  */
 export class CallTrace {
   readonly #started = PerformanceNow();
@@ -297,21 +299,30 @@ export class CallTrace {
   #settled = false;
 
   constructor(
-    readonly hooks: ResolvedHooks,
+    readonly hooks: ResolvedHooks | undefined,
     readonly call: Readonly<ToolCall>,
+    readonly span: ToolSpan | undefined,
   ) {
-    notify(hooks, "onCallStart", hooks.onCallStart, [ObjectFreeze({ toolCallId: call.id, toolName: call.name })]);
+    if (hooks !== undefined) notify(hooks, "onCallStart", hooks.onCallStart, [ObjectFreeze({ toolCallId: call.id, toolName: call.name })]);
   }
 
   /** `RunRequest.record` of this call. */
   readonly record = (facts: RunFacts): void => {
     if (typeof facts !== "object" || facts === null) return;
     const { queueWaitMs, threadId, threadKilled } = facts;
-    if (typeof queueWaitMs === "number" && queueWaitMs >= 0 && queueWaitMs !== NumberPositiveInfinity) this.#queueWaitMs = queueWaitMs;
-    if (typeof threadId === "number" && NumberIsInteger(threadId)) this.#threadId = threadId;
+    if (typeof queueWaitMs === "number" && queueWaitMs >= 0 && queueWaitMs !== NumberPositiveInfinity) {
+      this.#queueWaitMs = queueWaitMs;
+      this.span?.waited(queueWaitMs);
+    }
+    if (typeof threadId === "number" && NumberIsInteger(threadId)) {
+      this.#threadId = threadId;
+      this.span?.ranOn(threadId);
+    }
     if (threadKilled !== true) return;
-    if (!this.#settled) this.#threadKilled = true;
-    else
+    if (!this.#settled) {
+      this.#threadKilled = true;
+      this.span?.threadKilled();
+    } else if (this.hooks !== undefined)
       notify(this.hooks, "onThreadKilled", this.hooks.onThreadKilled, [
         ObjectFreeze({ toolCallId: this.call.id, toolName: this.call.name, threadId: this.#threadId }),
       ]);
@@ -328,16 +339,20 @@ export class CallTrace {
 
   ended(result: ToolResultMessage): void {
     this.runEnded();
+    this.span?.ended(result);
     this.#end(result.isError ? "error" : "success", result.isError ? errorCodeOf(result.content) : undefined);
   }
 
   rejected(error: unknown, signal: AbortSignal): void {
     this.runEnded();
-    this.#end(isAborted(signal) && error === abortReason(signal) ? "aborted" : "rejected", undefined);
+    const aborted = isAborted(signal) && error === abortReason(signal);
+    this.span?.rejected(error, aborted);
+    this.#end(aborted ? "aborted" : "rejected", undefined);
   }
 
   #end(outcome: CallEndOutcome, code: string | undefined): void {
     this.#settled = true;
+    if (this.hooks === undefined) return;
     const event: CallEndEvent = ObjectFreeze({
       toolCallId: this.call.id,
       toolName: this.call.name,
