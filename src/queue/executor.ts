@@ -60,6 +60,7 @@ import { openRemoteProgress } from "./progress.js";
 import { type CancelReason, FINISHED_JOB_RETENTION, failedOutcome, type QueueJobData } from "./protocol.js";
 import { decodeProgress, decodeResult, type HostFacts, type JobState, type ResultLimits } from "./redis-data.js";
 import { StoppedJobs, THREAD_KILLED_EVENT } from "./thread-facts.js";
+import { activeTraceContext } from "./trace-context.js";
 
 /** Options of `QueueToolExecutor.create`. Give exactly one of `modules` and `registry`. */
 export interface QueueToolExecutorOptions {
@@ -385,6 +386,7 @@ export class QueueToolExecutor implements ToolExecutor {
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
         ...(remote === undefined ? {} : { progress: true }),
         ...(this.#options.sentAttachmentBudgets === undefined ? {} : { attachmentBudgets: this.#options.sentAttachmentBudgets }),
+        ...activeTraceContext(),
       };
       // Added only while the agent's lease is fresh (hosts refuse jobs of an agent whose lease expired),
       // and never once the call has settled meanwhile.

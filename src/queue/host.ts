@@ -41,6 +41,7 @@ import { decodeCancel, decodeJobData, readCancelReason } from "./redis-data.js";
 import { attachmentsOverBudget, encodeAttachments } from "./result-codec.js";
 import { FETCH_WAIT_MS, StartCheck } from "./start-check.js";
 import { announceThreadKilled, HostFactsBook } from "./thread-facts.js";
+import { withinJobTrace } from "./trace-context.js";
 
 /** Options of `runToolWorkerHost`. */
 export interface ToolWorkerHostOptions {
@@ -209,7 +210,7 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
         ...(data.progress ? { onProgress: relayToJob(job) } : {}),
       };
       if (data.callId !== undefined) book = facts.begin(jobId, data.callId);
-      const message = await executor.executeToolCall(data.call, controller.signal, options);
+      const message = await withinJobTrace(job.data, () => executor.executeToolCall(data.call, controller.signal, options));
       return withFacts(encodeMessage(message, budgets), book, data.callId);
     } catch (error) {
       return withFacts(encodeFailure(error, controller.signal), book, data.callId);
