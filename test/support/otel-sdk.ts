@@ -19,6 +19,8 @@ export const OTEL_PINS = {
   "@opentelemetry/api": "1.9.1",
   "@opentelemetry/sdk-trace-base": "2.12.1",
   "@opentelemetry/context-async-hooks": "2.12.1",
+  // The AI SDK's OpenTelemetry integration, of the release of our `ai` devDependency.
+  "@ai-sdk/otel": "1.0.173",
 } as const;
 
 /** The folder of the SDK project (installed when missing). Throws when npm cannot install it. */
@@ -27,7 +29,7 @@ export function otelSdkDir(): string {
   const dir =
     process.env.TOOLGATE_OTEL_SDK_DIR ??
     join(tmpdir(), `toolgate-otel-sdk-${createHash("sha256").update(pins).digest("hex").slice(0, 12)}`);
-  if (existsSync(join(dir, "node_modules/@opentelemetry/context-async-hooks/package.json"))) return dir;
+  if (existsSync(join(dir, "node_modules/@ai-sdk/otel/package.json"))) return dir;
   // Installed beside, then renamed: test files installing at once never see half a project.
   const staging = mkdtempSync(`${dir}-installing-`);
   try {
@@ -47,6 +49,8 @@ type Api = typeof otelApi;
 /** The SDK's pieces the tests use, typed loosely (their types are not in our node_modules). */
 export interface OtelSdk {
   readonly api: Api;
+  /** `require` from the SDK project. */
+  readonly require: NodeJS.Require;
   readonly exporter: {
     getFinishedSpans(): FinishedSpan[];
     reset(): void;
@@ -59,6 +63,7 @@ export interface OtelSdk {
 export interface FinishedSpan {
   readonly name: string;
   readonly kind: number;
+  readonly instrumentationScope?: { name: string };
   readonly attributes: Record<string, unknown>;
   readonly status: { code: number; message?: string };
   readonly events: { name: string; attributes?: Record<string, unknown> }[];
@@ -84,5 +89,5 @@ export function registerOtelSdk(): OtelSdk {
   if (!api.trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }))) {
     throw new Error("a tracer provider was already registered");
   }
-  return { api: otelApi, exporter, dir };
+  return { api: otelApi, exporter, dir, require };
 }
