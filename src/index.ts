@@ -45,7 +45,7 @@ export type {
 export { executeToolCall, executeToolCalls, InProcessToolExecutor, type InProcessToolExecutorOptions } from "./executor/in-process.js";
 export type { ProgressListener, ToolProgress } from "./executor/progress.js";
 export type { BatchOptions, CallOptions, ExecutorOptions, ToolExecutor } from "./executor/tool-executor.js";
-export type { TracingOptions } from "./telemetry/tracing-options.js";
+export type { TracingOptions } from "./executor/tracing-options.js";
 export type { WorkerToolExecutor, WorkerToolExecutorOptions } from "./worker/executor.js";
 // Types only: the runtime lives in `toolgate/worker`, so `import "toolgate"` never loads piscina.
 export type { ToolModuleSpecifier } from "./worker/tool-modules.js";

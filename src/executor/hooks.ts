@@ -30,9 +30,9 @@ import { cutToCodePoints } from "../contract/serialize.js";
 import type { Tool } from "../contract/tools.js";
 import { type FailureText, observeRejection, readOwnDataProperty, untrustedPromise, whenSettled } from "../contract/untrusted.js";
 import { closestKey, invalidArgument, prototypeChain, validateObject, validateOptionKeys } from "../contract/validators.js";
-import type { ToolSpan } from "../telemetry/tool-span.js";
 import type { RunRequest } from "./pipeline.js";
 import { abortReason, isAborted, watchAbort } from "./signal.js";
+import type { ToolSpan } from "./tracing.js";
 
 /** What `beforeExecute` receives besides the call and the tool. Frozen. */
 export interface ApprovalContext {
@@ -287,7 +287,7 @@ function readDecision(hooks: ResolvedHooks, decision: unknown): FailureText | un
 /**
  * One call's telemetry: emits onCallStart when made, collects what the runner records, and
  * emits onCallEnd once when the call settles (onThreadKilled for a kill recorded after that);
- * its span, when one records it, is told the same (telemetry/tool-span.ts).
+ * its span, when one records it, is told the same (tracing.ts).
  */
 export class CallTrace {
   readonly #started = PerformanceNow();

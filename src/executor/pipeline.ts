@@ -46,14 +46,14 @@ import { checkTimeoutMs } from "../contract/timeout.js";
 import type { Tool } from "../contract/tools.js";
 import type { FailureText } from "../contract/untrusted.js";
 import { readOwnOption, validateObject, validateOptionKeys } from "../contract/validators.js";
-import { startToolSpan } from "../telemetry/tool-span.js";
-import { NO_RECORDING, readTracingOptions, type TracingSettings } from "../telemetry/tracing-options.js";
 import { runBatch } from "./batch.js";
 import { approve, CallTrace, type ResolvedHooks, type RunFacts, resolveHooks } from "./hooks.js";
 import { checkProgressListener, type ProgressListener } from "./progress.js";
 import { effectiveTimeoutMs, type ToolOutcome } from "./run-tool.js";
 import { assertAbortSignal, throwIfAborted } from "./signal.js";
 import type { BatchOptions, CallOptions } from "./tool-executor.js";
+import { startToolSpan } from "./tracing.js";
+import { NO_RECORDING, readTracingOptions, type TracingSettings } from "./tracing-options.js";
 
 /** A validated (and approved) call, ready for its tool to run. */
 export interface RunRequest {

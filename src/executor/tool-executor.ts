@@ -13,9 +13,9 @@ import {
 import { WeakMapPrototypeGet, WeakMapPrototypeSet } from "../contract/primordials.js";
 import type { ToolResultMessage } from "../contract/results.js";
 import type { ToolRegistry } from "../contract/tools.js";
-import type { TracingOptions } from "../telemetry/tracing-options.js";
 import type { ToolExecutorHooks } from "./hooks.js";
 import type { ProgressListener } from "./progress.js";
+import type { TracingOptions } from "./tracing-options.js";
 
 /** Options of one call (`executeToolCall`); every field is optional. */
 export interface CallOptions {

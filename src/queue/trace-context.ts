@@ -5,8 +5,9 @@
 // agent's, in another process. Neither side needs the other's tracer or propagator: the W3C
 // format is written and read here, through the global OpenTelemetry API when it is installed.
 // docs/operations.md — Tracing; https://www.w3.org/TR/trace-context/.
+import { ObjectFreeze, RegExpPrototypeExec, StringPrototypeCharCodeAt } from "../contract/primordials.js";
 import { readOwnDataProperty } from "../contract/untrusted.js";
-import { type OtelContextValue, otelApi } from "../telemetry/otel-api.js";
+import { type OtelContextValue, otelApi } from "../executor/otel-api.js";
 
 /** What a job carries of its agent's trace. */
 export interface JobTraceContext {
@@ -14,17 +15,19 @@ export interface JobTraceContext {
   readonly tracestate?: string;
 }
 
-const NO_TRACE: JobTraceContext = Object.freeze({});
+const NO_TRACE: JobTraceContext = ObjectFreeze({});
 
 /** version 00: trace id, parent (span) id, flags; lowercase hex only. */
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 const ALL_ZEROS = /^0+$/;
 /** A tracestate list-member: a key (simple or tenant@system) = a value of printable ASCII without "," or "=", not ending in a space. */
-const TRACESTATE_MEMBER =
-  /^(?:[a-z][_0-9a-z\-*/]{0,255}|[a-z0-9][_0-9a-z\-*/]{0,240}@[a-z][_0-9a-z\-*/]{0,13})=[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]$/;
-/** At most 32 list-members; 512 characters is what W3C asks every vendor to carry, and all this reads. */
-const MAX_TRACESTATE_MEMBERS = 32;
+const MEMBER =
+  "(?:[a-z][_0-9a-z\\-*/]{0,255}|[a-z0-9][_0-9a-z\\-*/]{0,240}@[a-z][_0-9a-z\\-*/]{0,13})=[\\x20-\\x2b\\x2d-\\x3c\\x3e-\\x7e]{0,255}[\\x21-\\x2b\\x2d-\\x3c\\x3e-\\x7e]";
+/** At most 32 list-members, separated by commas with optional blanks around them (W3C's OWS). */
+const TRACESTATE = new RegExp(`^[ \\t]*${MEMBER}(?:[ \\t]*,[ \\t]*${MEMBER}){0,31}[ \\t]*$`);
+/** What W3C asks every vendor to carry, and all this reads. */
 const MAX_TRACESTATE_LENGTH = 512;
+const HEX = "0123456789abcdef";
 
 /** The job's trace fields for the context active now (none without the API, or outside a valid span context). */
 export function activeTraceContext(): JobTraceContext {
@@ -35,7 +38,7 @@ export function activeTraceContext(): JobTraceContext {
     if (span === undefined) return NO_TRACE;
     const { traceId, spanId, traceFlags } = span;
     if (typeof traceId !== "string" || typeof spanId !== "string" || typeof traceFlags !== "number") return NO_TRACE;
-    const traceparent = `00-${traceId}-${spanId}-${(traceFlags & 0xff).toString(16).padStart(2, "0")}`;
+    const traceparent = `00-${traceId}-${spanId}-${HEX[(traceFlags >> 4) & 15]}${HEX[traceFlags & 15]}`;
     if (readTraceparent(traceparent) === undefined) return NO_TRACE;
     const tracestate = span.traceState?.serialize();
     return typeof tracestate === "string" && readTracestate(tracestate) !== undefined ? { traceparent, tracestate } : { traceparent };
@@ -76,18 +79,21 @@ export function jobTraceParent(jobData: unknown): OtelContextValue | undefined {
 /** A traceparent of version 00 with non-zero ids, or undefined. */
 export function readTraceparent(value: unknown): { traceId: string; spanId: string; traceFlags: number } | undefined {
   if (typeof value !== "string" || value.length !== 55) return undefined;
-  const match = TRACEPARENT.exec(value);
+  const match = RegExpPrototypeExec(TRACEPARENT, value);
   if (match === null) return undefined;
   const [, traceId, spanId, flags] = match as unknown as [string, string, string, string];
-  if (ALL_ZEROS.test(traceId) || ALL_ZEROS.test(spanId)) return undefined;
-  return { traceId, spanId, traceFlags: Number.parseInt(flags, 16) };
+  if (RegExpPrototypeExec(ALL_ZEROS, traceId) !== null || RegExpPrototypeExec(ALL_ZEROS, spanId) !== null) return undefined;
+  return { traceId, spanId, traceFlags: hexDigit(flags, 0) * 16 + hexDigit(flags, 1) };
 }
 
 /** A tracestate within the W3C grammar and the bounds above, or undefined (the whole of it is dropped). */
 export function readTracestate(value: unknown): string | undefined {
   if (typeof value !== "string" || value.length === 0 || value.length > MAX_TRACESTATE_LENGTH) return undefined;
-  const members = value.split(",");
-  if (members.length > MAX_TRACESTATE_MEMBERS) return undefined;
-  for (const member of members) if (!TRACESTATE_MEMBER.test(member.trim())) return undefined;
-  return value;
+  return RegExpPrototypeExec(TRACESTATE, value) === null ? undefined : value;
+}
+
+/** The value of the lowercase hex digit at `index` (the pattern admitted only those). */
+function hexDigit(text: string, index: number): number {
+  const code = StringPrototypeCharCodeAt(text, index);
+  return code <= 0x39 ? code - 0x30 : code - 0x57;
 }

@@ -6,7 +6,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 
 const sdkRequire = createRequire(join(process.env.TOOLGATE_OTEL_SDK_DIR ?? "", "package.json"));
-const api = createRequire(new URL("../../dist/src/telemetry/otel-api.js", import.meta.url))("@opentelemetry/api");
+const api = createRequire(new URL("../../dist/src/executor/otel-api.js", import.meta.url))("@opentelemetry/api");
 const { BasicTracerProvider, SimpleSpanProcessor } = sdkRequire("@opentelemetry/sdk-trace-base");
 const { AsyncLocalStorageContextManager } = sdkRequire("@opentelemetry/context-async-hooks");
 const file = process.env.TOOLGATE_SPANS_FILE ?? "";

@@ -4,7 +4,7 @@
 import { InProcessToolExecutor, isToolContractError, NonRecoverableToolError, ToolRegistry } from "toolgate";
 import { WorkerToolExecutor } from "toolgate/worker";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { ToolSpan } from "../../src/telemetry/tool-span.js";
+import { ToolSpan } from "../../src/executor/tracing.js";
 import { call, errorOf, fixture, neverAborted, settle } from "../support/helpers.js";
 import { type FinishedSpan, type OtelSdk, registerOtelSdk } from "../support/otel-sdk.js";
 

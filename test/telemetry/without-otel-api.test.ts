@@ -5,7 +5,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, test } from "vitest";
-import { loadOtelApi } from "../../src/telemetry/otel-api.js";
+import { loadOtelApi } from "../../src/executor/otel-api.js";
 
 const run = promisify(execFile);
 const HIDE = fileURLToPath(new URL("./hide-otel-api.cjs", import.meta.url));

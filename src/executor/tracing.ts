@@ -13,8 +13,8 @@ import { errorCodeOf, type ToolResultMessage } from "../contract/results.js";
 import { cutToCodePoints } from "../contract/serialize.js";
 import type { Tool } from "../contract/tools.js";
 import { readOwnDataProperty } from "../contract/untrusted.js";
-import type { ProgressListener, ToolProgress } from "../executor/progress.js";
 import { type OtelApi, type OtelContextValue, type OtelSpan, type OtelTracer, type OtelTracerProvider, otelApi } from "./otel-api.js";
+import type { ProgressListener, ToolProgress } from "./progress.js";
 import type { TracingSettings } from "./tracing-options.js";
 
 /** The instrumentation scope of toolgate's spans. */
