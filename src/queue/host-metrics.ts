@@ -3,7 +3,7 @@
 // and whether it is alive and ready. Served over HTTP when `metricsPort` is given: GET /metrics
 // (Prometheus text format 0.0.4), /healthz (the process answers), /readyz (Redis connected and
 // the threads booted; 503 while either is lost, or once the host closes).
-// docs/queue.md — Watching a host.
+// docs/queue.md — Watching a host (metrics and health).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { CallEndEvent, ThreadKilledEvent, ToolExecutorHooks } from "../executor/hooks.js";
 
@@ -141,8 +141,10 @@ export class HostMetrics {
     if (request.method !== "GET" && request.method !== "HEAD") reply(response, 405, "only GET and HEAD\n");
     else if (path === "/metrics") reply(response, 200, this.render(), "text/plain; version=0.0.4; charset=utf-8");
     else if (path === "/healthz") reply(response, 200, "ok\n");
-    else if (path === "/readyz") reply(response, this.state.ready() ? 200 : 503, this.state.ready() ? "ready\n" : "not ready\n");
-    else reply(response, 404, "not found: /metrics, /healthz, /readyz\n");
+    else if (path === "/readyz") {
+      const ready = this.state.ready();
+      reply(response, ready ? 200 : 503, ready ? "ready\n" : "not ready\n");
+    } else reply(response, 404, "not found: /metrics, /healthz, /readyz\n");
   }
 }
 

@@ -80,7 +80,7 @@ export interface ToolWorkerHostOptions {
   readonly onError?: (error: unknown) => void;
   /**
    * Serve GET /metrics (Prometheus text), /healthz and /readyz on this TCP port, all interfaces
-   * (0: a free port, see `ToolWorkerHost.metricsPort`; default: no server). docs/queue.md — Watching a host.
+   * (0: a free port, see `ToolWorkerHost.metricsPort`; default: no server). docs/queue.md — Watching a host (metrics and health).
    */
   readonly metricsPort?: number;
 }
