@@ -47,6 +47,7 @@ import type { ToolOutcome } from "../executor/run-tool.js";
 import { abortReason, watchAbort } from "../executor/signal.js";
 import type { BatchOptions, CallOptions, ToolExecutor } from "../executor/tool-executor.js";
 import { recordArgumentBudgets } from "../executor/tool-executor.js";
+import { readTracingOptions, type TracingOptions } from "../executor/tracing-options.js";
 import { callAppRefusal } from "../worker/app-refusal.js";
 import { loadToolModules, type ToolModuleSpecifier } from "../worker/tool-modules.js";
 import { AgentLease } from "./agent-lease.js";
@@ -80,6 +81,8 @@ export interface QueueToolExecutorOptions {
   readonly timeoutMs?: number;
   /** Approval and telemetry hooks, on this (the agent's) side, as for every executor. */
   readonly hooks?: ToolExecutorHooks;
+  /** What the agent's spans record, as for every executor (docs/operations.md — Tracing). */
+  readonly tracing?: TracingOptions;
   /** Argument budgets of every call, checked here before anything is enqueued (a call's override them; a tool's own only tighten them). */
   readonly argumentBudgets?: ArgumentBudgets;
   /**
@@ -608,6 +611,7 @@ const QUEUE_OPTION_KEYS: readonly string[] = ObjectFreeze([
   "registry",
   "timeoutMs",
   "hooks",
+  "tracing",
   "argumentBudgets",
   "heartbeatMs",
   "connectTimeoutMs",
@@ -641,6 +645,7 @@ function resolveOptions(options: QueueToolExecutorOptions): {
     timeoutMs:
       raw.timeoutMs === undefined ? undefined : checkTimeoutMs(raw.timeoutMs, "options.timeoutMs", ContractErrorCode.INVALID_ARGUMENT),
     hooks: raw.hooks === undefined ? undefined : resolveHooks(raw.hooks),
+    tracing: readTracingOptions(raw.tracing),
     app: undefined,
     argumentBudgets: resolveBudgets(
       DEFAULT_ARGUMENT_BUDGETS,

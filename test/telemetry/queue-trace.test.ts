@@ -109,7 +109,13 @@ describe.skipIf(!("url" in redis))("across machines: the host's span is a child 
         env: { ...process.env, TOOLGATE_OTEL_SDK_DIR: sdk.dir, TOOLGATE_SPANS_FILE: spansFile },
       }),
     );
-    agent = await QueueToolExecutor.create({ connection: url, queue, modules: [TOOLS], heartbeatMs: 100 });
+    agent = await QueueToolExecutor.create({
+      connection: url,
+      queue,
+      modules: [TOOLS],
+      heartbeatMs: 100,
+      tracing: { recordArguments: true, recordResults: true },
+    });
   }, 300_000);
   afterAll(async () => {
     await agent?.close();
@@ -140,5 +146,8 @@ describe.skipIf(!("url" in redis))("across machines: the host's span is a child 
       attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "wait", "thread.id": expect.any(Number) },
     });
     expect(hostSpan?.spanId).not.toBe(agentSpan?.spanContext().spanId);
+    // The agent's tracing option: its span records the arguments and the result; the host's, its own defaults (none).
+    expect(agentSpan?.attributes).toMatchObject({ "gen_ai.tool.call.arguments": '{"ms":1}', "gen_ai.tool.call.result": "waited" });
+    expect(hostSpan?.attributes["gen_ai.tool.call.arguments"]).toBeUndefined();
   });
 });
