@@ -99,6 +99,23 @@ describe("docs/operations.md — Tracing: in-process", () => {
     expect(span.spanContext().traceId).toBe(parent.spanContext().traceId);
   });
 
+  test("a batch: one span per member, each a child of the context active at executeBatch", async () => {
+    const executor = new InProcessToolExecutor(registry());
+    const parent = sdk.api.trace.getTracer("agent").startSpan("the agent's step");
+    const results = await sdk.api.context.with(sdk.api.trace.setSpan(sdk.api.context.active(), parent), () =>
+      executor.executeBatch(
+        [call("add", { left: 1, right: 1 }, "batch-1"), call("add", { left: 2, right: 2 }, "batch-2")],
+        neverAborted(),
+        {
+          concurrency: 1,
+        },
+      ),
+    );
+    parent.end();
+    expect(results.map((result) => result.content)).toEqual(["2", "4"]);
+    for (const id of ["batch-1", "batch-2"]) expect(spanOf(id).parentSpanContext?.spanId).toBe(parent.spanContext().spanId);
+  });
+
   test("a call made outside any span is a root span; the tool's own spans are children of execute_tool", async () => {
     const executor = new InProcessToolExecutor(registry());
     await executor.executeToolCall(call("nested", {}, "call-nested"), neverAborted());
