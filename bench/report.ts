@@ -42,6 +42,16 @@ const SECTION_RENDERERS: { readonly [K in SectionName]: (section: Sections[K]) =
         ["the contract's steps alone (no pipeline)", fmt(inProcess.stepsUsPerCall, 3)],
         ["ratio ours/naive (informational context: a call with no contract)", `${fmt(inProcess.ratio)}x`],
         ["ratio steps/naive (the floor of ours/naive)", `${fmt(inProcess.stepsRatio)}x`],
+        [
+          "executeToolCall, no OpenTelemetry SDK: the look for a tracer",
+          `${fmt(inProcess.tracing.noSdkCheckNsPerCall / 1000, 4)} (${fmt(inProcess.tracing.noSdkCheckShare * 100, 2)}% of a call)`,
+        ],
+        [
+          "executeToolCall, OpenTelemetry SDK registered (a span per call)",
+          inProcess.tracing.tracedUsPerCall === null
+            ? `not measured: ${inProcess.tracing.unavailable ?? "the SDK was not available"}`
+            : `${fmt(inProcess.tracing.tracedUsPerCall, 3)} (${fmt(inProcess.tracing.tracedRatio ?? Number.NaN)}x)`,
+        ],
       ],
     ),
   ],

@@ -62,6 +62,7 @@ export type {
   ExecutorOptions,
   ToolExecutor,
 } from "./executor/tool-executor.js";
+export type { TracingOptions } from "./executor/tracing-options.js";
 export type { WorkerToolExecutor, WorkerToolExecutorOptions } from "./worker/executor.js";
 // Types only: the runtime lives in `toolgate/worker`, so `import "toolgate"` never loads piscina.
 export type { ToolModuleSpecifier } from "./worker/tool-modules.js";

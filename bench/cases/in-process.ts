@@ -12,6 +12,7 @@ import { runTool } from "../../src/executor/run-tool.js";
 import { throwIfAborted } from "../../src/executor/signal.js";
 import { type CaseOptions, median, microRoundsAsync, neverAborted, pairedRatios, round, type TargetCheck } from "../harness.js";
 import { ping } from "../tools.js";
+import { benchTracing, type TracingFigures } from "./tracing.js";
 
 export interface InProcessResult {
   readonly rounds: number;
@@ -23,6 +24,8 @@ export interface InProcessResult {
   readonly stepsUsPerCall: number;
   /** Time per call, the steps alone / naive: the lowest `ratio` these steps allow. */
   readonly stepsRatio: number;
+  /** The same call's tracing costs: no SDK registered, and the real SDK (bench/cases/tracing.ts). */
+  readonly tracing: TracingFigures;
   readonly targets: TargetCheck[];
 }
 
@@ -95,6 +98,8 @@ export async function benchInProcess(options: CaseOptions = {}): Promise<InProce
   const ratio = median(ratios);
   const stepsRatios = pairedRatios(ns.steps, ns.naive);
   const stepsRatio = median(stepsRatios);
+  options.log?.("in-process call, traced");
+  const tracing = await benchTracing(registry, call, signal, median(ns.ours), micro, smoke);
   return {
     rounds: micro.rounds,
     oursUsPerCall: round(median(ns.ours) / 1000),
@@ -102,6 +107,7 @@ export async function benchInProcess(options: CaseOptions = {}): Promise<InProce
     ratio: round(ratio),
     stepsUsPerCall: round(median(ns.steps) / 1000),
     stepsRatio: round(stepsRatio),
+    tracing,
     targets: [
       {
         // Context, not a target (issue 32): a call with no contract at all cannot be beaten by
@@ -121,6 +127,16 @@ export async function benchInProcess(options: CaseOptions = {}): Promise<InProce
         min: round(Math.min(...stepsRatios)),
         pass: true,
         note: `the pipeline around the steps (options, hooks, timeouts, progress, the run request) adds ${round(median(ns.ours) / 1000 - median(ns.steps) / 1000)} µs per call`,
+        informational: true,
+      },
+      {
+        id: "inProcess.tracedRatio",
+        target: "a call with the OpenTelemetry SDK registered / the same call with none (informational: what a recorded span costs)",
+        value: tracing.tracedRatio ?? 0, // 0: not measured (the note says why)
+        pass: true,
+        note:
+          tracing.unavailable ??
+          `with no SDK registered a call looks for a tracer once: ${tracing.noSdkCheckNsPerCall} ns, ${round(tracing.noSdkCheckShare * 100, 2)}% of the call (docs/operations.md — Tracing)`,
         informational: true,
       },
     ],

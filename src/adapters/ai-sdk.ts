@@ -9,6 +9,7 @@ import type { DescribeToolsOptions } from "../contract/describe.js";
 import { isNonRecoverableToolError, type NonRecoverableToolError } from "../contract/errors.js";
 import { ArrayIsArray, ObjectCreate, ObjectFreeze } from "../contract/primordials.js";
 import { errorContent, type ToolResultMessage, toolResultMessage } from "../contract/results.js";
+import type { ToolRegistry } from "../contract/tools.js";
 import { readOptions } from "../contract/validators.js";
 import type { ToolProgress } from "../executor/progress.js";
 import { askNeedsApproval, checkNeedsApproval, type ToolgateNeedsApproval } from "./approval.js";
@@ -102,10 +103,18 @@ export class ToolgateToolError extends Error {
  *   content); a rejection (the abort reason, a ToolContractError, a NonRecoverableToolError)
  *   is thrown as it is.
  * - Progress reports are yielded as preliminary results before the final output.
+ *
+ * Typed names: from a registry made with typed tools (`new ToolRegistry([add, sub])`, each from
+ * `defineTool({ name: "add", … })`), the record's keys are those names, so `activeTools` and
+ * `toolChoice` beside the SDK's own tools check them; from an executor, give them:
+ * `toAiSdkTools<"add" | "sub">(executor)`. Types only: every registered tool is in the record.
  */
 const AI_SDK_OPTION_KEYS: readonly string[] = ["withoutSchema", "needsApproval"];
 
-export function toAiSdkTools(source: ToolCallSource, options: ToAiSdkToolsOptions = {}): Record<string, ToolgateAiSdkTool> {
+export function toAiSdkTools<N extends string = string>(
+  source: ToolRegistry<N> | ToolCallSource,
+  options: ToAiSdkToolsOptions = {},
+): Record<N, ToolgateAiSdkTool> {
   checkPeerVersions("toAiSdkTools", ["ai"]);
   const resolved = resolveSource(source, "toAiSdkTools");
   const read = readOptions(options, "toAiSdkTools: options", AI_SDK_OPTION_KEYS);
@@ -113,11 +122,11 @@ export function toAiSdkTools(source: ToolCallSource, options: ToAiSdkToolsOption
   const needsApproval = checkNeedsApproval(read.needsApproval, "toAiSdkTools");
   // No prototype: a tool named `__proto__` (or `constructor`, `toString`) is an own key like any other,
   // and a model's call to a name we do not have finds nothing inherited. The SDK looks tools up as own keys.
-  const tools = ObjectCreate(null) as Record<string, ToolgateAiSdkTool>;
+  const tools = ObjectCreate(null) as Record<N, ToolgateAiSdkTool>;
   for (const { name, description, parameters } of descriptions) {
     const outputSchema = structuredOutputSchema(resolved.registry, name);
     const target: CallTarget = ObjectFreeze({ source: resolved, name, structured: outputSchema !== undefined });
-    tools[name] = ObjectFreeze({
+    tools[name as N] = ObjectFreeze({
       description,
       ...(needsApproval === undefined
         ? {}

@@ -10,6 +10,7 @@ import type { DescribeToolsOptions } from "../contract/describe.js";
 import { isNonRecoverableToolError, type NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
 import { isProxy, NativePromise, ObjectDefineProperty, ObjectFreeze, PromisePrototypeThen, ReflectApply } from "../contract/primordials.js";
 import type { ToolResultMessage } from "../contract/results.js";
+import type { ToolRegistry } from "../contract/tools.js";
 import { readOptions } from "../contract/validators.js";
 import type { ProgressListener, ToolProgress } from "../executor/progress.js";
 import { contentOutput, type ToolgateImageBlock, type ToolgateMediaBlock } from "./attachment-blocks.js";
@@ -82,10 +83,15 @@ export class ToolgateMastraToolError extends Error {
  *
  * A tool named `__proto__` is a ToolContractError(INVALID_TOOL_DEFINITION): Mastra keeps an
  * agent's tools in plain objects by name, where it would vanish.
+ *
+ * Typed names: keyed by the registry's typed names, as toAiSdkTools (or `toMastraTools<"add">(executor)`).
  */
 const MASTRA_OPTION_KEYS: readonly string[] = ["withoutSchema", "onProgress", "onNonRecoverableError"];
 
-export function toMastraTools(source: ToolCallSource, options: ToMastraToolsOptions = {}): Record<string, ToolgateMastraTool> {
+export function toMastraTools<N extends string = string>(
+  source: ToolRegistry<N> | ToolCallSource,
+  options: ToMastraToolsOptions = {},
+): Record<N, ToolgateMastraTool> {
   checkPeerVersions("toMastraTools", ["@mastra/core"]);
   const resolved = resolveSource(source, "toMastraTools");
   const read = readOptions(options, "toMastraTools: options", MASTRA_OPTION_KEYS);
@@ -93,7 +99,7 @@ export function toMastraTools(source: ToolCallSource, options: ToMastraToolsOpti
   const onProgress = readProgressOption(read.onProgress);
   const onFatal = readFunction(read.onNonRecoverableError, "onNonRecoverableError");
   const plan: CallPlan = ObjectFreeze({ source: resolved, onProgress, onFatal });
-  const tools: Record<string, ToolgateMastraTool> = {};
+  const tools = {} as Record<N, ToolgateMastraTool>;
   for (const { name, description, parameters } of descriptions) {
     if (name === "__proto__") {
       // Mastra copies an agent's tools by assignment into plain objects, where this name sets the

@@ -91,10 +91,10 @@ export type ToolDurability = "at-most-once" | { readonly atLeastOnce: { readonly
 /** The most attempts an at-least-once tool may allow. */
 export const MAX_DURABLE_ATTEMPTS = 100;
 
-/** What a tool author writes. */
-export interface ToolDefinition<A = unknown, O = unknown> {
+/** What a tool author writes. `N`: its name's literal type, kept so adapters can key their tools by it. */
+export interface ToolDefinition<A = unknown, O = unknown, N extends string = string> {
   /** Non-empty; the name the model calls. */
-  name: string;
+  name: N;
   /** Non-empty; shown to the model. */
   description: string;
   /** Synchronous and free of side effects: it decides, it does not act. */
@@ -126,9 +126,9 @@ export interface ToolDefinition<A = unknown, O = unknown> {
  * or TypeBox through `typeboxParameters` of `toolgate/typebox`) and `execute`'s arguments
  * are its output type.
  */
-export interface SchemaToolDefinition<S extends StandardSchemaV1 = StandardSchemaV1, O = unknown> {
+export interface SchemaToolDefinition<S extends StandardSchemaV1 = StandardSchemaV1, O = unknown, N extends string = string> {
   /** Non-empty; the name the model calls. */
-  name: string;
+  name: N;
   /** Non-empty; shown to the model. */
   description: string;
   /** Validates the arguments (synchronously); its output is what `execute` receives. */
@@ -144,7 +144,9 @@ export interface SchemaToolDefinition<S extends StandardSchemaV1 = StandardSchem
 }
 
 /** A frozen tool snapshot made by `defineTool`; what a `ToolRegistry` holds. */
-export type Tool<A = unknown, O = unknown> = Readonly<Omit<ToolDefinition<A, O>, "jsonSchema" | "outputSchema">>;
+export type Tool<A = unknown, O = unknown, N extends string = string> = Readonly<
+  Omit<ToolDefinition<A, O, N>, "jsonSchema" | "outputSchema">
+>;
 const definedTools = new WeakSet<object>();
 // The validator each snapshot wraps, so adapters can recover metadata attached to it
 // (for example the TypeBox schema behind a validator); never used to call it.
@@ -164,8 +166,10 @@ function isDefinedTool(value: unknown): value is Tool {
  * `this === undefined`, so later changes to the caller's object, to the functions'
  * properties or to Function.prototype cannot redirect them. A snapshot passes through.
  */
-export function defineTool<A, O>(definition: ToolDefinition<A, O>): Tool<A, O>;
-export function defineTool<S extends StandardSchemaV1, O>(definition: SchemaToolDefinition<S, O>): Tool<StandardSchemaV1Output<S>, O>;
+export function defineTool<A, O, const N extends string = string>(definition: ToolDefinition<A, O, N>): Tool<A, O, N>;
+export function defineTool<S extends StandardSchemaV1, O, const N extends string = string>(
+  definition: SchemaToolDefinition<S, O, N>,
+): Tool<StandardSchemaV1Output<S>, O, N>;
 export function defineTool(definition: unknown): Tool;
 export function defineTool(definition: unknown): Tool {
   if (isDefinedTool(definition)) return definition;
@@ -314,17 +318,19 @@ function invalid(message: string): never {
 // docs/contract.md: rule 2 — atomic registration, rule 3 — registry snapshot.
 
 /** Anything `ToolRegistry` accepts as one tool: a definition (either form) or a `defineTool` snapshot. */
-// (Methods are bivariant in their parameters, so any ToolDefinition<A, O> fits.)
-export type ToolLike = ToolDefinition | SchemaToolDefinition | Tool;
+// (Methods are bivariant in their parameters, so any ToolDefinition<A, O> fits.) `N`: the names, when typed.
+export type ToolLike<N extends string = string> = (ToolDefinition | SchemaToolDefinition | Tool) & { readonly name: N };
 
 let toolsOf: (registry: object) => Map<string, Tool> | undefined;
 
 /**
  * Name → frozen tool. Registration snapshots every definition first; a batch changes the
  * registry only if every member is valid and no name repeats (inside the batch or against
- * what is registered). Reads never expose the internal Map.
+ * what is registered). Reads never expose the internal Map. `N`: the names of the tools it was
+ * made with, when their types say them (`defineTool({ name: "add", … })`); adapters key their
+ * tools by it. Types only: `register` adds names the type does not follow.
  */
-export class ToolRegistry {
+export class ToolRegistry<const N extends string = string> {
   readonly #tools = new Map<string, Tool>();
 
   static {
@@ -332,7 +338,7 @@ export class ToolRegistry {
     toolsOf = (registry) => (#tools in registry ? (registry as ToolRegistry).#tools : undefined);
   }
 
-  constructor(tools?: Iterable<ToolLike>) {
+  constructor(tools?: Iterable<ToolLike<N>>) {
     if (tools !== undefined) this.registerMany(tools);
   }
 
@@ -381,8 +387,8 @@ export class ToolRegistry {
   }
 
   /** A registry with the same membership and the very same frozen tool objects, independent from now on. */
-  snapshot(): ToolRegistry {
-    const copy = new ToolRegistry();
+  snapshot(): ToolRegistry<N> {
+    const copy = new ToolRegistry<N>();
     const target = copy.#tools;
     const next = mapEntryStepper(this.#tools);
     for (let step = next(); step.done !== true; step = next()) MapPrototypeSet(target, step.value[0], step.value[1]);

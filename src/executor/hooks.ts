@@ -33,6 +33,7 @@ import { closestKey, invalidArgument, prototypeChain, validateObject, validateOp
 import type { DurableCallEnd } from "./durable-call.js";
 import type { RunRequest } from "./pipeline.js";
 import { abortReason, isAborted, watchAbort } from "./signal.js";
+import type { ToolSpan } from "./tracing.js";
 
 /** What `beforeExecute` receives besides the call and the tool. Frozen. */
 export interface ApprovalContext {
@@ -293,7 +294,8 @@ function readDecision(hooks: ResolvedHooks, decision: unknown): FailureText | un
 
 /**
  * One call's telemetry: emits onCallStart when made, collects what the runner records, and
- * emits onCallEnd once when the call settles (onThreadKilled for a kill recorded after that).
+ * emits onCallEnd once when the call settles (onThreadKilled for a kill recorded after that);
+ * its span, when one records it, is told the same (tracing.ts).
  */
 export class CallTrace {
   readonly #started = PerformanceNow();
@@ -307,21 +309,30 @@ export class CallTrace {
   durable: DurableCallEnd | undefined;
 
   constructor(
-    readonly hooks: ResolvedHooks,
+    readonly hooks: ResolvedHooks | undefined,
     readonly call: Readonly<ToolCall>,
+    readonly span: ToolSpan | undefined,
   ) {
-    notify(hooks, "onCallStart", hooks.onCallStart, [ObjectFreeze({ toolCallId: call.id, toolName: call.name })]);
+    if (hooks !== undefined) notify(hooks, "onCallStart", hooks.onCallStart, [ObjectFreeze({ toolCallId: call.id, toolName: call.name })]);
   }
 
   /** `RunRequest.record` of this call. */
   readonly record = (facts: RunFacts): void => {
     if (typeof facts !== "object" || facts === null) return;
     const { queueWaitMs, threadId, threadKilled } = facts;
-    if (typeof queueWaitMs === "number" && queueWaitMs >= 0 && queueWaitMs !== NumberPositiveInfinity) this.#queueWaitMs = queueWaitMs;
-    if (typeof threadId === "number" && NumberIsInteger(threadId)) this.#threadId = threadId;
+    if (typeof queueWaitMs === "number" && queueWaitMs >= 0 && queueWaitMs !== NumberPositiveInfinity) {
+      this.#queueWaitMs = queueWaitMs;
+      this.span?.waited(queueWaitMs);
+    }
+    if (typeof threadId === "number" && NumberIsInteger(threadId)) {
+      this.#threadId = threadId;
+      this.span?.ranOn(threadId);
+    }
     if (threadKilled !== true) return;
-    if (!this.#settled) this.#threadKilled = true;
-    else
+    if (!this.#settled) {
+      this.#threadKilled = true;
+      this.span?.threadKilled();
+    } else if (this.hooks !== undefined)
       notify(this.hooks, "onThreadKilled", this.hooks.onThreadKilled, [
         ObjectFreeze({ toolCallId: this.call.id, toolName: this.call.name, threadId: this.#threadId }),
       ]);
@@ -338,16 +349,20 @@ export class CallTrace {
 
   ended(result: ToolResultMessage): void {
     this.runEnded();
+    this.span?.ended(result);
     this.#end(result.isError ? "error" : "success", result.isError ? errorCodeOf(result.content) : undefined);
   }
 
   rejected(error: unknown, signal: AbortSignal): void {
     this.runEnded();
-    this.#end(isAborted(signal) && error === abortReason(signal) ? "aborted" : "rejected", undefined);
+    const aborted = isAborted(signal) && error === abortReason(signal);
+    this.span?.rejected(error, aborted);
+    this.#end(aborted ? "aborted" : "rejected", undefined);
   }
 
   #end(outcome: CallEndOutcome, code: string | undefined): void {
     this.#settled = true;
+    if (this.hooks === undefined) return;
     const fields = {
       toolCallId: this.call.id,
       toolName: this.call.name,

@@ -61,6 +61,8 @@ import { checkProgressListener, type ProgressListener } from "./progress.js";
 import { effectiveTimeoutMs, type ToolOutcome } from "./run-tool.js";
 import { assertAbortSignal, throwIfAborted } from "./signal.js";
 import type { BatchOptions, CallOptions } from "./tool-executor.js";
+import { startToolSpan } from "./tracing.js";
+import { NO_RECORDING, readTracingOptions, type TracingSettings } from "./tracing-options.js";
 
 /** A validated (and approved) call, ready for its tool to run. */
 export interface RunRequest {
@@ -181,12 +183,14 @@ function startCall(
   signal: AbortSignal,
   callOptions: CallSettings,
 ): ToolResultMessage | Promise<ToolResultMessage> {
-  const hooks = pipeline.settings?.hooks;
-  if (hooks === undefined) {
+  const settings = pipeline.settings;
+  const hooks = settings?.hooks;
+  const span = startToolSpan(snapshot, settings?.tracing ?? NO_RECORDING);
+  if (hooks === undefined && span === undefined) {
     const completed = settleCall(pipeline, snapshot, signal, callOptions);
     return isPromise(completed) ? handOut(completed, signal) : publishNow(completed as ToolResultMessage, signal);
   }
-  return traced(hooks, snapshot, signal, (trace) => handOut(settleCall(pipeline, trace, signal, callOptions), signal));
+  return traced(new CallTrace(hooks, snapshot, span), signal, (trace) => handOut(settleCall(pipeline, trace, signal, callOptions), signal));
 }
 
 // docs/contract.md: rule 8 — abort wins (until the result is published).
@@ -231,8 +235,12 @@ function completeCallLater(
 ): Promise<ToolResultMessage> {
   try {
     throwIfAborted(signal); // the batch may have been aborted since this call was snapshotted
-    const hooks = pipeline.settings?.hooks;
-    if (hooks !== undefined) return traced(hooks, call, signal, (trace) => settleCall(pipeline, trace, signal, options));
+    const settings = pipeline.settings;
+    const hooks = settings?.hooks;
+    const span = startToolSpan(call, settings?.tracing ?? NO_RECORDING);
+    if (hooks !== undefined || span !== undefined) {
+      return traced(new CallTrace(hooks, call, span), signal, (trace) => settleCall(pipeline, trace, signal, options));
+    }
     const completed = settleCall(pipeline, call, signal, options);
     return isPromise(completed) ? (completed as Promise<ToolResultMessage>) : PromiseResolve(completed as ToolResultMessage);
   } catch (error) {
@@ -246,12 +254,10 @@ function completeCallLater(
  * what its holder got, and nothing after it (an abort from onCallEnd itself) can change that.
  */
 function traced(
-  hooks: ResolvedHooks,
-  call: Readonly<ToolCall>,
+  trace: CallTrace,
   signal: AbortSignal,
   settle: (trace: CallTrace) => ToolResultMessage | Promise<ToolResultMessage>,
 ): Promise<ToolResultMessage> {
-  const trace = new CallTrace(hooks, call);
   const settled = settledLater(() => settle(trace));
   void PromisePrototypeThen(
     settled,
@@ -287,6 +293,8 @@ function settleCall(
   const tool = MapPrototypeGet(pipeline.tools, call.name);
   // docs/contract.md: rule 5 — unknown tool.
   if (tool === undefined) return answered(call, ToolErrorCode.NOT_FOUND, notFound(call.name, pipeline.tools));
+  const span = trace?.span;
+  span?.described(tool, call);
   // docs/contract.md: rule 6 — validation first (or the verdict on the very snapshot the call took: AcceptedArguments).
   const accepted = options.accepted;
   const validation =
@@ -308,12 +316,13 @@ function settleCall(
     record: trace === undefined ? ignoreFacts : trace.record,
     outputBudgets: settings.outputBudgets,
     attachmentBudgets: settings.attachmentBudgets,
-    onProgress: options.onProgress,
+    // A recording span hears the tool's progress reports (as events) even when the caller does not listen.
+    onProgress: span === undefined ? options.onProgress : span.progressListener(options.onProgress),
   };
   const durable = options.durable;
   if (durable !== undefined)
     return runDurable(settings.durable as DurableEngine, durable, request, trace, durableSteps(pipeline, trace, request));
-  const approval = trace === undefined ? undefined : approve(trace.hooks, request);
+  const approval = trace?.hooks === undefined ? undefined : approve(trace.hooks, request);
   if (approval === undefined) return runRequest(pipeline, request, trace);
   return PromisePrototypeThen(approval, (denial) => {
     if (denial !== undefined) return toolResultMessage(call, errorContent(ToolErrorCode.CALL_DENIED, denial), true);
@@ -339,7 +348,8 @@ function durableSteps(pipeline: Pipeline, trace: CallTrace | undefined, request:
 /** The executor's run (under the request's effective timeout: call > tool > executor), then publication. */
 function runRequest(pipeline: Pipeline, request: RunRequest, trace: CallTrace | undefined): ToolResultMessage | Promise<ToolResultMessage> {
   trace?.runStarted();
-  const outcome = pipeline.run(request);
+  const span = trace?.span;
+  const outcome = span === undefined ? pipeline.run(request) : span.within(() => pipeline.run(request));
   if (!isPromise(outcome)) {
     trace?.runEnded();
     return publish(request, outcome as ToolOutcome);
@@ -401,6 +411,8 @@ export interface PipelineSettings {
   readonly timeoutMs: number | undefined;
   readonly hooks: ResolvedHooks | undefined;
   readonly app: ToolApp | undefined;
+  /** What each call's span records (absent: NO_RECORDING). */
+  readonly tracing?: TracingSettings;
   /** The executor's argument budgets over the defaults; a call's own override them. */
   readonly argumentBudgets: ResolvedArgumentBudgets;
   /** The executor's output budgets over the defaults; a tool's own override them. */
@@ -457,6 +469,7 @@ class AdapterCallSettings implements CallSettings {
 export const EXECUTOR_OPTION_KEYS: readonly string[] = ObjectFreeze([
   "timeoutMs",
   "hooks",
+  "tracing",
   "app",
   "argumentBudgets",
   "outputBudgets",
@@ -497,6 +510,7 @@ export function readExecutorOptions(options: unknown, known: readonly string[] =
     timeoutMs: timeoutMs === undefined ? undefined : checkTimeoutMs(timeoutMs, "options.timeoutMs", ContractErrorCode.INVALID_ARGUMENT),
     hooks: hooks === undefined ? undefined : resolveHooks(hooks),
     app: readOwnOption(options, "app", "options") as ToolApp | undefined,
+    tracing: readTracingOptions(readOwnOption(options, "tracing", "options")),
     argumentBudgets: resolveBudgets(
       DEFAULT_ARGUMENT_BUDGETS,
       argumentBudgets === undefined ? undefined : readArgumentBudgets(argumentBudgets, "options.argumentBudgets"),

@@ -1,6 +1,7 @@
 // The one interface every executor implements: in-process, worker pool, queue. Adapters,
 // batches, benchmarks and the contract suite take a ToolExecutor and nothing else; and the record
 // of each executor's argument budgets, which adapters look up by the executor.
+
 import type { ToolApp } from "../contract/app.js";
 import {
   type ArgumentBudgets,
@@ -15,6 +16,7 @@ import type { ToolRegistry } from "../contract/tools.js";
 import type { DurableStore } from "../durable/store.js";
 import type { ToolExecutorHooks } from "./hooks.js";
 import type { ProgressListener } from "./progress.js";
+import type { TracingOptions } from "./tracing-options.js";
 
 /** Options of one call (`executeToolCall`); every field is optional. */
 export interface CallOptions {
@@ -66,6 +68,12 @@ export interface ExecutorOptions {
   readonly timeoutMs?: number;
   /** Approval and telemetry hooks; they run on the calling (main) thread only. */
   readonly hooks?: ToolExecutorHooks;
+  /**
+   * What each call's OpenTelemetry span records besides the conventions' required attributes
+   * (arguments and results: off by default). Spans are recorded whenever an SDK is registered
+   * (docs/operations.md — Tracing).
+   */
+  readonly tracing?: TracingOptions;
   /** `context.app` of every call's tool (in-process tools only; worker tools get theirs from `setup()`). */
   readonly app?: ToolApp;
   /** Argument budgets of every call (a call's `options.argumentBudgets` override them; a tool's own only tighten them). */

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // toolgate-worker: a worker host as a command.
 //   toolgate-worker --redis redis://127.0.0.1:6379 --queue tools [--prefix P] [--threads N]
-//                   [--timeout MS] [--abort-grace MS] [--lock-duration MS]
+//                   [--timeout MS] [--abort-grace MS] [--lock-duration MS] [--metrics-port N]
 //                   [--redis-ca ca.pem] [--cluster | --sentinel NAME] tools.js [more-tools.js ...]
 // --redis may carry an ACL user and password (rediss://user:password@host:port); --redis-ca is
 // the PEM file of the CA a rediss:// server's certificate must be signed by; --cluster makes the
@@ -19,7 +19,47 @@ import { runToolWorkerHost, type ToolWorkerHostOptions } from "./host.js";
 import type { QueueConnection } from "./options.js";
 
 const USAGE =
-  "usage: toolgate-worker --redis redis[s]://[user:password@]host:port --queue NAME [--prefix P] [--threads N] [--timeout MS] [--abort-grace MS] [--lock-duration MS] [--redis-ca FILE] [--cluster | --sentinel NAME] tools.js [...]";
+  "usage: toolgate-worker --redis redis[s]://[user:password@]host:port --queue NAME [--prefix P] [--threads N] [--timeout MS] [--abort-grace MS] [--lock-duration MS] [--metrics-port N] [--redis-ca FILE] [--cluster | --sentinel NAME] tools.js [...]";
+
+/** `--help`: every flag with its default, what the command reads besides its flags, an example. */
+const HELP = `${USAGE}
+
+Runs a toolgate worker host: consumes the queue NAME on Redis and runs each job's tool call in a
+pool of worker threads, with the tools of the given modules (ES modules default-exporting tool
+definitions; the agents' QueueToolExecutor must know the same tools).
+
+  --redis URL            Redis to connect to, a redis:// or rediss:// URL, which may carry an ACL
+                         user and password (rediss://user:password@host:port) (required)
+  --queue NAME           the BullMQ queue of the agents' QueueToolExecutor, no ":" in it (required)
+  --prefix P             the first part of every Redis name of the queue, shared with BullMQ; on a
+                         Cluster hash-tagged, as {tools} (default: bull)
+  --redis-ca FILE        the PEM file of the CA a rediss:// server's certificate must be signed by
+                         (default: the system's CAs)
+  --cluster              the --redis URL is one startup node of a Redis Cluster (default: off)
+  --sentinel NAME        the --redis URL is a sentinel of the primary NAME, excludes --cluster
+                         (default: none)
+  --threads N            worker threads, 1 to 256 (default: the machine's available parallelism)
+  --timeout MS           this host's default limit of a call in ms, 1 to 2147483647; a tool's own
+                         and the limit a job carries override it (default: none)
+  --abort-grace MS       after an abort or a timeout, how long a tool may run on before its thread
+                         is terminated, 0 to 600000 (default: 1000)
+  --lock-duration MS     lock of a running job, renewed at half of it; a host killed mid-job is
+                         noticed once it expires, 500 to 600000 (default: 30000)
+  --metrics-port N       serve GET /metrics (Prometheus text), /healthz and /readyz on this TCP port,
+                         all interfaces, 0 to 65535 (0: a free port, printed on the ready line;
+                         default: no server)
+  --help                 this text
+
+Environment: none of its own (Node's own, such as NODE_OPTIONS and NODE_EXTRA_CA_CERTS, apply).
+Prints one "toolgate-worker ready" line on stdout once it consumes the queue; SIGINT or SIGTERM
+closes it gracefully (running jobs finish), a second signal exits at once. Exit codes: 0 after a
+graceful close or --help, 1 when it cannot start (Redis unreachable, a bad module), 2 for a bad
+command line.
+
+Example:
+  toolgate-worker --redis redis://127.0.0.1:6379 --queue tools --threads 4 --timeout 30000 \\
+    --metrics-port 9464 ./dist/tools.js
+`;
 
 const FLAGS = {
   redis: { type: "string" },
@@ -32,6 +72,7 @@ const FLAGS = {
   timeout: { type: "string" },
   "abort-grace": { type: "string" },
   "lock-duration": { type: "string" },
+  "metrics-port": { type: "string" },
   help: { type: "boolean" },
 } as const;
 const FLAG_NAMES: readonly string[] = Object.keys(FLAGS);
@@ -123,6 +164,7 @@ async function main(): Promise<void> {
       timeoutMs: numberFlag(parsed.values, "timeout"),
       abortGraceMs: numberFlag(parsed.values, "abort-grace"),
       lockDurationMs: numberFlag(parsed.values, "lock-duration"),
+      metricsPort: numberFlag(parsed.values, "metrics-port"),
     };
   } catch (error) {
     process.stderr.write(`toolgate-worker: ${describeFailure(error).text}\n`);
@@ -130,9 +172,14 @@ async function main(): Promise<void> {
     return;
   }
   const { values, positionals } = parsed;
-  if (values.help === true || typeof values.redis !== "string" || typeof values.queue !== "string" || positionals.length === 0) {
-    process.stderr.write(`${USAGE}\n`);
-    process.exitCode = values.help === true ? 0 : 2;
+  if (values.help === true) {
+    process.stdout.write(HELP);
+    return;
+  }
+  if (typeof values.redis !== "string" || typeof values.queue !== "string" || positionals.length === 0) {
+    const missing = typeof values.redis !== "string" ? "--redis" : typeof values.queue !== "string" ? "--queue" : "a tool module";
+    process.stderr.write(`toolgate-worker: ${missing} is required\n${USAGE}\n(--help describes every flag)\n`);
+    process.exitCode = 2;
     return;
   }
   let connection: QueueConnection;
@@ -152,7 +199,10 @@ async function main(): Promise<void> {
     ...Object.fromEntries(Object.entries(numbers).filter(([, value]) => value !== undefined)),
   };
   const host = await runToolWorkerHost(options);
-  process.stdout.write(`toolgate-worker ready: queue ${host.queue}, tools ${host.registry.names().join(", ")}, pid ${process.pid}\n`);
+  const metrics = host.metricsPort === undefined ? "" : `, metrics on port ${host.metricsPort}`;
+  process.stdout.write(
+    `toolgate-worker ready: queue ${host.queue}, tools ${host.registry.names().join(", ")}, pid ${process.pid}${metrics}\n`,
+  );
   let stopping = false;
   const stop = (): void => {
     if (stopping) process.exit(1);

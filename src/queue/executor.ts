@@ -54,6 +54,7 @@ import type { ToolOutcome } from "../executor/run-tool.js";
 import { abortReason, watchAbort } from "../executor/signal.js";
 import type { BatchOptions, CallOptions, ToolExecutor } from "../executor/tool-executor.js";
 import { recordArgumentBudgets } from "../executor/tool-executor.js";
+import { readTracingOptions, type TracingOptions } from "../executor/tracing-options.js";
 import { callAppRefusal } from "../worker/app-refusal.js";
 import { loadToolModules, type ToolModuleSpecifier } from "../worker/tool-modules.js";
 import { AgentLease } from "./agent-lease.js";
@@ -68,6 +69,7 @@ import { openRemoteProgress } from "./progress.js";
 import { type CancelReason, FINISHED_JOB_RETENTION, failedOutcome, type QueueJobData } from "./protocol.js";
 import { decodeProgress, decodeResult, type HostFacts, type JobState, type ResultLimits } from "./redis-data.js";
 import { StoppedJobs, THREAD_KILLED_EVENT } from "./thread-facts.js";
+import { activeTraceContext } from "./trace-context.js";
 
 /** Options of `QueueToolExecutor.create`. Give exactly one of `modules` and `registry`. */
 export interface QueueToolExecutorOptions {
@@ -92,6 +94,8 @@ export interface QueueToolExecutorOptions {
   readonly timeoutMs?: number;
   /** Approval and telemetry hooks, on this (the agent's) side, as for every executor. */
   readonly hooks?: ToolExecutorHooks;
+  /** What the agent's spans record, as for every executor (docs/operations.md — Tracing). */
+  readonly tracing?: TracingOptions;
   /** Argument budgets of every call, checked here before anything is enqueued (a call's override them; a tool's own only tighten them). */
   readonly argumentBudgets?: ArgumentBudgets;
   /**
@@ -402,6 +406,7 @@ export class QueueToolExecutor implements ToolExecutor {
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
         ...(remote === undefined ? {} : { progress: true }),
         ...(this.#options.sentAttachmentBudgets === undefined ? {} : { attachmentBudgets: this.#options.sentAttachmentBudgets }),
+        ...activeTraceContext(),
       };
       // Added only while the agent's lease is fresh (hosts refuse jobs of an agent whose lease expired),
       // and never once the call has settled meanwhile.
@@ -637,6 +642,7 @@ const QUEUE_OPTION_KEYS: readonly string[] = ObjectFreeze([
   "registry",
   "timeoutMs",
   "hooks",
+  "tracing",
   "argumentBudgets",
   "heartbeatMs",
   "connectTimeoutMs",
@@ -671,6 +677,7 @@ function resolveOptions(options: QueueToolExecutorOptions): {
     timeoutMs:
       raw.timeoutMs === undefined ? undefined : checkTimeoutMs(raw.timeoutMs, "options.timeoutMs", ContractErrorCode.INVALID_ARGUMENT),
     hooks: raw.hooks === undefined ? undefined : resolveHooks(raw.hooks),
+    tracing: readTracingOptions(raw.tracing),
     app: undefined,
     argumentBudgets: resolveBudgets(
       DEFAULT_ARGUMENT_BUDGETS,

@@ -7,6 +7,7 @@
 // (start-check.ts), so a job the agent has given up on is not started; a cancel message over
 // Redis pub/sub aborts the signal of the job's running tool.
 // docs/contract.md: rules W1–W5 on the host, through WorkerToolExecutor; docs/queue.md — Topology.
+import type { Server } from "node:http";
 import { availableParallelism } from "node:os";
 import type { Job } from "bullmq";
 import type { Redis } from "ioredis";
@@ -32,6 +33,7 @@ import { WorkerToolExecutor } from "../worker/executor.js";
 import { MAX_THREADS } from "../worker/options.js";
 import type { ToolModuleSpecifier } from "../worker/tool-modules.js";
 import { closeRedis, connectOrFail, openRedis, settlesWithin } from "./connection.js";
+import { closeServer, HostMetrics } from "./host-metrics.js";
 import { type QueueKeys, queueKeys, readJobId } from "./keys.js";
 import { durationOption, type QueueConnection, readConnection, readPrefix, readQueueName } from "./options.js";
 import { loadQueuePeers } from "./peers.js";
@@ -42,6 +44,7 @@ import { decodeCancel, decodeJobData, readCancelReason } from "./redis-data.js";
 import { attachmentsOverBudget, encodeAttachments } from "./result-codec.js";
 import { FETCH_WAIT_MS, StartCheck } from "./start-check.js";
 import { announceThreadKilled, HostFactsBook } from "./thread-facts.js";
+import { withinJobTrace } from "./trace-context.js";
 
 /** Options of `runToolWorkerHost`. */
 export interface ToolWorkerHostOptions {
@@ -78,6 +81,11 @@ export interface ToolWorkerHostOptions {
   readonly closeTimeoutMs?: number;
   /** Told of BullMQ and Redis errors the host survives (a lost connection, a failed lock renewal). */
   readonly onError?: (error: unknown) => void;
+  /**
+   * Serve GET /metrics (Prometheus text), /healthz and /readyz on this TCP port, all interfaces
+   * (0: a free port, see `ToolWorkerHost.metricsPort`; default: no server). docs/queue.md — Watching a host (metrics and health).
+   */
+  readonly metricsPort?: number;
 }
 
 /** A running worker host. */
@@ -85,6 +93,8 @@ export interface ToolWorkerHost {
   readonly queue: string;
   /** A copy of the registry the host's executor built from the modules. */
   readonly registry: ToolRegistry;
+  /** The port /metrics, /healthz and /readyz are served on, when `metricsPort` was given. */
+  readonly metricsPort: number | undefined;
   /**
    * Stops taking jobs and lets the running ones finish; after `closeTimeoutMs` stops them
    * (their tools' signals abort, spinning threads are terminated); then closes the threads
@@ -105,6 +115,7 @@ interface ResolvedHostOptions {
   readonly connectTimeoutMs: number;
   readonly closeTimeoutMs: number;
   readonly onError: (error: unknown) => void;
+  readonly metricsPort: number | undefined;
 }
 
 const CANCELLED: QueueJobResult = { kind: "cancelled" };
@@ -136,10 +147,21 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
   const clients: Redis[] = [control, subscriber, workerClient];
   let executor: WorkerToolExecutor;
   const facts = new HostFactsBook((jobId) => announceThreadKilled(control, keys, jobId));
+  let closing: Promise<void> | undefined;
+  const metrics =
+    resolved.metricsPort === undefined
+      ? undefined
+      : new HostMetrics({
+          threads: resolved.threads,
+          threadsBusy: () => slots.busy,
+          jobsWaitingForThread: () => slots.waiting,
+          ready: () => closing === undefined && clients.every((client) => client.status === "ready"),
+        });
+  for (const client of clients) client.on("reconnecting", () => metrics?.redisReconnecting());
   try {
     executor = await WorkerToolExecutor.create({
       modules: resolved.modules,
-      hooks: facts.hooks,
+      hooks: metrics === undefined ? facts.hooks : metrics.hooksOver(facts.hooks),
       // The job's budgets bound each result (encodeResult): the pool's own admit anything a budget may.
       attachmentBudgets: ATTACHMENT_LIMITS,
       minThreads: 1,
@@ -214,7 +236,7 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
         ...(data.progress ? { onProgress: relayToJob(job) } : {}),
       };
       if (data.callId !== undefined) book = facts.begin(jobId, data.callId);
-      const message = await executor.executeToolCall(data.call, controller.signal, options);
+      const message = await withinJobTrace(job.data, () => executor.executeToolCall(data.call, controller.signal, options));
       return withFacts(encodeMessage(message, budgets), book, data.callId);
     } catch (error) {
       return withFacts(encodeFailure(error, controller.signal), book, data.callId);
@@ -245,8 +267,10 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
     maxStalledCount: 0,
   });
   worker.on("error", resolved.onError);
+  let server: Server | undefined;
   try {
     await worker.waitUntilReady();
+    if (metrics !== undefined) server = await metrics.serve(resolved.metricsPort as number);
   } catch (error) {
     await worker.close(true);
     clearInterval(markPoll);
@@ -255,9 +279,10 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
     throw error;
   }
 
-  let closing: Promise<void> | undefined;
+  const metricsAddress = server?.address();
   return {
     queue: resolved.queue,
+    metricsPort: typeof metricsAddress === "object" && metricsAddress !== null ? metricsAddress.port : undefined,
     get registry() {
       return executor.registry;
     },
@@ -275,6 +300,7 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
         clearInterval(markPoll);
         await executor.close();
         await Promise.all(clients.map(closeRedis));
+        if (server !== undefined) await closeServer(server);
       })();
       return closing;
     },
@@ -289,10 +315,12 @@ function notStarted(reason: NotStartedReason): QueueJobResult {
 /** The host's threads as places a job takes before it starts: first come, first served. */
 class ThreadSlots {
   #free: number;
+  readonly #threads: number;
   readonly #waiting: (() => void)[] = [];
 
   constructor(threads: number) {
     this.#free = threads;
+    this.#threads = threads;
   }
 
   /** Takes a free thread at once; false when none is free. */
@@ -318,6 +346,16 @@ class ThreadSlots {
       signal.addEventListener("abort", abandoned, { once: true });
       this.#waiting.push(granted);
     });
+  }
+
+  /** Threads taken by a job now. */
+  get busy(): number {
+    return this.#threads - this.#free;
+  }
+
+  /** Jobs waiting for a thread. */
+  get waiting(): number {
+    return this.#waiting.length;
   }
 
   free(): void {
@@ -428,6 +466,7 @@ const HOST_OPTION_KEYS: readonly string[] = [
   "connectTimeoutMs",
   "closeTimeoutMs",
   "onError",
+  "metricsPort",
 ];
 
 function resolveHostOptions(options: ToolWorkerHostOptions): ResolvedHostOptions {
@@ -453,6 +492,8 @@ function resolveHostOptions(options: ToolWorkerHostOptions): ResolvedHostOptions
     connectTimeoutMs: integerOr(raw.connectTimeoutMs, "options.connectTimeoutMs", { min: 1, max: 60_000, fallback: 5000 }),
     closeTimeoutMs: durationOption("closeTimeoutMs", raw.closeTimeoutMs, 0, 30_000),
     onError: (onError as ((error: unknown) => void) | undefined) ?? ignore,
+    metricsPort:
+      raw.metricsPort === undefined ? undefined : integerOr(raw.metricsPort, "options.metricsPort", { min: 0, max: 65_535, fallback: 0 }),
   };
 }
 

@@ -11,9 +11,10 @@ import { errorContent } from "../contract/results.js";
 import { cutToCodePoints } from "../contract/serialize.js";
 import type { ToolOutcome } from "../executor/run-tool.js";
 import type { EncodedAttachment } from "./result-codec.js";
+import type { JobTraceContext } from "./trace-context.js";
 
-/** Agent → host: one job's data. The host runs it through its own full pipeline. */
-export interface QueueJobData {
+/** Agent → host: one job's data (and its agent's trace context: trace-context.ts). The host runs it through its own full pipeline. */
+export interface QueueJobData extends JobTraceContext {
   readonly v: 1;
   readonly callId: string;
   readonly toolName: string;

@@ -26,6 +26,7 @@ const TARGET_IDS = [
   "serializer.string4000.oursVsJson",
   "inProcess.ratio",
   "inProcess.stepsRatio",
+  "inProcess.tracedRatio",
   "workerDispatch.sequential.ratio",
   "workerDispatch.parallel.ratio",
   "workerDispatch.sequential.controlRatio",
@@ -68,6 +69,7 @@ const VERSUS_TARGET_IDS = [
 const INFORMATIONAL = [
   "inProcess.ratio", // a call with no contract: context, its floor inProcess.stepsRatio (issue 32)
   "inProcess.stepsRatio",
+  "inProcess.tracedRatio", // what a recorded span costs: the SDK's work, context not a target
   "workerDispatch.sequential.controlRatio", // two identical bare Piscina pools: the instrument's spread
   "workerDispatch.parallel.controlRatio",
   "cpuBatch.piscinaSpeedup",
@@ -168,8 +170,14 @@ describe("docs/benchmarks.md — How to reproduce: benchmarks, smoke mode (one t
       ratio: expect.any(Number),
       stepsUsPerCall: expect.any(Number),
       stepsRatio: expect.any(Number),
+      tracing: { noSdkCheckNsPerCall: expect.any(Number), noSdkCheckShare: expect.any(Number) },
     });
     expect(results.inProcess.stepsUsPerCall).toBeGreaterThan(0);
+    // The SDK is installed beside ours when the registry answers; else the row says why.
+    const { tracedUsPerCall, unavailable } = results.inProcess.tracing;
+    expect(tracedUsPerCall === null ? typeof unavailable : tracedUsPerCall).toEqual(
+      tracedUsPerCall === null ? "string" : expect.any(Number),
+    );
     for (const variant of [results.workerDispatch.sequential, results.workerDispatch.parallel]) {
       expect(variant).toMatchObject({
         threads: expect.any(Number),

@@ -33,7 +33,7 @@ describe("rule 1 — definition snapshot: schema-first defineTool infers execute
       },
     });
     expectTypeOf(tool).toEqualTypeOf<
-      Tool<{ items: { sku: string; qty: number }[]; note?: string | undefined; rush: boolean; code: number }, number>
+      Tool<{ items: { sku: string; qty: number }[]; note?: string | undefined; rush: boolean; code: number }, number, "order">
     >();
     const result = await executeToolCall(
       new ToolRegistry([tool]),
@@ -92,7 +92,7 @@ describe("rule 1 — definition snapshot: schema-first defineTool infers execute
         return text;
       },
     });
-    expectTypeOf(tool).toEqualTypeOf<Tool<string, string>>();
+    expectTypeOf(tool).toEqualTypeOf<Tool<string, string, "echo">>();
     defineTool({
       name: "wrong",
       description: "Uses an argument the schema does not have.",
