@@ -77,7 +77,18 @@ const INFORMATIONAL = [
 ];
 
 /** Case 7 runs only when Redis answers (required in CI); its sandboxed comparison only with a redis-server on PATH. */
-const SANDBOX_TARGET_IDS = ["queue.vsSandbox1", "queue.vsSandbox8", "queue.commandsPerCall.ours"];
+const SANDBOX_TARGET_IDS = [
+  "queue.vsSandbox1",
+  "queue.vsSandbox8",
+  "queue.commandsPerCall.inFlight1.ours",
+  "queue.commandsPerCall.inFlight1.peer",
+  "queue.bytesPerCall.inFlight1.ours",
+  "queue.bytesPerCall.inFlight1.peer",
+  "queue.criticalPathRequests.inFlight1.ours",
+  "queue.criticalPathRequests.inFlight1.peer",
+  "queue.commandsPerCall.inFlight8.ours",
+  "queue.commandsPerCall.inFlight8.peer",
+];
 const QUEUE_TARGET_IDS = [
   "queue.hosts1.inFlight1.ratio",
   "queue.hosts1.inFlight8.ratio",
