@@ -52,7 +52,7 @@ import { loadToolModules, type ToolModuleSpecifier } from "../worker/tool-module
 import { AgentLease } from "./agent-lease.js";
 import { BULLMQ_CLOSE_MS, closeRedis, connectOrFail, openRedis, settlesWithin } from "./connection.js";
 import { EventReader } from "./event-reader.js";
-import { readJobStates } from "./job-states.js";
+import { readFinishedJobs, readJobStates } from "./job-states.js";
 import { jobIdFor, type QueueKeys, queueKeys } from "./keys.js";
 import { durationOption, type QueueConnection, readConnection, readQueueName } from "./options.js";
 import { loadQueuePeers } from "./peers.js";
@@ -469,8 +469,8 @@ export class QueueToolExecutor implements ToolExecutor {
 
   /**
    * An event said `jobId` finished: its state is read from the job's hash (the jobs of one
-   * turn of the event loop in one script) and only a finished state is acted on; anything
-   * else, or a failed read, is left to the heartbeat.
+   * turn of the event loop in one request, an HMGET each) and only a finished state is acted
+   * on; anything else, or a failed read, is left to the heartbeat.
    */
   #confirm(jobId: string): void {
     this.#toConfirm.add(jobId);
@@ -480,7 +480,7 @@ export class QueueToolExecutor implements ToolExecutor {
       this.#confirmScheduled = false;
       const jobIds = [...this.#toConfirm];
       this.#toConfirm.clear();
-      readJobStates(this.#control, this.#keys, jobIds).then((states) => {
+      readFinishedJobs(this.#control, this.#keys, jobIds).then((states) => {
         for (let index = 0; index < jobIds.length; index += 1) {
           const entry = this.#pending.get(jobIds[index] as string);
           const job = states[index] as JobState;
