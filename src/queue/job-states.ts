@@ -9,13 +9,15 @@
 import type { Redis } from "ioredis";
 import type { QueueKeys } from "./keys.js";
 import { decodeFinishedJob, decodeJobStates, type JobState } from "./redis-data.js";
+import { type QueueScript, runScript } from "./scripts.js";
 
 // moveToActive sets `processedOn` and the lock in one script; moveToFinished sets
 // `finishedOn` and `returnvalue` (or `failedReason`) and drops the lock in one script; so
 // "started, not finished, no lock" is only ever a host that stopped renewing it.
-// Written tight: the script's text travels with every EVAL (one per heartbeat).
 // s, p: the state and its payload; f: the hash's fields, or a WRONGTYPE error as a value.
-const JOB_STATES_SCRIPT = `local o={}
+const JOB_STATES_SCRIPT: QueueScript = {
+  name: "toolgateJobStates",
+  lua: `local o={}
 for i=1,#KEYS do
 local k=KEYS[i]
 local f=redis.pcall("HMGET",k,"timestamp","finishedOn","returnvalue","failedReason","processedOn")
@@ -27,12 +29,13 @@ elseif redis.call("EXISTS",k..":lock")==1 then s="running"
 elseif f[5] then s="stalled" end
 o[#o+1]=s o[#o+1]=p
 end
-return o`;
+return o`,
+};
 
 /** The state of every job in `jobIds`, in order. */
 export async function readJobStates(client: Redis, keys: QueueKeys, jobIds: readonly string[]): Promise<JobState[]> {
   const names = jobIds.map((jobId) => keys.job(jobId));
-  return decodeJobStates(await client.eval(JOB_STATES_SCRIPT, names.length, ...names), jobIds.length);
+  return decodeJobStates(await runScript(client, JOB_STATES_SCRIPT, names, []), jobIds.length);
 }
 
 /** The fields a confirmation reads: the job's own (a hash without `timestamp` is no job), whether it finished, and how. */
