@@ -41,6 +41,11 @@ export async function readJobStates(client: Redis, keys: QueueKeys, jobIds: read
 /** The fields a confirmation reads: the job's own (a hash without `timestamp` is no job), whether it finished, and how. */
 export const FINISHED_FIELDS: readonly string[] = ["timestamp", "finishedOn", "returnvalue", "failedReason"];
 
+/** The one confirmation's HMGET arguments for `jobId`: its key and FINISHED_FIELDS (the read that rides behind the events read). */
+export function finishedRead(keys: QueueKeys, jobId: string): string[] {
+  return [keys.job(jobId), ...FINISHED_FIELDS];
+}
+
 /** The confirmation of `jobIds`, in order: each one's state if its hash says it finished, else "waiting" (left to the heartbeat). */
 export async function readFinishedJobs(client: Redis, keys: QueueKeys, jobIds: readonly string[]): Promise<JobState[]> {
   if (jobIds.length === 1) return [decodeFinishedJob(await client.hmget(keys.job(jobIds[0] as string), ...FINISHED_FIELDS))];
