@@ -17,6 +17,7 @@ import { makeNamespace, type NetworkNamespace, namespaceSupport } from "../suppo
 import { startPartitionProxy } from "../support/partition-proxy.js";
 import { hasRedisServerBinary, type RedisServer, startRedisServer, uniqueQueue } from "../support/redis.js";
 import { type HostProcess, startHostProcess } from "./host-process.js";
+import { monitorOf, type Seen } from "./monitor.js";
 
 const TOOLS = fixture("queue-partition-tools");
 /** How long after Redis last confirmed a job may it start (src/queue/start-check.ts FETCH_WAIT_MS), plus this machine's slack. */
@@ -222,6 +223,36 @@ describe.skipIf(!ownServer)("issue 41, 15: Redis outages (a redis-server of the 
     await until(async () => (await unfinished(reader)) === 0, 15_000, "every job finished after the outage");
     return { starts: startsIn(log), outcome: await outcome };
   }
+
+  test("13: a job fetched by a completion sent before a cut and answered after the heal (its fetch came back late) is confirmed before it starts: an MGET of its mark, lock and lease", async () => {
+    const { server } = await persistentServer();
+    const proxy = await startPartitionProxy(server.port);
+    cleanups.push(() => proxy.close());
+    const queue = uniqueQueue("late-fetch");
+    const host = await runToolWorkerHost({ connection: proxy.url, queue, modules: [TOOLS], threads: 1, closeTimeoutMs: 500 });
+    cleanups.push(() => host.close());
+    const executor = await agentOn(server.url, queue);
+    const log = join(scratchDir(), "starts");
+    const busy = settle(executor.executeToolCall(call("work", { ms: 400, deaf: true, log }, "busy"), neverAborted()));
+    await until(() => startsIn(log).has("busy"), 10_000, "the busy tool started");
+    proxy.cut();
+    const seen = await monitorOf(server.url, queue, cleanups);
+    // Waits in Redis; the busy job's completion, sent during the cut, takes it once the link is back.
+    const late = settle(executor.executeToolCall(call("work", { log }, "late"), neverAborted()));
+    await sleep(1500);
+    const mark = (command: Seen): boolean => command.args[0]?.toLowerCase() === "mget" && command.args[1]?.endsWith(".late") === true;
+    expect(seen.filter(mark)).toEqual([]);
+    proxy.heal();
+
+    const outcome = await late;
+    expect(outcome.ok && JSON.parse((outcome.value as ToolResultMessage).content).toolCallId).toBe("late");
+    expect((await busy).ok).toBe(true);
+    // The host read the late job's mark, lock and its agent's lease before it started the tool.
+    const [confirmation] = seen.filter(mark);
+    expect(confirmation?.args.slice(1).map((key) => key.split(":")[2])).toEqual(["cancelled", expect.any(String), "lease"]);
+    expect(confirmation?.args[2]).toMatch(/\.late:lock$/);
+    expect([...startsIn(log).keys()]).toEqual(["busy", "late"]);
+  });
 
   test("15: a call aborted while Redis is down: its job does not start once Redis is back, though a host is ready at once", async () => {
     const controller = new AbortController();
