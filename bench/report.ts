@@ -325,8 +325,8 @@ export function renderQueueSection(queue: QueueResult): string {
       fmt(variant.peerUsPerCall, 1),
       `${fmt(variant.ratio)}x`,
     ]),
-  )}\n${table(
-    ["per call (exact counts, bench/cases/queue-commands.ts)", "toolgate", "sandboxed BullMQ"],
+  )}\nExact counts per call on a fresh private redis-server (bench/cases/queue-commands.ts):\n${table(
+    ["per call", "toolgate", "sandboxed BullMQ"],
     [
       ["Redis commands, 1 in flight (Lua included)", fmt(counts.inFlight1.ours.commands, 1), fmt(counts.inFlight1.peer.commands, 1)],
       ["bytes sent to Redis, 1 in flight", fmt(counts.inFlight1.ours.bytes, 0), fmt(counts.inFlight1.peer.bytes, 0)],
