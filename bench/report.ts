@@ -326,6 +326,7 @@ export function renderQueueSection(queue: QueueResult): string {
   )}`;
   const sandbox = queue.sandbox;
   if (!sandbox.ran) return `${raw}\n\n9b. vs BullMQ sandboxed: not run (${sandbox.reason})`;
+  const counts = sandbox.counts;
   return `${raw}\n\n9b. vs BullMQ sandboxed (useWorkerThreads, concurrency 1) on a private redis-server, 1 host thread, ${sandbox.rounds} rounds\n${table(
     ["in flight", "toolgate µs/call", "sandboxed µs/call", "ours/sandboxed"],
     sandbox.variants.map((variant) => [
@@ -334,7 +335,15 @@ export function renderQueueSection(queue: QueueResult): string {
       fmt(variant.peerUsPerCall, 1),
       `${fmt(variant.ratio)}x`,
     ]),
-  )}\nRedis commands per call (INFO commandstats, Lua included): toolgate ${fmt(sandbox.commandsPerCall.ours, 1)}, sandboxed BullMQ ${fmt(sandbox.commandsPerCall.peer, 1)}`;
+  )}\nExact counts per call on a fresh private redis-server (bench/cases/queue-commands.ts):\n${table(
+    ["per call", "toolgate", "sandboxed BullMQ"],
+    [
+      ["Redis commands, 1 in flight (Lua included)", fmt(counts.inFlight1.ours.commands, 1), fmt(counts.inFlight1.peer.commands, 1)],
+      ["bytes sent to Redis, 1 in flight", fmt(counts.inFlight1.ours.bytes, 0), fmt(counts.inFlight1.peer.bytes, 0)],
+      ["requests on a sequential call's critical path", String(counts.criticalPath.ours), String(counts.criticalPath.peer)],
+      ["Redis commands, 8 in flight (Lua included)", fmt(counts.inFlight8.ours.commands, 1), fmt(counts.inFlight8.peer.commands, 1)],
+    ],
+  )}`;
 }
 
 function scalingSection(scaling: BenchResults["scaling"]): string[] {

@@ -11,6 +11,7 @@
 import type { Redis } from "ioredis";
 import type { QueueKeys } from "./keys.js";
 import { CANCEL_MARK_TTL_MS, type CancelReason, encodeCancel } from "./protocol.js";
+import { type QueueScript, runScript } from "./scripts.js";
 
 /** One job the agent stops waiting for. */
 export interface CancelOrder {
@@ -21,7 +22,9 @@ export interface CancelOrder {
 // KEYS: the wait list, the paused list, the lease; then each cancel's mark and job hash.
 // ARGV: mark TTL, channel, lease TTL (0: no renewal); then each cancel's job id, reason, message.
 // A list or hash of the wrong type (not BullMQ's) costs that removal, never the script.
-const CANCEL_SCRIPT = `
+const CANCEL_SCRIPT: QueueScript = {
+  name: "toolgateCancel",
+  lua: `
 for index = 0, (#KEYS - 3) / 2 - 1 do
   local jobId = ARGV[4 + 3 * index]
   redis.call("SET", KEYS[4 + 2 * index], ARGV[5 + 3 * index], "PX", ARGV[1])
@@ -39,7 +42,8 @@ if ARGV[3] ~= "0" then
   redis.call("SET", KEYS[3], string.format("%.0f %.0f", now, now + tonumber(ARGV[3])), "PX", ARGV[3])
 end
 return 1
-`;
+`,
+};
 
 /**
  * Writes `cancels` (a job still waiting is gone after this, and never starts), then, given
@@ -57,5 +61,5 @@ export async function cancelAndRenew(
     names.push(keys.mark(jobId), keys.job(jobId));
     args.push(jobId, reason, encodeCancel(jobId, reason));
   }
-  await client.eval(CANCEL_SCRIPT, names.length, ...names, ...args);
+  await runScript(client, CANCEL_SCRIPT, names, args);
 }

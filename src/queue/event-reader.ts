@@ -11,6 +11,11 @@
 // new entry for good: so whenever a read finds nothing, and when the heartbeat finds a
 // finished job whose event never came, it looks at the stream's newest entry and, if that is
 // below its place (or the stream is gone), reads on from where the stream now is.
+//
+// A read may ride behind the blocking XREAD (the executor's confirmation of its one call in
+// flight): both go out in one write on the reader's connection, Redis runs the second the
+// moment the XREAD wakes (a blocked connection's next command waits for it), and its answer
+// comes back with the wake-up, a round trip sooner than a read sent after the events arrived.
 // docs/queue.md — Topology (results), Failure scenarios (a malformed or forged event, a stream that went back).
 import type { Redis } from "ioredis";
 import { NativePromise } from "../contract/primordials.js";
@@ -25,6 +30,14 @@ const RETRY_MS = 100;
 /** Where a read starts on a stream that has no entry: every entry it will have is new. */
 const BEFORE_ANY = "0-0";
 
+/** A read to send right behind the next blocking XREAD: an HMGET, and who takes its reply. */
+export interface RidingRead {
+  /** HMGET's key and fields. */
+  readonly hmget: readonly string[];
+  /** The reply (undefined when the read failed), handed over before the XREAD's events are. */
+  readonly answer: (reply: unknown) => void;
+}
+
 /**
  * What the reader hands on: an event's name, its job id and, when the entry has one, its
  * `data` field as the raw string (a progress report: the listener parses and checks it).
@@ -37,6 +50,8 @@ export class EventReader {
   readonly #control: Redis;
   readonly #stream: string;
   readonly #listener: EventListener;
+  /** Asked before each XREAD for a read to ride behind it. */
+  readonly #rider: (() => RidingRead | undefined) | undefined;
   #lastId: string;
   #stopped = false;
   #started = false;
@@ -48,12 +63,20 @@ export class EventReader {
   }
 
   /** Reads `stream` after the entry `lastId` on `client` (a connected client of its own). */
-  constructor(client: Redis, control: Redis, stream: string, lastId: string, listener: EventListener) {
+  constructor(
+    client: Redis,
+    control: Redis,
+    stream: string,
+    lastId: string,
+    listener: EventListener,
+    rider?: () => RidingRead | undefined,
+  ) {
     this.#client = client;
     this.#control = control;
     this.#stream = stream;
     this.#lastId = lastId;
     this.#listener = listener;
+    this.#rider = rider;
   }
 
   start(): void {
@@ -98,8 +121,11 @@ export class EventReader {
   async #read(): Promise<void> {
     while (!this.#stopped) {
       let reply: unknown;
+      const riding = this.#rider?.();
       try {
-        reply = await this.#client.xread("COUNT", BATCH, "BLOCK", BLOCK_MS, "STREAMS", this.#stream, this.#lastId);
+        if (riding === undefined)
+          reply = await this.#client.xread("COUNT", BATCH, "BLOCK", BLOCK_MS, "STREAMS", this.#stream, this.#lastId);
+        else reply = await this.#readWith(riding);
       } catch {
         if (this.#stopped) return;
         await new NativePromise((resolve) => setTimeout(resolve, RETRY_MS).unref());
@@ -109,6 +135,19 @@ export class EventReader {
       if (reply === null) this.checkPlace();
       else this.#deliver(reply);
     }
+  }
+
+  /** The XREAD's reply, with `riding` sent right behind it and answered first (a failed XREAD throws). */
+  async #readWith(riding: RidingRead): Promise<unknown> {
+    const replies = await this.#client
+      .pipeline()
+      .xread("COUNT", BATCH, "BLOCK", BLOCK_MS, "STREAMS", this.#stream, this.#lastId)
+      .hmget(...(riding.hmget as [string, ...string[]]))
+      .exec();
+    const [read, ride] = replies ?? [];
+    if (read === undefined || read[0] !== null) throw read?.[0] ?? new Error("the events read got no reply");
+    if (!this.#stopped) riding.answer(ride?.[0] === null ? ride[1] : undefined);
+    return read[1];
   }
 
   /** Every well-formed entry of an XREAD reply, in order; anything else is skipped. */

@@ -59,15 +59,15 @@ import { callAppRefusal } from "../worker/app-refusal.js";
 import { loadToolModules, type ToolModuleSpecifier } from "../worker/tool-modules.js";
 import { AgentLease } from "./agent-lease.js";
 import { BULLMQ_CLOSE_MS, closeRedis, connectOrFail, openRedis, settlesWithin } from "./connection.js";
-import { EventReader } from "./event-reader.js";
-import { readJobStates } from "./job-states.js";
+import { EventReader, type RidingRead } from "./event-reader.js";
+import { finishedRead, readFinishedJobs, readJobStates } from "./job-states.js";
 import { jobIdFor, type QueueKeys, queueKeys } from "./keys.js";
 import { durationOption, type QueueConnection, readConnection, readPrefix, readQueueName } from "./options.js";
 import { loadQueuePeers } from "./peers.js";
 import { checkPermissions } from "./permissions.js";
 import { openRemoteProgress } from "./progress.js";
 import { type CancelReason, FINISHED_JOB_RETENTION, failedOutcome, type QueueJobData } from "./protocol.js";
-import { decodeProgress, decodeResult, type HostFacts, type JobState, type ResultLimits } from "./redis-data.js";
+import { decodeFinishedJob, decodeProgress, decodeResult, type HostFacts, type JobState, type ResultLimits } from "./redis-data.js";
 import { StoppedJobs, THREAD_KILLED_EVENT } from "./thread-facts.js";
 import { activeTraceContext } from "./trace-context.js";
 
@@ -143,6 +143,8 @@ interface PendingJob {
   missingTicks: number;
   /** A host's thread kill of this job was announced before its result was read. */
   killHeard: boolean;
+  /** Its `active` event came (a host took it): its confirmation may ride behind the events read. */
+  activeSeen: boolean;
   /** The host's answer, as read from the job's hash (its raw text, still untrusted). */
   answer(text: string): void;
   /** A progress event's data (untrusted), for a call whose caller listens. */
@@ -222,17 +224,27 @@ export class QueueToolExecutor implements ToolExecutor {
     // An event only says where to look: the result is read from the job's hash (a forged
     // `completed` event for a job still running finds no result there, and is ignored).
     // Progress and a host's late thread kill are hints too: each is checked before it is used.
-    this.#events = new EventReader(eventsClient, this.#control, this.#keys.events, lastEventId, (event, jobId, data) => {
-      if (event === "completed" || event === "failed") {
-        if (this.#pending.has(jobId)) this.#confirm(jobId);
-      } else if (event === "progress") {
-        if (data !== undefined) this.#pending.get(jobId)?.progress(decodeProgress(data));
-      } else if (event === THREAD_KILLED_EVENT) {
-        const entry = this.#pending.get(jobId);
-        if (entry !== undefined) entry.killHeard = true;
-        else this.#stopped.killed(jobId);
-      }
-    });
+    this.#events = new EventReader(
+      eventsClient,
+      this.#control,
+      this.#keys.events,
+      lastEventId,
+      (event, jobId, data) => {
+        if (event === "completed" || event === "failed") {
+          if (this.#pending.has(jobId)) this.#confirm(jobId);
+        } else if (event === "active") {
+          const entry = this.#pending.get(jobId);
+          if (entry !== undefined) entry.activeSeen = true;
+        } else if (event === "progress") {
+          if (data !== undefined) this.#pending.get(jobId)?.progress(decodeProgress(data));
+        } else if (event === THREAD_KILLED_EVENT) {
+          const entry = this.#pending.get(jobId);
+          if (entry !== undefined) entry.killHeard = true;
+          else this.#stopped.killed(jobId);
+        }
+      },
+      () => this.#ridingConfirmation(),
+    );
     this.#events.start();
   }
 
@@ -367,6 +379,7 @@ export class QueueToolExecutor implements ToolExecutor {
         enqueued: false,
         missingTicks: 0,
         killHeard: false,
+        activeSeen: false,
         answer: (text) => {
           if (!finish()) return;
           const decoded = decodeResult(text, limits);
@@ -490,9 +503,29 @@ export class QueueToolExecutor implements ToolExecutor {
   }
 
   /**
+   * With exactly one call in flight whose job a host has taken, its confirmation rides behind
+   * the next events read (event-reader.ts): the read that wakes with its finishing event
+   * brings its hash too, a round trip sooner. Only a hash that says it finished is acted on (a
+   * wake-up by any other event finds it unfinished, and the next read carries it again); with
+   * several calls in flight the usual confirmation (#confirm) reads them together.
+   */
+  #ridingConfirmation(): RidingRead | undefined {
+    if (this.#pending.size !== 1) return undefined;
+    const [entry] = this.#pending.values();
+    if (entry === undefined || !entry.activeSeen) return undefined;
+    return {
+      hmget: finishedRead(this.#keys, entry.jobId),
+      answer: (reply) => {
+        const job = decodeFinishedJob(reply);
+        if (this.#pending.get(entry.jobId) === entry && (job.state === "completed" || job.state === "failed")) applyState(entry, job);
+      },
+    };
+  }
+
+  /**
    * An event said `jobId` finished: its state is read from the job's hash (the jobs of one
-   * turn of the event loop in one script) and only a finished state is acted on; anything
-   * else, or a failed read, is left to the heartbeat.
+   * turn of the event loop in one request, an HMGET each) and only a finished state is acted
+   * on; anything else, or a failed read, is left to the heartbeat.
    */
   #confirm(jobId: string): void {
     this.#toConfirm.add(jobId);
@@ -502,7 +535,7 @@ export class QueueToolExecutor implements ToolExecutor {
       this.#confirmScheduled = false;
       const jobIds = [...this.#toConfirm];
       this.#toConfirm.clear();
-      readJobStates(this.#control, this.#keys, jobIds).then((states) => {
+      readFinishedJobs(this.#control, this.#keys, jobIds).then((states) => {
         for (let index = 0; index < jobIds.length; index += 1) {
           const entry = this.#pending.get(jobIds[index] as string);
           const job = states[index] as JobState;

@@ -2,10 +2,12 @@
 // so the host half of a call is the worker executor's whole contract (its own snapshot and
 // validation of the JSON arguments, `execute` and the serializer in a thread, a spinning
 // tool's thread terminated after the grace period) and the host keeps serving. A host takes
-// up to twice as many jobs as it has threads and starts one per free thread; a job that waited
-// (for a thread, or in a stalled connection) is confirmed against Redis before it starts
-// (start-check.ts), so a job the agent has given up on is not started; a cancel message over
-// Redis pub/sub aborts the signal of the job's running tool.
+// as many jobs as it has threads, so a taken job starts at once on a free thread (a finished
+// job's completion brings the next one in the same round trip, so no fetch is spent ahead of a
+// thread: a second fetch slot per thread found nothing on most calls and cost a round trip on
+// a sequential call's path); a job whose fetch came back late (a stalled connection) is
+// confirmed against Redis before it starts (start-check.ts), so a job the agent has given up
+// on is not started; a cancel message over Redis pub/sub aborts the signal of the job's running tool.
 // docs/contract.md: rules W1–W5 on the host, through WorkerToolExecutor; docs/queue.md — Topology.
 import type { Server } from "node:http";
 import { availableParallelism } from "node:os";
@@ -22,7 +24,7 @@ import {
 import { ContractErrorCode, Limits, ToolErrorCode } from "../contract/constants.js";
 import { isNonRecoverableToolError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
-import { ArrayIsArray, isProxy, NativePromise } from "../contract/primordials.js";
+import { ArrayIsArray, isProxy } from "../contract/primordials.js";
 import { errorContent, type ToolResultMessage } from "../contract/results.js";
 import { cutToCodePoints } from "../contract/serialize.js";
 import { checkTimeoutMs } from "../contract/timeout.js";
@@ -57,9 +59,8 @@ export interface ToolWorkerHostOptions {
   /** Tool modules this host runs (ES modules default-exporting tool definitions). */
   readonly modules: readonly ToolModuleSpecifier[];
   /**
-   * Worker threads (default `os.availableParallelism()`, at most 256: MAX_THREADS). The host takes up to
-   * twice as many jobs at once: the next job is fetched from Redis while a thread still runs
-   * the last (a taken job waits here for a thread, its time counted by the agent's limit).
+   * Worker threads (default `os.availableParallelism()`, at most 256: MAX_THREADS). The host takes as
+   * many jobs at once; the others wait in Redis, where an agent's cancel removes them.
    */
   readonly threads?: number;
   /**
@@ -122,8 +123,6 @@ const CANCELLED: QueueJobResult = { kind: "cancelled" };
 const ATTACHMENT_LIMITS = { maxAttachments: Limits.ATTACHMENTS_LIMIT, maxAttachmentBytes: Limits.ATTACHMENT_BYTES_LIMIT };
 /** How often the cancel marks of running jobs are read (a fallback for lost cancel messages). */
 const CANCEL_POLL_MS = 1000;
-/** Jobs a host takes at once, per thread. */
-const JOBS_PER_THREAD = 2;
 /** How long, and how many, cancel messages of jobs not running here are kept. */
 const EARLY_CANCEL_MS = 60_000;
 const EARLY_CANCELS_KEPT = 10_000;
@@ -153,8 +152,9 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
       ? undefined
       : new HostMetrics({
           threads: resolved.threads,
-          threadsBusy: () => slots.busy,
-          jobsWaitingForThread: () => slots.waiting,
+          // A host takes no more jobs than it has threads: a taken job waits only for its start check.
+          threadsBusy: () => running.size - starting,
+          jobsWaitingForThread: () => starting,
           ready: () => closing === undefined && clients.every((client) => client.status === "ready"),
         });
   for (const client of clients) client.on("reconnecting", () => metrics?.redisReconnecting());
@@ -178,6 +178,8 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
   const tools = executor.registry;
   /** The signals of the jobs running here, by job id. */
   const running = new Map<string, AbortController>();
+  /** Of those, the jobs not yet past their start check (the metrics' jobs waiting for a thread). */
+  let starting = 0;
   /** Woken when the last running job ends (close() waits for that, not for BullMQ's bookkeeping). */
   const idleWaiters: (() => void)[] = [];
   const whenIdle = (): Promise<void> =>
@@ -199,8 +201,6 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
   const startCheck = new StartCheck(control, keys);
   // Whatever this host knew of leases is from before a connection was made again (start-check.ts).
   for (const client of [control, workerClient]) client.on("ready", () => startCheck.reconnected());
-  /** One per thread: a job starts only on a free thread; the one it waited for may be long gone. */
-  const slots = new ThreadSlots(resolved.threads);
 
   const runJob = async (job: Job, token: string | undefined, bullSignal?: AbortSignal): Promise<QueueJobResult> => {
     const jobId = readJobId(job.id);
@@ -211,21 +211,24 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
     // Registered before anything waits: a cancel message from now on aborts it.
     running.set(jobId, controller);
     let book: ReturnType<HostFactsBook["begin"]> | undefined;
-    let holdsThread = false;
     const data = decodeJobData(job.data);
     try {
       const reason = early.take(jobId);
       if (reason !== undefined) controller.abort(stopReason(reason));
-      const waited = !slots.take();
-      if (waited && !(await slots.waitFor(controller.signal))) return notStarted("cancelled");
-      holdsThread = true;
+      // BullMQ takes no more jobs than there are threads: one is free. The fetch may have come back late.
       const fetchedAt = typeof job.processedOn === "number" ? job.processedOn : 0;
-      const refusal = await startCheck.check({
-        id: jobId,
-        token,
-        waited: waited || Date.now() - fetchedAt >= FETCH_WAIT_MS,
-        signal: controller.signal,
-      });
+      starting += 1;
+      let refusal: NotStartedReason | undefined;
+      try {
+        refusal = await startCheck.check({
+          id: jobId,
+          token,
+          waited: Date.now() - fetchedAt >= FETCH_WAIT_MS,
+          signal: controller.signal,
+        });
+      } finally {
+        starting -= 1;
+      }
       if (refusal !== undefined) return notStarted(refusal);
       const budgets = jobAttachmentBudgets(data.attachmentBudgets, tools.get(String(data.call.name))?.attachmentBudgets);
       // The agent's limit for the call: the host's pipeline applies it as the call's own (a
@@ -241,7 +244,6 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
     } catch (error) {
       return withFacts(encodeFailure(error, controller.signal), book, data.callId);
     } finally {
-      if (holdsThread) slots.free();
       running.delete(jobId);
       if (running.size === 0) for (const wake of idleWaiters.splice(0)) wake();
       bullSignal?.removeEventListener("abort", onBullAbort);
@@ -258,9 +260,10 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
   const worker = new Worker(resolved.queue, runJob, {
     connection: workerClient,
     prefix: resolved.prefix,
-    // Twice the threads: fetching a job overlaps a thread's run. A crashed host's taken jobs,
-    // started or not, stall and fail (maxStalledCount 0): none runs twice (docs/queue.md).
-    concurrency: resolved.threads * JOBS_PER_THREAD,
+    // One job per thread: a completion fetches the next job in its own round trip (BullMQ's
+    // moveToFinished), so a fetch ahead of a thread only found nothing. A crashed host's taken
+    // jobs stall and fail (maxStalledCount 0): none runs twice (docs/queue.md).
+    concurrency: resolved.threads,
     lockDuration: resolved.lockDurationMs,
     stalledInterval: resolved.lockDurationMs,
     // A stalled job (its host died) fails instead of running again: tools have side effects.
@@ -310,59 +313,6 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
 /** The answer to a job the host did not start: the agent says why, in words (redis-data.ts). */
 function notStarted(reason: NotStartedReason): QueueJobResult {
   return { kind: "not-started", reason };
-}
-
-/** The host's threads as places a job takes before it starts: first come, first served. */
-class ThreadSlots {
-  #free: number;
-  readonly #threads: number;
-  readonly #waiting: (() => void)[] = [];
-
-  constructor(threads: number) {
-    this.#free = threads;
-    this.#threads = threads;
-  }
-
-  /** Takes a free thread at once; false when none is free. */
-  take(): boolean {
-    if (this.#free === 0) return false;
-    this.#free -= 1;
-    return true;
-  }
-
-  /** Resolves true once a thread is this caller's, false when `signal` aborts first (nothing held then). */
-  waitFor(signal: AbortSignal): Promise<boolean> {
-    return new NativePromise((resolve) => {
-      const granted = (): void => {
-        signal.removeEventListener("abort", abandoned);
-        resolve(true);
-      };
-      const abandoned = (): void => {
-        const index = this.#waiting.indexOf(granted);
-        if (index >= 0) this.#waiting.splice(index, 1);
-        resolve(false);
-      };
-      if (signal.aborted) return resolve(false);
-      signal.addEventListener("abort", abandoned, { once: true });
-      this.#waiting.push(granted);
-    });
-  }
-
-  /** Threads taken by a job now. */
-  get busy(): number {
-    return this.#threads - this.#free;
-  }
-
-  /** Jobs waiting for a thread. */
-  get waiting(): number {
-    return this.#waiting.length;
-  }
-
-  free(): void {
-    const next = this.#waiting.shift();
-    if (next === undefined) this.#free += 1;
-    else next();
-  }
 }
 
 /** Cancel messages for jobs not running here, kept a while (bounded) for a job taken but not yet started. */

@@ -1,19 +1,23 @@
 // The agent's periodic look at its jobs, in one atomic script per tick: the fault path that
-// does not depend on events arriving. A job whose host renews no lock after having started
+// does not depend on events arriving. And its confirmation of the jobs an event said finished:
+// one HMGET of the fields that say so per job, all in one request (an event is a hint anyone
+// can write: a forged one meets a hash without `finishedOn`, and is not acted on). A job whose host renews no lock after having started
 // has lost its host; a job gone from Redis was lost with the server's data; a finished job
 // whose event never came is read from its hash. Each job is read alone: a key of the wrong
 // type (not a job's hash) is that job's "not-a-job", never the whole look's failure.
 // docs/queue.md — Failure scenarios (a lost host, a lost Redis, a missed event).
 import type { Redis } from "ioredis";
 import type { QueueKeys } from "./keys.js";
-import { decodeJobStates, type JobState } from "./redis-data.js";
+import { decodeFinishedJob, decodeJobStates, type JobState } from "./redis-data.js";
+import { type QueueScript, runScript } from "./scripts.js";
 
 // moveToActive sets `processedOn` and the lock in one script; moveToFinished sets
 // `finishedOn` and `returnvalue` (or `failedReason`) and drops the lock in one script; so
 // "started, not finished, no lock" is only ever a host that stopped renewing it.
-// Written tight: the script's text travels with every EVAL (one per finished call).
 // s, p: the state and its payload; f: the hash's fields, or a WRONGTYPE error as a value.
-const JOB_STATES_SCRIPT = `local o={}
+const JOB_STATES_SCRIPT: QueueScript = {
+  name: "toolgateJobStates",
+  lua: `local o={}
 for i=1,#KEYS do
 local k=KEYS[i]
 local f=redis.pcall("HMGET",k,"timestamp","finishedOn","returnvalue","failedReason","processedOn")
@@ -25,10 +29,31 @@ elseif redis.call("EXISTS",k..":lock")==1 then s="running"
 elseif f[5] then s="stalled" end
 o[#o+1]=s o[#o+1]=p
 end
-return o`;
+return o`,
+};
 
 /** The state of every job in `jobIds`, in order. */
 export async function readJobStates(client: Redis, keys: QueueKeys, jobIds: readonly string[]): Promise<JobState[]> {
   const names = jobIds.map((jobId) => keys.job(jobId));
-  return decodeJobStates(await client.eval(JOB_STATES_SCRIPT, names.length, ...names), jobIds.length);
+  return decodeJobStates(await runScript(client, JOB_STATES_SCRIPT, names, []), jobIds.length);
+}
+
+/** The fields a confirmation reads: the job's own (a hash without `timestamp` is no job), whether it finished, and how. */
+export const FINISHED_FIELDS: readonly string[] = ["timestamp", "finishedOn", "returnvalue", "failedReason"];
+
+/** The one confirmation's HMGET arguments for `jobId`: its key and FINISHED_FIELDS (the read that rides behind the events read). */
+export function finishedRead(keys: QueueKeys, jobId: string): string[] {
+  return [keys.job(jobId), ...FINISHED_FIELDS];
+}
+
+/** The confirmation of `jobIds`, in order: each one's state if its hash says it finished, else "waiting" (left to the heartbeat). */
+export async function readFinishedJobs(client: Redis, keys: QueueKeys, jobIds: readonly string[]): Promise<JobState[]> {
+  if (jobIds.length === 1) return [decodeFinishedJob(await client.hmget(keys.job(jobIds[0] as string), ...FINISHED_FIELDS))];
+  const pipeline = client.pipeline();
+  for (const jobId of jobIds) pipeline.hmget(keys.job(jobId), ...FINISHED_FIELDS);
+  const replies = await pipeline.exec();
+  return jobIds.map((_jobId, index) => {
+    const reply = replies?.[index];
+    return decodeFinishedJob(reply?.[0] === null ? reply[1] : undefined);
+  });
 }

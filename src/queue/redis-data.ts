@@ -373,6 +373,19 @@ export function decodeJobStates(reply: unknown, count: number): JobState[] {
   return states;
 }
 
+/**
+ * A confirmation's HMGET reply (job-states.ts's FINISHED_FIELDS): the job's state when its hash
+ * says it finished (completed with its return value, or failed with its reason); anything else,
+ * an unfinished hash, no job, or not a reply of ours, is "waiting" (the heartbeat decides).
+ */
+export function decodeFinishedJob(reply: unknown): JobState {
+  if (!ArrayIsArray(reply) || reply.length !== 4) return { state: "waiting" };
+  const [timestamp, finishedOn, returnValue, failedReason] = reply as unknown[];
+  if (typeof timestamp !== "string" || typeof finishedOn !== "string") return { state: "waiting" };
+  if (typeof returnValue === "string") return { state: "completed", returnValue };
+  return { state: "failed", failedReason: typeof failedReason === "string" ? failedReason : "" };
+}
+
 /** The start check's MGET reply, [mark, lock, lease]; undefined when it is not one. */
 export function decodeStartReading(reply: unknown): StartReading | undefined {
   if (!ArrayIsArray(reply) || reply.length !== 3) return undefined;

@@ -1,6 +1,6 @@
 // The host's last look before a job's tool starts. BullMQ hands the host a job the moment it
-// takes it, and the job may then wait: for a thread (a host takes twice as many jobs as it has
-// threads), or in a stalled connection (a fetch answered late, after a partition). Meanwhile
+// takes it (a host takes only as many jobs as it has threads, so never ahead of a thread), and
+// the job may still have waited in a stalled connection (a fetch answered late, after a partition). Meanwhile
 // its agent may have given up on the call, and the cancel message that says so may be lost
 // with a connection. So a job that waited is confirmed against Redis right before it starts,
 // with one MGET (one command, one round trip): no cancel mark, the lock still this host's, and
@@ -27,8 +27,7 @@ import type { NotStartedReason } from "./protocol.js";
 import { decodeServerTime, decodeStartReading, type StartReading } from "./redis-data.js";
 
 /**
- * A job whose fetch was sent longer ago than this has waited (in a connection, or for its
- * turn), and a confirmation that took this long is out of date: a job starts at most this long
+ * A job whose fetch was sent longer ago than this has waited (in a connection), and a confirmation that took this long is out of date: a job starts at most this long
  * after Redis last said it was still wanted.
  */
 export const FETCH_WAIT_MS = 500;
@@ -46,7 +45,7 @@ export interface JobToStart {
   readonly id: string;
   /** The lock token BullMQ took it with. */
   readonly token: string | undefined;
-  /** It waited: for a thread, or its fetch was answered FETCH_WAIT_MS or more after it was sent. */
+  /** It waited: its fetch was answered FETCH_WAIT_MS or more after it was sent. */
   readonly waited: boolean;
   /** Aborted when a cancel message for the job arrives while it waits here. */
   readonly signal: AbortSignal;

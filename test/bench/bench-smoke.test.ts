@@ -79,7 +79,18 @@ const INFORMATIONAL = [
 ];
 
 /** Case 7 runs only when Redis answers (required in CI); its sandboxed comparison only with a redis-server on PATH. */
-const SANDBOX_TARGET_IDS = ["queue.vsSandbox1", "queue.vsSandbox8", "queue.commandsPerCall.ours"];
+const SANDBOX_TARGET_IDS = [
+  "queue.vsSandbox1",
+  "queue.vsSandbox8",
+  "queue.commandsPerCall.inFlight1.ours",
+  "queue.commandsPerCall.inFlight1.peer",
+  "queue.bytesPerCall.inFlight1.ours",
+  "queue.bytesPerCall.inFlight1.peer",
+  "queue.criticalPathRequests.inFlight1.ours",
+  "queue.criticalPathRequests.inFlight1.peer",
+  "queue.commandsPerCall.inFlight8.ours",
+  "queue.commandsPerCall.inFlight8.peer",
+];
 const QUEUE_TARGET_IDS = [
   "queue.hosts1.inFlight1.ratio",
   "queue.hosts1.inFlight8.ratio",
@@ -270,10 +281,10 @@ describe("docs/benchmarks.md — How to reproduce: benchmarks, smoke mode (one t
       expect(check).toMatchObject({ target: expect.any(String), value: expect.any(Number), pass: expect.any(Boolean) });
     }
     const informational = results.targets.filter((check) => check.informational === true).map((check) => check.id);
-    // The sandboxed comparison's two ratios have targets (issue 29); every other queue row is context.
+    // The sandboxed comparison's two ratios (issue 29) and our exact counts (issue 43) have targets; the peer's counts and every other queue row are context.
     expect(informational).toEqual([
       ...INFORMATIONAL,
-      ...queueIds.filter((id) => !id.startsWith("queue.vsSandbox")),
+      ...queueIds.filter((id) => !id.startsWith("queue.vsSandbox") && !id.endsWith(".ours")),
       "versus.mcpCallPoolAlive",
     ]);
     // A figure shown for context has no bar to miss: its verdict never reads as a miss.

@@ -17,6 +17,7 @@ import { makeNamespace, type NetworkNamespace, namespaceSupport } from "../suppo
 import { startPartitionProxy } from "../support/partition-proxy.js";
 import { hasRedisServerBinary, type RedisServer, startRedisServer, uniqueQueue } from "../support/redis.js";
 import { type HostProcess, startHostProcess } from "./host-process.js";
+import { monitorOf, type Seen } from "./monitor.js";
 
 const TOOLS = fixture("queue-partition-tools");
 /** How long after Redis last confirmed a job may it start (src/queue/start-check.ts FETCH_WAIT_MS), plus this machine's slack. */
@@ -96,7 +97,7 @@ async function unfinished(reader: Queue): Promise<number> {
 }
 
 describe.skipIf(!ownServer || !namespaces.ok)("issue 41, 13–14: partitions (hosts in a network namespace of the test's own)", () => {
-  test("13: a job that waited on a cut-off host for its thread, aborted meanwhile, does not start when the thread frees", async () => {
+  test("13: a job queued behind a cut-off host's busy thread, aborted meanwhile, never starts: the host takes no job ahead of a thread, and the cancel removes it from Redis", async () => {
     const { ns, server, innerUrl } = await partitionable();
     const queue = uniqueQueue("cut-waiting");
     await hostIn(ns, innerUrl, queue, ["--threads", "1"]);
@@ -107,21 +108,23 @@ describe.skipIf(!ownServer || !namespaces.ok)("issue 41, 13–14: partitions (ho
     await until(() => startsIn(log).has("running"), 10_000, "the first tool started");
     const controller = new AbortController();
     const waiting = executor.executeToolCall(call("work", { log }, "waiting"), controller.signal);
-    // The host takes the second job ahead of its one thread.
-    await until(async () => (await reader.getJobCounts("active")).active === 2, 10_000, "the host took the second job");
+    // The second job waits in Redis, not on the host: its one thread is busy.
+    await until(async () => (await reader.getJobCounts("waiting")).waiting === 1, 10_000, "the second job was added");
+    await sleep(300);
+    expect(await reader.getJobCounts("active", "waiting")).toMatchObject({ active: 1, waiting: 1 });
 
     ns.cut();
     const reason = new Error("the user gave up");
     controller.abort(reason);
     await expect(waiting).rejects.toBe(reason);
-    // The first tool ends 1.5 s after it started, during the partition: the thread is free for the job that waited.
+    // The first tool ends 1.5 s after it started, during the partition: the thread is free by the heal.
     await sleep(3000);
     ns.heal();
 
-    // Both jobs are finished in Redis once the link is back: the waited one answered, not started.
+    // The first job finishes once the link is back; the aborted one was removed from Redis and never taken.
     await until(async () => (await unfinished(reader)) === 0, 20_000, "every job finished after the heal");
-    const [job] = (await reader.getJobs(["completed"])).filter((each) => each.data.callId === "waiting");
-    expect(job?.returnvalue).toMatchObject({ kind: "not-started" });
+    const jobs = await reader.getJobs(["completed", "failed", "waiting", "active"]);
+    expect(jobs.filter((each) => each.data.callId === "waiting")).toEqual([]);
     expect([...startsIn(log).keys()]).toEqual(["running"]);
     const first = await running;
     expect(first.ok && (first.value as ToolResultMessage).isError).toBe(false);
@@ -130,8 +133,8 @@ describe.skipIf(!ownServer || !namespaces.ok)("issue 41, 13–14: partitions (ho
   test("14: a link down and up every 300 ms for 5 s: every call settles, none starts after its call was answered, every job is finished soon after the heal", async () => {
     const { ns, server, innerUrl } = await partitionable();
     const queue = uniqueQueue("flapping");
-    // One thread each, two jobs taken each: a deaf 3 s tool runs while the next job waits for the
-    // thread, and the waiting job's call is answered (1.2 s limit) long before the thread is free.
+    // One thread each: a deaf 3 s tool runs while the next job waits in Redis, and the waiting
+    // job's call is answered (1.2 s limit) long before a thread is free.
     await Promise.all([0, 1].map(() => hostIn(ns, innerUrl, queue, ["--threads", "1", "--lock-duration", "2000"])));
     const executor = await agentOn(server.url, queue, { timeoutMs: 1200 });
     const { queue: reader } = observer(server.url, queue);
@@ -189,8 +192,8 @@ describe.skipIf(!ownServer)("issue 41, 15: Redis outages (a redis-server of the 
 
   /**
    * One host thread busy with a deaf tool that ends after Redis returns (then the host takes the
-   * next job at once), a second job taken ahead of it, and the call under test waiting in Redis
-   * behind both. The call is given up while Redis is down (`giveUp`, or by the agent itself);
+   * next job at once), a second job waiting in Redis for it (a host takes no job ahead of a
+   * thread), and the call under test waiting behind both. The call is given up while Redis is down (`giveUp`, or by the agent itself);
    * then Redis comes back with everything it had.
    */
   async function givenUpDuringOutage(options: { agent?: Record<string, unknown>; signal?: AbortSignal; giveUp?: () => void }) {
@@ -206,9 +209,9 @@ describe.skipIf(!ownServer)("issue 41, 15: Redis outages (a redis-server of the 
     const busy = settle(executor.executeToolCall(call("work", { ms: outageMs + 1000, deaf: true, log }, "busy"), neverAborted()));
     await until(() => startsIn(log).has("busy"), 10_000, "the busy tool started");
     const ahead = settle(executor.executeToolCall(call("work", { log }, "ahead"), neverAborted()));
-    await until(async () => (await reader.getJobCounts("active")).active === 2, 10_000, "the host took the second job");
+    await until(async () => (await reader.getJobCounts("waiting")).waiting === 1, 10_000, "the second job waits in Redis");
     const outcome = settle(executor.executeToolCall(call("work", { log }, "given-up"), options.signal ?? neverAborted()));
-    await until(async () => (await reader.getJobCounts("waiting")).waiting === 1, 10_000, "the third job waits in Redis");
+    await until(async () => (await reader.getJobCounts("waiting")).waiting === 2, 10_000, "the third job waits in Redis");
 
     await server.kill();
     const downAt = performance.now();
@@ -220,6 +223,36 @@ describe.skipIf(!ownServer)("issue 41, 15: Redis outages (a redis-server of the 
     await until(async () => (await unfinished(reader)) === 0, 15_000, "every job finished after the outage");
     return { starts: startsIn(log), outcome: await outcome };
   }
+
+  test("13: a job fetched by a completion sent before a cut and answered after the heal (its fetch came back late) is confirmed before it starts: an MGET of its mark, lock and lease", async () => {
+    const { server } = await persistentServer();
+    const proxy = await startPartitionProxy(server.port);
+    cleanups.push(() => proxy.close());
+    const queue = uniqueQueue("late-fetch");
+    const host = await runToolWorkerHost({ connection: proxy.url, queue, modules: [TOOLS], threads: 1, closeTimeoutMs: 500 });
+    cleanups.push(() => host.close());
+    const executor = await agentOn(server.url, queue);
+    const log = join(scratchDir(), "starts");
+    const busy = settle(executor.executeToolCall(call("work", { ms: 400, deaf: true, log }, "busy"), neverAborted()));
+    await until(() => startsIn(log).has("busy"), 10_000, "the busy tool started");
+    proxy.cut();
+    const seen = await monitorOf(server.url, queue, cleanups);
+    // Waits in Redis; the busy job's completion, sent during the cut, takes it once the link is back.
+    const late = settle(executor.executeToolCall(call("work", { log }, "late"), neverAborted()));
+    await sleep(1500);
+    const mark = (command: Seen): boolean => command.args[0]?.toLowerCase() === "mget" && command.args[1]?.endsWith(".late") === true;
+    expect(seen.filter(mark)).toEqual([]);
+    proxy.heal();
+
+    const outcome = await late;
+    expect(outcome.ok && JSON.parse((outcome.value as ToolResultMessage).content).toolCallId).toBe("late");
+    expect((await busy).ok).toBe(true);
+    // The host read the late job's mark, lock and its agent's lease before it started the tool.
+    const [confirmation] = seen.filter(mark);
+    expect(confirmation?.args.slice(1).map((key) => key.split(":")[2])).toEqual(["cancelled", expect.any(String), "lease"]);
+    expect(confirmation?.args[2]).toMatch(/\.late:lock$/);
+    expect([...startsIn(log).keys()]).toEqual(["busy", "late"]);
+  });
 
   test("15: a call aborted while Redis is down: its job does not start once Redis is back, though a host is ready at once", async () => {
     const controller = new AbortController();
@@ -253,11 +286,11 @@ describe.skipIf(!ownServer)("issue 41, 15: Redis outages (a redis-server of the 
     void settle(executor.executeToolCall(call("work", { ms: 700, deaf: true, log }, "busy"), neverAborted()));
     await until(() => startsIn(log).has("busy"), 10_000, "the busy tool started");
     const controller = new AbortController();
-    // Taken ahead of the busy tool (its chance comes within the lease), then waiting in Redis (its chance comes after it).
+    // Next in Redis after the busy tool (its chance comes within the lease), then behind it (its chance comes after the lease).
     const within = settle(executor.executeToolCall(call("work", { ms: 1500, deaf: true, log }, "within-lease"), controller.signal));
-    await until(async () => (await reader.getJobCounts("active")).active === 2, 10_000, "the host took the second job");
+    await until(async () => (await reader.getJobCounts("waiting")).waiting === 1, 10_000, "the second job waits in Redis");
     const after = settle(executor.executeToolCall(call("work", { log }, "after-lease"), controller.signal));
-    await until(async () => (await reader.getJobCounts("waiting")).waiting === 1, 10_000, "the third job waits in Redis");
+    await until(async () => (await reader.getJobCounts("waiting")).waiting === 2, 10_000, "the third job waits in Redis");
 
     proxy.cut();
     const cutAt = Date.now();

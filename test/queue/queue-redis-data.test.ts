@@ -15,6 +15,7 @@ import {
   decodeBase64,
   decodeCancel,
   decodeFacts,
+  decodeFinishedJob,
   decodeJobData,
   decodeJobStates,
   decodeProgress,
@@ -252,6 +253,26 @@ describe("events, states, cancels, progress, start checks: every other reading",
       { state: "completed", returnValue: "{}" },
       { state: "waiting" },
     ]);
+  });
+
+  test("the confirmation's HMGET: only a hash that says it finished is acted on (a forged event meets an unfinished one)", () => {
+    fc.assert(
+      fc.property(anyReply, (reply) => {
+        const state = quickly(() => decodeFinishedJob(reply), 1000);
+        expect(["waiting", "completed", "failed"]).toContain(state.state);
+      }),
+      { numRuns: RUNS },
+    );
+    // timestamp, finishedOn, returnvalue, failedReason
+    expect(decodeFinishedJob(["1", "2", '{"kind":"result"}', null])).toEqual({ state: "completed", returnValue: '{"kind":"result"}' });
+    expect(decodeFinishedJob(["1", "2", null, "boom"])).toEqual({ state: "failed", failedReason: "boom" });
+    expect(decodeFinishedJob(["1", "2", null, null])).toEqual({ state: "failed", failedReason: "" });
+    // Running (no finishedOn, whatever else a forger wrote), no job at all, or not a reply of ours.
+    expect(decodeFinishedJob(["1", null, '{"kind":"result"}', null])).toEqual({ state: "waiting" });
+    expect(decodeFinishedJob([null, "2", "{}", null])).toEqual({ state: "waiting" });
+    expect(decodeFinishedJob([null, null, null, null])).toEqual({ state: "waiting" });
+    expect(decodeFinishedJob(["1", "2", "{}"])).toEqual({ state: "waiting" });
+    expect(decodeFinishedJob([1, 2, "{}", null])).toEqual({ state: "waiting" });
   });
 
   test("cancel messages, progress, start checks and job data: anything in, a value or nothing out", () => {

@@ -80,10 +80,11 @@ describe.skipIf(!("url" in redis))("issue 41: the queue's defects 7–12 (real R
     const queue = uniqueQueue("wrong-type");
     await host(queue, { threads: 1 });
     const executor = await agent(queue, { redisLostMs: 1000 });
-    // One thread: the first call runs 2.5 s (past redisLostMs), the second is taken ahead and waits.
+    // One thread: the first call runs 2.5 s (past redisLostMs), the second waits in Redis for the thread.
     const running = executor.executeToolCall(call("nap", { ms: 2500 }, "running"), neverAborted());
+    await jobIds(queue, "active", 1);
     const waiting = executor.executeToolCall(call("nap", {}, "waiting"), neverAborted());
-    const ids = await jobIds(queue, "active", 2);
+    const ids = await jobIds(queue, "waiting", 1);
     const victim = ids.find((id) => id.endsWith(".waiting")) as string;
     const third = client();
     await third.del(`bull:${queue}:${victim}`);
