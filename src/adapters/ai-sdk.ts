@@ -11,6 +11,7 @@ import type { ToolResultMessage } from "../contract/results.js";
 import { readOptions } from "../contract/validators.js";
 import type { ToolProgress } from "../executor/progress.js";
 import { askNeedsApproval, checkNeedsApproval, type ToolgateNeedsApproval } from "./approval.js";
+import { type DurableRunOf, type DurableRunReader, readDurableOption } from "./durable-option.js";
 import { imageBlocks, type ToolgateImageBlock } from "./image-blocks.js";
 import { checkPeerVersions } from "./peer-version.js";
 import { progressStream } from "./progress-stream.js";
@@ -62,6 +63,22 @@ export interface ToAiSdkToolsOptions extends DescribeToolsOptions {
    * the reason for toolgate's TOOL_CALL_DENIED content).
    */
   readonly needsApproval?: ToolgateNeedsApproval;
+  /**
+   * Makes every call durable (docs/durable.md, "Durable calls with your framework"): asked at
+   * each call with a frozen AiSdkDurableContext, it answers the call's run, and the call runs
+   * with `durable: { runId }` on the source executor (which needs `durable: { store }`). The SDK
+   * names no run: take it from the tool context, or close over your own run id. A throw or a bad
+   * answer rejects the call with ToolContractError(INVALID_ARGUMENT); the tool does not run.
+   */
+  readonly durable?: DurableRunOf<AiSdkDurableContext>;
+}
+
+/** What an AI SDK call's `durable` function is given. Frozen. */
+export interface AiSdkDurableContext {
+  readonly toolCallId: string;
+  readonly toolName: string;
+  /** The tool context `execute` received (the SDK's `toolsContext` for this tool), as it is. */
+  readonly context: unknown;
 }
 
 /**
@@ -99,7 +116,7 @@ export class ToolgateToolError extends Error {
  *   is thrown as it is.
  * - Progress reports are yielded as preliminary results before the final output.
  */
-const AI_SDK_OPTION_KEYS: readonly string[] = ["withoutSchema", "needsApproval"];
+const AI_SDK_OPTION_KEYS: readonly string[] = ["withoutSchema", "needsApproval", "durable"];
 
 export function toAiSdkTools(source: ToolCallSource, options: ToAiSdkToolsOptions = {}): Record<string, ToolgateAiSdkTool> {
   checkPeerVersions("toAiSdkTools", ["ai"]);
@@ -107,11 +124,12 @@ export function toAiSdkTools(source: ToolCallSource, options: ToAiSdkToolsOption
   const read = readOptions(options, "toAiSdkTools: options", AI_SDK_OPTION_KEYS);
   const descriptions = describeForFramework(resolved.registry, read.withoutSchema);
   const needsApproval = checkNeedsApproval(read.needsApproval, "toAiSdkTools");
+  const durable = readDurableOption<AiSdkDurableContext>(read.durable, "toAiSdkTools", resolved);
   // No prototype: a tool named `__proto__` (or `constructor`, `toString`) is an own key like any other,
   // and a model's call to a name we do not have finds nothing inherited. The SDK looks tools up as own keys.
   const tools = ObjectCreate(null) as Record<string, ToolgateAiSdkTool>;
   for (const { name, description, parameters } of descriptions) {
-    const target: CallTarget = ObjectFreeze({ source: resolved, name });
+    const target: CallTarget = ObjectFreeze({ source: resolved, name, durable });
     tools[name] = ObjectFreeze({
       description,
       ...(needsApproval === undefined
@@ -121,8 +139,8 @@ export function toAiSdkTools(source: ToolCallSource, options: ToAiSdkToolsOption
               askNeedsApproval(needsApproval, { toolCallId, toolName: name, arguments: input }),
           }),
       inputSchema: jsonSchema<unknown>(parameters as Parameters<typeof jsonSchema>[0]),
-      execute: (input: unknown, { toolCallId, abortSignal }: ToolExecutionOptions<unknown>) =>
-        runCall(target, toolCallId, input, abortSignal),
+      execute: (input: unknown, { toolCallId, abortSignal, context }: ToolExecutionOptions<unknown>) =>
+        runCall(target, toolCallId, input, abortSignal, context),
       toModelOutput: ({ output }: { output: ToolgateAiSdkOutput }) => modelOutput(output),
     }) as ToolgateAiSdkTool;
   }
@@ -133,15 +151,18 @@ export function toAiSdkTools(source: ToolCallSource, options: ToAiSdkToolsOption
 interface CallTarget {
   readonly source: ResolvedSource;
   readonly name: string;
+  readonly durable: DurableRunReader<AiSdkDurableContext> | undefined;
 }
 
 async function* runCall(
-  { source, name }: CallTarget,
+  { source, name, durable: runOf }: CallTarget,
   toolCallId: string,
   input: unknown,
   signal: AbortSignal | undefined,
+  context: unknown,
 ): AsyncGenerator<ToolgateAiSdkOutput, void, undefined> {
-  const stream = progressStream((onProgress) => source.run({ id: toolCallId, name, args: input, signal, onProgress }));
+  const durable = runOf === undefined ? undefined : await runOf(ObjectFreeze({ toolCallId, toolName: name, context }));
+  const stream = progressStream((onProgress) => source.run({ id: toolCallId, name, args: input, signal, onProgress, durable }));
   for (;;) {
     const step = await stream.next();
     if (step.kind === "progress") {
