@@ -12,6 +12,7 @@ import { isProxy, NativePromise, ObjectDefineProperty, ObjectFreeze, PromiseProt
 import type { ToolResultMessage } from "../contract/results.js";
 import { readOptions } from "../contract/validators.js";
 import type { ProgressListener, ToolProgress } from "../executor/progress.js";
+import { refuseDurableOption } from "./durable-option.js";
 import { imageBlocks, type ToolgateImageBlock } from "./image-blocks.js";
 import { checkPeerVersions } from "./peer-version.js";
 import { describeForFramework, type ResolvedSource, readProgressOption, resolveSource, type ToolCallSource } from "./source.js";
@@ -86,6 +87,11 @@ const MASTRA_OPTION_KEYS: readonly string[] = ["withoutSchema", "onProgress", "o
 export function toMastraTools(source: ToolCallSource, options: ToMastraToolsOptions = {}): Record<string, ToolgateMastraTool> {
   checkPeerVersions("toMastraTools", ["@mastra/core"]);
   const resolved = resolveSource(source, "toMastraTools");
+  refuseDurableOption(
+    options,
+    "toMastraTools",
+    "durable calls are not wired to Mastra's run identity yet; pass durable: { runId } through your own executor calls meanwhile",
+  );
   const read = readOptions(options, "toMastraTools: options", MASTRA_OPTION_KEYS);
   const descriptions = describeForFramework(resolved.registry, read.withoutSchema);
   const onProgress = readProgressOption(read.onProgress);

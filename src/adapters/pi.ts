@@ -19,6 +19,7 @@ import { ToolRegistry } from "../contract/tools.js";
 import { readOptions, validateFunction } from "../contract/validators.js";
 import type { ProgressListener, ToolProgress } from "../executor/progress.js";
 import type { ToolExecutor } from "../executor/tool-executor.js";
+import { refuseDurableOption } from "./durable-option.js";
 import { contentBlocks, type ToolgateImageBlock, type ToolgateTextBlock } from "./image-blocks.js";
 import { checkPeerVersions } from "./peer-version.js";
 import { describeForFramework, type FrameworkToolDescription, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
@@ -275,6 +276,11 @@ const PI_OPTION_KEYS: readonly string[] = ["withoutSchema", "onNonRecoverableErr
 
 /** The options, read once as own data properties: `onNonRecoverableError` (a function or absent) and describeTools' own. */
 function readPiOptions(options: unknown, api: string): { hook: NonRecoverableHook | undefined; describe: DescribeToolsOptions } {
+  refuseDurableOption(
+    options,
+    api,
+    "Pi's execute(toolCallId, params, signal, onUpdate) is given no run identity; pass durable: { runId } through your own executor calls",
+  );
   const read = readOptions(options, `${api}: options`, PI_OPTION_KEYS);
   const hook = read.onNonRecoverableError;
   if (hook !== undefined) validateFunction(hook, `${api}: options.onNonRecoverableError`);
