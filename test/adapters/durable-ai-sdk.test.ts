@@ -63,6 +63,25 @@ describe("docs/durable.md — Durable calls with your framework: the AI SDK", ()
     expect(executions.count).toBe(2);
   });
 
+  it("the run id can come from the tool context generateText passes (toolsContext), as it is", async () => {
+    const { executor, executions } = setup();
+    const seen: unknown[] = [];
+    const tools = toAiSdkTools(executor, {
+      durable: ({ context }) => {
+        seen.push(context);
+        return { runId: (context as { chatId: string }).chatId };
+      },
+    });
+    for (const chatId of ["chat-1", "chat-1", "chat-2"]) {
+      const model = new MockLanguageModelV4({ doGenerate: [toolCall("call-1", "charge", { cents: 500 }), answer("done")] });
+      // toolsContext is typed from tools with a context schema; toolgate's tools declare none.
+      const options = { model, tools, prompt: "charge", stopWhen: isStepCount(3), toolsContext: { charge: { chatId } } };
+      await generateText(options as unknown as Parameters<typeof generateText>[0]);
+    }
+    expect(seen).toEqual([{ chatId: "chat-1" }, { chatId: "chat-1" }, { chatId: "chat-2" }]);
+    expect(executions.count).toBe(2);
+  });
+
   it("the premise: without durable the re-issued call runs twice", async () => {
     const { executor, executions } = setup();
     await runOnce(toAiSdkTools(executor));
