@@ -5,6 +5,7 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { Command, MemorySaver } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
+import { createAgent } from "langchain";
 import { type CallEndEvent, ContractErrorCode, defineTool, InProcessToolExecutor, isToolContractError, ToolRegistry } from "toolgate";
 import { memoryDurableStore } from "toolgate/durable";
 import { type LangChainDurableContext, type ToLangChainToolsOptions, toLangChainTools } from "toolgate/langchain";
@@ -54,14 +55,31 @@ const TWO_CALLS = () =>
 const thread = (id: string) => ({ configurable: { thread_id: id } });
 const byThread: NonNullable<ToLangChainToolsOptions["durable"]> = ({ threadId }) => ({ runId: `thread:${threadId}` });
 
-async function pauseThenResume(options: ToLangChainToolsOptions, withStore = true) {
-  const { executor, executions, events } = setup(withStore);
+/**
+ * The two agents a LangChain.js user builds over the tools, each with a checkpointer.
+ * `rerunsNode`: createReactAgent's ToolNode runs a step's calls in one task, which LangGraph
+ * runs again whole after an interrupt; createAgent sends each call to a task of its own, and
+ * LangGraph keeps the finished tasks' writes, so only the interrupted call runs again there.
+ */
+const AGENTS = [
+  {
+    name: "LangGraph createReactAgent",
+    rerunsNode: true,
+    make: (model: ScriptedChatModel, tools: ReturnType<typeof toLangChainTools>) =>
+      createReactAgent({ llm: model, tools, checkpointer: new MemorySaver() }),
+  },
+  {
+    name: "langchain createAgent",
+    rerunsNode: false,
+    make: (model: ScriptedChatModel, tools: ReturnType<typeof toLangChainTools>) =>
+      createAgent({ model, tools, checkpointer: new MemorySaver() }),
+  },
+] as const;
+
+async function pauseThenResume(agent: (typeof AGENTS)[number], options: ToLangChainToolsOptions) {
+  const { executor, executions, events } = setup();
   const model = TWO_CALLS();
-  const graph = createReactAgent({
-    llm: model,
-    tools: toLangChainTools(executor, { needsApproval: ({ toolName }) => toolName === "charge", ...options }),
-    checkpointer: new MemorySaver(),
-  });
+  const graph = agent.make(model, toLangChainTools(executor, { needsApproval: ({ toolName }) => toolName === "charge", ...options }));
   const paused = await graph.invoke({ messages: [new HumanMessage("charge and tell")] }, thread("t-42"));
   expect((paused as { __interrupt__?: unknown[] }).__interrupt__).toHaveLength(1);
   // The first pass's notify finishes on its own (the interrupt does not wait for it): resume once it has.
@@ -71,45 +89,47 @@ async function pauseThenResume(options: ToLangChainToolsOptions, withStore = tru
   return { executions, events, model };
 }
 
-describe("docs/durable.md — Durable calls with your framework: LangGraph (issue 42, test 14, same process)", () => {
-  it("the premise: without durable, LangGraph's re-run of the tool node after the interrupt runs notify twice", async () => {
-    const { executions } = await pauseThenResume({});
-    expect(executions).toEqual({ notify: 2, charge: 1 });
-  });
-
-  it("with durable keyed by thread_id, resuming replays notify (it ran once) and runs the approved charge once", async () => {
-    const { executions, events, model } = await pauseThenResume({ durable: byThread });
-    expect(executions).toEqual({ notify: 1, charge: 1 });
-    expect(events.map(({ toolName, durable }) => [toolName, durable])).toEqual([
-      ["notify", "executed"],
-      ["notify", "replayed"],
-      ["charge", "executed"],
-    ]);
-    // The model reads the first execution's outcome, re-linked to the call.
-    expect(model.toolMessagesSeen(1)).toEqual([
-      { id: "call-n", status: "success", content: "sent hello (#1)" },
-      { id: "call-c", status: "success", content: "charged 500" },
-    ]);
-  });
-
-  it("the function gets a frozen { threadId, toolCallId, toolName } before approval is asked", async () => {
-    const seen: LangChainDurableContext[] = [];
-    await pauseThenResume({
-      durable: (context) => {
-        seen.push(context);
-        return { runId: String(context.threadId) };
-      },
+describe.each(AGENTS)(
+  "docs/durable.md — Durable calls with your framework: LangGraph (issue 42, test 14, same process), $name",
+  (agent) => {
+    it(`the premise: without durable, resuming after the interrupt runs notify ${agent.rerunsNode ? "twice (the whole node runs again)" : "once (createAgent keeps the finished call's task)"}`, async () => {
+      const { executions } = await pauseThenResume(agent, {});
+      expect(executions).toEqual({ notify: agent.rerunsNode ? 2 : 1, charge: 1 });
     });
-    expect(seen.every((context) => Object.isFrozen(context))).toBe(true);
-    // First pass: both calls (charge asked before it interrupts); the re-run: both again.
-    expect(seen.map((context) => ({ ...context }))).toEqual([
-      { threadId: "t-42", toolCallId: "call-n", toolName: "notify" },
-      { threadId: "t-42", toolCallId: "call-c", toolName: "charge" },
-      { threadId: "t-42", toolCallId: "call-n", toolName: "notify" },
-      { threadId: "t-42", toolCallId: "call-c", toolName: "charge" },
-    ]);
-  });
-});
+
+    it("with durable keyed by thread_id, resuming runs notify once (replayed when the node runs again) and the approved charge once", async () => {
+      const { executions, events, model } = await pauseThenResume(agent, { durable: byThread });
+      expect(executions).toEqual({ notify: 1, charge: 1 });
+      expect(events.map(({ toolName, durable }) => [toolName, durable])).toEqual([
+        ["notify", "executed"],
+        ...(agent.rerunsNode ? [["notify", "replayed"]] : []),
+        ["charge", "executed"],
+      ]);
+      // The model reads the first execution's outcome, re-linked to the call.
+      expect(model.toolMessagesSeen(1)).toEqual([
+        { id: "call-n", status: "success", content: "sent hello (#1)" },
+        { id: "call-c", status: "success", content: "charged 500" },
+      ]);
+    });
+
+    it("the function gets a frozen { threadId, toolCallId, toolName } before approval is asked", async () => {
+      const seen: LangChainDurableContext[] = [];
+      await pauseThenResume(agent, {
+        durable: (context) => {
+          seen.push(context);
+          return { runId: String(context.threadId) };
+        },
+      });
+      expect(seen.every((context) => Object.isFrozen(context))).toBe(true);
+      // First pass: both calls (charge asked before it interrupts); the re-run: both again, or only charge.
+      const notify = { threadId: "t-42", toolCallId: "call-n", toolName: "notify" };
+      const charge = { threadId: "t-42", toolCallId: "call-c", toolName: "charge" };
+      expect(seen.map((context) => ({ ...context }))).toEqual(
+        agent.rerunsNode ? [notify, charge, notify, charge] : [notify, charge, charge],
+      );
+    });
+  },
+);
 
 describe("toLangChainTools' durable option fails closed", () => {
   const call = { type: "tool_call" as const, id: "call-1", name: "notify", args: { text: "x" } };
