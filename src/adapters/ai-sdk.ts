@@ -14,6 +14,7 @@ import { readOptions } from "../contract/validators.js";
 import type { ToolProgress } from "../executor/progress.js";
 import { askNeedsApproval, checkNeedsApproval, type ToolgateNeedsApproval } from "./approval.js";
 import { contentOutput, type ToolgateImageBlock, type ToolgateMediaBlock } from "./attachment-blocks.js";
+import { type DurableRunOf, type DurableRunReader, readDurableOption } from "./durable-option.js";
 import { checkPeerVersions } from "./peer-version.js";
 import { progressStream } from "./progress-stream.js";
 import { describeForFramework, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
@@ -67,6 +68,22 @@ export interface ToAiSdkToolsOptions extends DescribeToolsOptions {
    * the reason for toolgate's TOOL_CALL_DENIED content).
    */
   readonly needsApproval?: ToolgateNeedsApproval;
+  /**
+   * Makes every call durable (docs/durable.md, "Durable calls with your framework"): asked at
+   * each call with a frozen AiSdkDurableContext, it answers the call's run, and the call runs
+   * with `durable: { runId }` on the source executor (which needs `durable: { store }`). The SDK
+   * names no run: take it from the tool context, or close over your own run id. A throw or a bad
+   * answer rejects the call with ToolContractError(INVALID_ARGUMENT); the tool does not run.
+   */
+  readonly durable?: DurableRunOf<AiSdkDurableContext>;
+}
+
+/** What an AI SDK call's `durable` function is given. Frozen. */
+export interface AiSdkDurableContext {
+  readonly toolCallId: string;
+  readonly toolName: string;
+  /** The tool context `execute` received (the SDK's `toolsContext` for this tool), as it is. */
+  readonly context: unknown;
 }
 
 /**
@@ -109,7 +126,7 @@ export class ToolgateToolError extends Error {
  * `toolChoice` beside the SDK's own tools check them; from an executor, give them:
  * `toAiSdkTools<"add" | "sub">(executor)`. Types only: every registered tool is in the record.
  */
-const AI_SDK_OPTION_KEYS: readonly string[] = ["withoutSchema", "needsApproval"];
+const AI_SDK_OPTION_KEYS: readonly string[] = ["withoutSchema", "needsApproval", "durable"];
 
 export function toAiSdkTools<N extends string = string>(
   source: ToolRegistry<N> | ToolCallSource,
@@ -120,12 +137,13 @@ export function toAiSdkTools<N extends string = string>(
   const read = readOptions(options, "toAiSdkTools: options", AI_SDK_OPTION_KEYS);
   const descriptions = describeForFramework(resolved.registry, read.withoutSchema);
   const needsApproval = checkNeedsApproval(read.needsApproval, "toAiSdkTools");
+  const durable = readDurableOption<AiSdkDurableContext>(read.durable, "toAiSdkTools", resolved);
   // No prototype: a tool named `__proto__` (or `constructor`, `toString`) is an own key like any other,
   // and a model's call to a name we do not have finds nothing inherited. The SDK looks tools up as own keys.
   const tools = ObjectCreate(null) as Record<N, ToolgateAiSdkTool>;
   for (const { name, description, parameters } of descriptions) {
     const outputSchema = structuredOutputSchema(resolved.registry, name);
-    const target: CallTarget = ObjectFreeze({ source: resolved, name, structured: outputSchema !== undefined });
+    const target: CallTarget = ObjectFreeze({ source: resolved, name, structured: outputSchema !== undefined, durable });
     tools[name as N] = ObjectFreeze({
       description,
       ...(needsApproval === undefined
@@ -136,8 +154,8 @@ export function toAiSdkTools<N extends string = string>(
           }),
       inputSchema: jsonSchema<unknown>(parameters as Parameters<typeof jsonSchema>[0]),
       ...(outputSchema === undefined ? {} : { outputSchema: jsonSchema<unknown>(outputSchema as Parameters<typeof jsonSchema>[0]) }),
-      execute: (input: unknown, { toolCallId, abortSignal }: ToolExecutionOptions<unknown>) =>
-        runCall(target, toolCallId, input, abortSignal),
+      execute: (input: unknown, { toolCallId, abortSignal, context }: ToolExecutionOptions<unknown>) =>
+        runCall(target, toolCallId, input, abortSignal, context),
       toModelOutput: ({ output }: { output: ToolgateAiSdkOutput }) =>
         target.structured ? structuredModelOutput(output) : modelOutput(output),
     }) as ToolgateAiSdkTool;
@@ -151,15 +169,18 @@ interface CallTarget {
   readonly name: string;
   /** The tool publishes an `outputSchema`: its final output is its structured output. */
   readonly structured: boolean;
+  readonly durable: DurableRunReader<AiSdkDurableContext> | undefined;
 }
 
 async function* runCall(
-  { source, name, structured }: CallTarget,
+  { source, name, structured, durable: runOf }: CallTarget,
   toolCallId: string,
   input: unknown,
   signal: AbortSignal | undefined,
+  context: unknown,
 ): AsyncGenerator<ToolgateAiSdkOutput, void, undefined> {
-  const stream = progressStream((onProgress) => source.run({ id: toolCallId, name, args: input, signal, onProgress }));
+  const durable = runOf === undefined ? undefined : await runOf(ObjectFreeze({ toolCallId, toolName: name, context }));
+  const stream = progressStream((onProgress) => source.run({ id: toolCallId, name, args: input, signal, onProgress, durable }));
   for (;;) {
     const step = await stream.next();
     if (step.kind === "progress") {

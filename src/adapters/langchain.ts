@@ -21,6 +21,7 @@ import { readOwnDataProperty } from "../contract/untrusted.js";
 import { readOptions } from "../contract/validators.js";
 import type { ProgressListener, ToolProgress } from "../executor/progress.js";
 import { attachmentBlocks, type ToolgateAttachmentBlock } from "./attachment-blocks.js";
+import { type DurableRunOf, type DurableRunReader, readDurableOption } from "./durable-option.js";
 import { checkPeerVersions } from "./peer-version.js";
 import { describeForFramework, type ResolvedSource, readProgressOption, resolveSource, type ToolCallSource } from "./source.js";
 
@@ -76,6 +77,23 @@ export interface ToLangChainToolsOptions extends DescribeToolsOptions {
    * `stream`): the run then rejects with the error itself. A throw from it is ignored.
    */
   readonly onNonRecoverableError?: (error: NonRecoverableToolError, toolCallId: string) => void;
+  /**
+   * Makes every call durable (docs/durable.md, "Durable calls with your framework"): asked at
+   * each call with a frozen LangChainDurableContext, it answers the call's run,
+   * `({ threadId }) => ({ runId: threadId })`, and the call runs with `durable: { runId }` on
+   * the source executor, which needs `durable: { store }`. So a tool node LangGraph runs again
+   * after an `interrupt()` replays the calls that already ran. A throw or a bad answer rejects
+   * the call with ToolContractError(INVALID_ARGUMENT) before it asks for approval or runs.
+   */
+  readonly durable?: DurableRunOf<LangChainDurableContext>;
+}
+
+/** What a LangChain call's `durable` function is given. Frozen. */
+export interface LangChainDurableContext {
+  /** The RunnableConfig's `configurable.thread_id` (LangGraph's thread) when it is a non-empty string. */
+  readonly threadId: string | undefined;
+  readonly toolCallId: string;
+  readonly toolName: string;
 }
 
 /** A toolgate tool as a LangChain StructuredTool: `invoke` resolves with a ToolMessage. */
@@ -152,6 +170,7 @@ interface CallPlan {
   readonly onProgress: ProgressListener | undefined;
   readonly needsApproval: LangChainNeedsApproval;
   readonly onFatal: FatalHook | undefined;
+  readonly durable: DurableRunReader<LangChainDurableContext> | undefined;
 }
 
 type FatalHook = NonNullable<ToLangChainToolsOptions["onNonRecoverableError"]>;
@@ -182,7 +201,7 @@ type FatalHook = NonNullable<ToLangChainToolsOptions["onNonRecoverableError"]>;
  *   not a decision) is answered with TOOL_CALL_DENIED, and the tool does not run; a decision
  *   naming another call is not this call's: it asks again.
  */
-const LANGCHAIN_OPTION_KEYS: readonly string[] = ["withoutSchema", "onProgress", "needsApproval", "onNonRecoverableError"];
+const LANGCHAIN_OPTION_KEYS: readonly string[] = ["withoutSchema", "onProgress", "needsApproval", "onNonRecoverableError", "durable"];
 
 export function toLangChainTools(source: ToolCallSource, options: ToLangChainToolsOptions = {}): ToolgateLangChainTool[] {
   checkPeerVersions("toLangChainTools", ["@langchain/core", "@langchain/langgraph"]);
@@ -191,7 +210,14 @@ export function toLangChainTools(source: ToolCallSource, options: ToLangChainToo
   const descriptions = describeForFramework(resolved.registry, read.withoutSchema);
   const onProgress = readProgressOption(read.onProgress);
   const onFatal = readFatalHook(read.onNonRecoverableError);
-  const plan: CallPlan = ObjectFreeze({ source: resolved, onProgress, needsApproval: readNeedsApproval(read.needsApproval), onFatal });
+  const durable = readDurableOption<LangChainDurableContext>(read.durable, "toLangChainTools", resolved);
+  const plan: CallPlan = ObjectFreeze({
+    source: resolved,
+    onProgress,
+    needsApproval: readNeedsApproval(read.needsApproval),
+    onFatal,
+    durable,
+  });
   const tools: ToolgateLangChainTool[] = [];
   for (const { name, description, parameters } of descriptions) {
     tools[tools.length] = new ToolgateLangChainTool(plan, name, description, parameters as JSONSchema);
@@ -227,6 +253,9 @@ interface CallFacts {
 
 async function runCall(plan: CallPlan, facts: CallFacts): Promise<ToolMessage> {
   const { name, toolCallId, input, config } = facts;
+  // Asked first: a call whose run cannot be told neither asks a person nor runs.
+  const durable =
+    plan.durable === undefined ? undefined : await plan.durable(ObjectFreeze({ threadId: threadIdOf(config), toolCallId, toolName: name }));
   if (await asksApproval(plan.needsApproval, toolCallId, name, input)) {
     const request: ToolgateApprovalRequest = ObjectFreeze({ type: "toolgate_approval", toolCallId, toolName: name, arguments: input });
     // Throws LangGraph's GraphInterrupt the first time; gives this call's decision on resume.
@@ -237,7 +266,14 @@ async function runCall(plan: CallPlan, facts: CallFacts): Promise<ToolMessage> {
   }
   let result: ToolResultMessage;
   try {
-    result = await plan.source.run({ id: toolCallId, name, args: input, signal: config.signal, onProgress: progressSink(plan, facts) });
+    result = await plan.source.run({
+      id: toolCallId,
+      name,
+      args: input,
+      signal: config.signal,
+      onProgress: progressSink(plan, facts),
+      durable,
+    });
   } catch (error) {
     if (plan.onFatal !== undefined && isNonRecoverableToolError(error)) {
       try {
@@ -354,6 +390,13 @@ function describeForCallbacks(input: unknown): string {
   } catch {
     return "(arguments that are not JSON)";
   }
+}
+
+/** `config.configurable.thread_id` when it is a non-empty string (LangGraph's thread); else undefined. */
+function threadIdOf(config: ToolRunnableConfig): string | undefined {
+  const configurable: unknown = config.configurable;
+  if (typeof configurable !== "object" || configurable === null) return undefined;
+  return nonEmptyString((configurable as { readonly thread_id?: unknown }).thread_id);
 }
 
 function isToolCall(value: unknown): boolean {

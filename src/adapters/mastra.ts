@@ -14,6 +14,7 @@ import type { ToolRegistry } from "../contract/tools.js";
 import { readOptions } from "../contract/validators.js";
 import type { ProgressListener, ToolProgress } from "../executor/progress.js";
 import { contentOutput, type ToolgateImageBlock, type ToolgateMediaBlock } from "./attachment-blocks.js";
+import { refuseDurableOption } from "./durable-option.js";
 import { checkPeerVersions } from "./peer-version.js";
 import { describeForFramework, type ResolvedSource, readProgressOption, resolveSource, type ToolCallSource } from "./source.js";
 
@@ -94,6 +95,11 @@ export function toMastraTools<N extends string = string>(
 ): Record<N, ToolgateMastraTool> {
   checkPeerVersions("toMastraTools", ["@mastra/core"]);
   const resolved = resolveSource(source, "toMastraTools");
+  refuseDurableOption(
+    options,
+    "toMastraTools",
+    "durable calls are not wired to Mastra's run identity yet; pass durable: { runId } through your own executor calls meanwhile",
+  );
   const read = readOptions(options, "toMastraTools: options", MASTRA_OPTION_KEYS);
   const descriptions = describeForFramework(resolved.registry, read.withoutSchema);
   const onProgress = readProgressOption(read.onProgress);

@@ -32,6 +32,7 @@ import { errorContent, type ToolResultMessage } from "../contract/results.js";
 import { describeFailure } from "../contract/untrusted.js";
 import { readOptions } from "../contract/validators.js";
 import { contentBlocks, type ToolgateAttachmentBlock, type ToolgateFileBlock, type ToolgateTextBlock } from "./attachment-blocks.js";
+import { refuseDurableOption } from "./durable-option.js";
 import { type McpRequestExtra, mcpProgressListener } from "./mcp-progress.js";
 import { checkPeerVersions } from "./peer-version.js";
 import { describeForFramework, type FrameworkToolDescription, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
@@ -72,6 +73,7 @@ export interface CreateMcpServerOptions extends DescribeToolsOptions {
 export function createMcpServer(source: ToolCallSource, options: CreateMcpServerOptions): Server {
   checkPeerVersions("createMcpServer", ["@modelcontextprotocol/sdk"]);
   const resolved = resolveSource(source, "createMcpServer");
+  refuseDurableOption(options, "createMcpServer", MCP_NOT_DURABLE);
   const read = readOptions(options, "createMcpServer: options", MCP_OPTION_KEYS);
   const name = readIdentity(read.name, "name");
   const version = readIdentity(read.version, "version");
@@ -84,6 +86,10 @@ export function createMcpServer(source: ToolCallSource, options: CreateMcpServer
 }
 
 const MCP_OPTION_KEYS: readonly string[] = ["name", "version", "withoutSchema"];
+
+// docs/durable.md — Durable calls with your framework.
+const MCP_NOT_DURABLE =
+  "an MCP tools/call request names no run, and a client that re-issues a call sends a new request, so no key would match the call it repeats; make the calls durable on the client's side, in its agent's adapter";
 
 function readIdentity(value: unknown, key: "name" | "version"): string {
   if (typeof value !== "string" || value.length === 0) {

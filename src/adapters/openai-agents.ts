@@ -15,6 +15,7 @@ import { readOptions } from "../contract/validators.js";
 import type { ProgressListener } from "../executor/progress.js";
 import { askNeedsApproval, checkNeedsApproval, type ToolgateNeedsApproval, toolCallDenied } from "./approval.js";
 import { attachmentBlocks, notCarriedText, type ToolgateAttachmentBlock } from "./attachment-blocks.js";
+import { type DurableRunOf, type DurableRunReader, readDurableOption } from "./durable-option.js";
 import { checkPeerVersions } from "./peer-version.js";
 import { describeForFramework, type ResolvedSource, readProgressOption, resolveSource, type ToolCallSource } from "./source.js";
 
@@ -67,7 +68,7 @@ export type ToolgateOpenAiAgentsTool<Context = UnknownContext> = FunctionTool<
   ToolgateOpenAiAgentsOutput
 >;
 
-const OPENAI_AGENTS_OPTION_KEYS: readonly string[] = ["withoutSchema", "onProgress", "needsApproval"];
+const OPENAI_AGENTS_OPTION_KEYS: readonly string[] = ["withoutSchema", "onProgress", "needsApproval", "durable"];
 
 /** Options of `toOpenAiAgentsTools`. */
 export interface ToOpenAiAgentsToolsOptions extends DescribeToolsOptions {
@@ -87,6 +88,24 @@ export interface ToOpenAiAgentsToolsOptions extends DescribeToolsOptions {
    * `toolgateToolErrorFormatter` in the Runner's config for the default, for toolgate's TOOL_CALL_DENIED).
    */
   readonly needsApproval?: ToolgateNeedsApproval;
+  /**
+   * Makes every call durable (docs/durable.md, "Durable calls with your framework"): asked at
+   * each call with a frozen OpenAiAgentsDurableContext, it answers the call's run,
+   * `({ context }) => ({ runId: context.runId })` for a run id kept in your run context (a
+   * `RunState` carries it when serialized), and the call runs with `durable: { runId }` on the
+   * source executor (which needs `durable: { store }`). So a `RunState` resumed twice runs an
+   * approved call once. A throw or a bad answer rejects the call with
+   * ToolContractError(INVALID_ARGUMENT), which ends the run (`errorFunction: null`); the tool does not run.
+   */
+  readonly durable?: DurableRunOf<OpenAiAgentsDurableContext>;
+}
+
+/** What an OpenAI Agents call's `durable` function is given. Frozen. */
+export interface OpenAiAgentsDurableContext {
+  readonly toolCallId: string;
+  readonly toolName: string;
+  /** The run's context (`runContext.context`: what `run(agent, input, { context })` was given), as it is. */
+  readonly context: unknown;
 }
 
 /** What the SDK hands `execute` as its third argument (its `ToolCallDetails`). */
@@ -133,10 +152,11 @@ export function toOpenAiAgentsTools<Context = UnknownContext>(
   const descriptions = describeForFramework(resolved.registry, read.withoutSchema);
   const onProgress = readProgressOption(read.onProgress);
   const needsApproval = checkNeedsApproval(read.needsApproval, "toOpenAiAgentsTools");
+  const durable = readDurableOption<OpenAiAgentsDurableContext>(read.durable, "toOpenAiAgentsTools", resolved);
   const bySdkName = new Map<string, string>();
   const tools: ToolgateOpenAiAgentsTool<Context>[] = [];
   for (const { name, description, parameters } of descriptions) {
-    const target: CallTarget = ObjectFreeze({ source: resolved, name, onProgress });
+    const target: CallTarget = ObjectFreeze({ source: resolved, name, onProgress, durable });
     const created = tool<ToolgateOpenAiAgentsParameters, Context, ToolgateOpenAiAgentsOutput>({
       name,
       description,
@@ -149,7 +169,7 @@ export function toOpenAiAgentsTools<Context = UnknownContext>(
             needsApproval: (_runContext: unknown, input: unknown, callId?: string) =>
               askNeedsApproval(needsApproval, { toolCallId: callId ?? "", toolName: name, arguments: input }),
           }),
-      execute: (input: unknown, _runContext: unknown, details: ToolCallDetails) => runCall(target, input, details),
+      execute: (input: unknown, runContext: unknown, details: ToolCallDetails) => runCall(target, input, runContext, details),
     });
     const clash = MapPrototypeGet(bySdkName, created.name);
     if (clash !== undefined) {
@@ -170,15 +190,23 @@ interface CallTarget {
   readonly source: ResolvedSource;
   readonly name: string;
   readonly onProgress: ProgressListener | undefined;
+  readonly durable: DurableRunReader<OpenAiAgentsDurableContext> | undefined;
 }
 
 async function runCall(
-  { source, name, onProgress }: CallTarget,
+  { source, name, onProgress, durable: runOf }: CallTarget,
   input: unknown,
+  runContext: unknown,
   details: ToolCallDetails,
 ): Promise<ToolgateOpenAiAgentsOutput> {
   const sdkCallId = details?.toolCall?.callId;
   const id = typeof sdkCallId === "string" && sdkCallId.length > 0 ? sdkCallId : newCallId();
+  const durable =
+    runOf === undefined
+      ? undefined
+      : await runOf(
+          ObjectFreeze({ toolCallId: id, toolName: name, context: (runContext as { readonly context?: unknown } | undefined)?.context }),
+        );
   // Arguments the boundary refuses (valid JSON but not an object, or over the argument budgets)
   // come back as a TOOL_ARGUMENTS_INVALID result (source.ts), never as a rejection that
   // `errorFunction: null` would turn into the end of the run.
@@ -188,6 +216,7 @@ async function runCall(
     args: input,
     signal: details?.signal,
     onProgress,
+    durable,
   });
   const attachments = attachmentBlocks(result, "toOpenAiAgentsTools");
   if (attachments.length === 0) return result.content;

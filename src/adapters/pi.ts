@@ -26,6 +26,7 @@ import {
   type ToolgateImageBlock,
   type ToolgateTextBlock,
 } from "./attachment-blocks.js";
+import { refuseDurableOption } from "./durable-option.js";
 import { checkPeerVersions } from "./peer-version.js";
 import { describeForFramework, type FrameworkToolDescription, type ResolvedSource, resolveSource, type ToolCallSource } from "./source.js";
 
@@ -283,6 +284,11 @@ const PI_OPTION_KEYS: readonly string[] = ["withoutSchema", "onNonRecoverableErr
 
 /** The options, read once as own data properties: `onNonRecoverableError` (a function or absent) and describeTools' own. */
 function readPiOptions(options: unknown, api: string): { hook: NonRecoverableHook | undefined; describe: DescribeToolsOptions } {
+  refuseDurableOption(
+    options,
+    api,
+    "Pi's execute(toolCallId, params, signal, onUpdate) is given no run identity; pass durable: { runId } through your own executor calls",
+  );
   const read = readOptions(options, `${api}: options`, PI_OPTION_KEYS);
   const hook = read.onNonRecoverableError;
   if (hook !== undefined) validateFunction(hook, `${api}: options.onNonRecoverableError`);

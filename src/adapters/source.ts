@@ -37,7 +37,7 @@ import {
   startWatching,
   stopWatching,
 } from "../executor/signal.js";
-import type { ToolExecutor } from "../executor/tool-executor.js";
+import type { CallOptions, ToolExecutor } from "../executor/tool-executor.js";
 import { argumentBudgetsOf } from "../executor/tool-executor.js";
 
 /**
@@ -53,6 +53,8 @@ export interface SourceCall extends Omit<AdapterCall, "signal"> {
    * signal of its own that follows it (FollowingSignal).
    */
   readonly signalIsTheCalls?: boolean;
+  /** The call's `options.durable` (the adapter's `durable` option answered it); executors only (durable-option.ts). */
+  readonly durable?: { readonly runId: string } | undefined;
 }
 
 /** What an adapter takes: a registry (calls run in-process) or an executor. */
@@ -61,6 +63,8 @@ export type ToolCallSource = ToolRegistry | Pick<ToolExecutor, "registry" | "exe
 /** A source, read once: its registry, and how one call runs through it. */
 export interface ResolvedSource {
   readonly registry: ToolRegistry;
+  /** The source is a ToolRegistry (its calls run in-process with no executor options: no durable calls). */
+  readonly isRegistry: boolean;
   /**
    * Runs the call `{ type: "toolCall", id, name, arguments: args }` (what the framework
    * passed), with the adapter's progress listener as its one option when it has one, and the
@@ -82,6 +86,7 @@ export function resolveSource(source: unknown, api: string): ResolvedSource {
     const refused = argumentRefusal(source, DEFAULT_ARGUMENT_BUDGETS);
     return {
       registry: source,
+      isRegistry: true,
       // The call and its options are toolgate's own here: the pipeline takes their parts as they are.
       run: (call) => runWithItsSignal(call, refused, (adapterCall) => executeToolCallParts(source, adapterCall)),
       argumentBudgets: DEFAULT_ARGUMENT_BUDGETS,
@@ -95,17 +100,20 @@ export function resolveSource(source: unknown, api: string): ResolvedSource {
       const refused = argumentRefusal(registry, argumentBudgets);
       return {
         registry,
+        isRegistry: false,
         // Whatever it hands back (a thenable too) is read as `await` would.
-        run: (call) =>
-          runWithItsSignal(call, refused, ({ id, name, args, signal, onProgress }) =>
+        run: (call) => {
+          const durable = call.durable;
+          return runWithItsSignal(call, refused, ({ id, name, args, signal, onProgress }) =>
             PromiseResolve(
               ReflectApply(run, source, [
                 { type: "toolCall", id, name, arguments: args },
                 signal,
-                onProgress === undefined ? undefined : { onProgress },
+                callOptions(onProgress, durable),
               ]) as Promise<ToolResultMessage>,
             ),
-          ),
+          );
+        },
         argumentBudgets,
       };
     }
@@ -114,6 +122,12 @@ export function resolveSource(source: unknown, api: string): ResolvedSource {
     ContractErrorCode.INVALID_ARGUMENT,
     `${api}: expected a ToolRegistry or an executor with a \`registry\` (ToolRegistry) and an \`executeToolCall(call, signal, options)\` method`,
   );
+}
+
+/** An executor call's options: the adapter's progress listener and the call's `durable`, each when present. */
+function callOptions(onProgress: ProgressListener | undefined, durable: SourceCall["durable"]): CallOptions | undefined {
+  if (durable === undefined) return onProgress === undefined ? undefined : { onProgress };
+  return onProgress === undefined ? { durable } : { onProgress, durable };
 }
 
 function isToolRegistry(value: unknown): value is ToolRegistry {
