@@ -14,13 +14,16 @@ import type { RowName, SideName } from "./rows.js";
 /**
  * V8 on the main thread (issue 43's second rule): optimizing compilation and on-stack
  * replacement run inside the call that triggers them, so they fall at the same call in every
- * run; GC has no background tasks; hashes and Math.random are seeded; JIT code ranges are
+ * run; GC has no background tasks and a schedule that does not read the clock; hashes and Math.random are seeded; JIT code ranges are
  * written to /tmp/perf-<pid>.map so a dump's JIT addresses can be named.
  */
 export const V8_FLAGS = [
   "--no-concurrent-recompilation",
   "--no-concurrent-osr",
   "--single-threaded-gc",
+  // GC decisions by rule, not by measured time (heap growing, idle and memory-reducing GCs):
+  // without it, how fast a loaded machine ran a process moved a major GC into a window.
+  "--predictable-gc-schedule",
   "--hash-seed=1",
   "--random-seed=1",
   "--perf-basic-prof-only-functions",

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { median, now, round, type TargetCheck } from "../harness.js";
 import { RESULTS_FILE } from "../paths.js";
-import { countSide, type PerCall, perCall, V8_FLAGS, VALGRIND_OPTIONS } from "./count.js";
+import { countSide, type PerCall, perCall, type SideCount, V8_FLAGS, VALGRIND_OPTIONS } from "./count.js";
 import { mergeInstructions } from "./merge.js";
 import { isRowName, ROW_NAMES, ROWS, type RowName, type SideName } from "./rows.js";
 
@@ -46,13 +46,11 @@ const out = process.env.BENCH_OUT ?? (smoke ? undefined : fileURLToPath(RESULTS_
 /** One row's calls: smoke mode keeps the warm-up short and the windows a few calls apart. */
 const callsOf = (row: RowName) => (smoke ? { warmup: 20, short: 2, long: 6 } : ROWS[row]);
 
-/** One side of one row, counted once. */
-interface Count {
-  readonly row: RowName;
-  readonly side: SideName;
-  readonly repeat: number;
-  readonly perCall: PerCall;
-}
+/** One side of one row, counted once (or why it could not be). */
+type Count = { readonly row: RowName; readonly side: SideName; readonly repeat: number } & (
+  | { readonly perCall: PerCall; readonly failure?: undefined }
+  | { readonly failure: string }
+);
 
 /** Runs `tasks` at most `limit` at a time, in order of start; rejects with the first failure. */
 async function pooled<T>(tasks: readonly (() => Promise<T>)[], limit: number): Promise<T[]> {
@@ -84,7 +82,15 @@ for (let repeat = 0; repeat < repeats; repeat += 1) {
     for (const side of ["ours", "peer"] as const) {
       tasks.push(async () => {
         const calls = callsOf(row);
-        const count = await countSide(dir, row, side, calls.warmup, calls.short, calls.long);
+        let count: SideCount;
+        try {
+          count = await countSide(dir, row, side, calls.warmup, calls.short, calls.long);
+        } catch (error) {
+          // One side that failed costs its row, not the run: the other rows are recorded, and this one says why it is missing.
+          const reason = error instanceof Error ? error.message : String(error);
+          process.stderr.write(`  … ${row} ${side}: FAILED, ${reason}\n`);
+          return { row, side, repeat, failure: reason };
+        }
         const map = `/tmp/perf-${count.pid}.map`;
         if (keep !== undefined && existsSync(map)) copyFileSync(map, `${join(dir, `${row}.${side}.${count.pid}`)}.perf.map`);
         rmSync(map, { force: true });
@@ -133,7 +139,8 @@ export interface InstructionsRow {
 const spreadOf = (values: readonly number[]): number => (Math.max(...values) - Math.min(...values)) / median(values);
 
 function rowFigures(row: RowName): InstructionsRow {
-  const of = (side: SideName) => counts.filter((count) => count.row === row && count.side === side).map((count) => count.perCall);
+  const of = (side: SideName) =>
+    counts.flatMap((count) => (count.row === row && count.side === side && count.failure === undefined ? [count.perCall] : []));
   const ours = of("ours");
   const peer = of("peer");
   const pick = (list: PerCall[], key: keyof PerCall) => median(list.map((figure) => figure[key]));
@@ -162,9 +169,18 @@ function rowFigures(row: RowName): InstructionsRow {
   };
 }
 
-const figures = Object.fromEntries(rows.map((row) => [row, rowFigures(row)])) as Record<RowName, InstructionsRow>;
+/** Rows with a side that failed: left out of the figures and targets, each with its first failure. */
+const failedRows = Object.fromEntries(
+  rows.flatMap((row) => {
+    const failure = counts.find((count) => count.row === row && count.failure !== undefined)?.failure;
+    return failure === undefined ? [] : [[row, failure]];
+  }),
+) as Partial<Record<RowName, string>>;
+const counted = rows.filter((row) => failedRows[row] === undefined);
 
-const targets: TargetCheck[] = rows.map((row) => {
+const figures = Object.fromEntries(counted.map((row) => [row, rowFigures(row)])) as Record<RowName, InstructionsRow>;
+
+const targets: TargetCheck[] = counted.map((row) => {
   const figure = figures[row];
   const max = ROWS[row].max;
   return {
@@ -178,7 +194,7 @@ const targets: TargetCheck[] = rows.map((row) => {
 
 /** The rows by name, a dotted name nested ("serializer.nested120" under `serializer`), as the target ids read. */
 const nested: Record<string, unknown> = {};
-for (const row of rows) {
+for (const row of counted) {
   const path = row.split(".");
   let node = nested;
   for (const key of path.slice(0, -1)) {
@@ -198,19 +214,21 @@ const section = {
   valgrindOptions: [...VALGRIND_OPTIONS],
   v8Flags: [...V8_FLAGS],
   repeats,
+  ...(Object.keys(failedRows).length > 0 ? { failedRows } : {}),
   ...nested,
   targets,
 };
 
 const header = "row                      ours/call  peer/call  ratio  (no GC)  GC ours/peer   compile ours/peer  repeats";
 process.stdout.write(`${header}\n`);
-for (const row of rows) {
+for (const row of counted) {
   const figure = figures[row];
   process.stdout.write(
     `${row.padEnd(24)} ${String(figure.ours).padStart(9)}  ${String(figure.peer).padStart(9)}  ${figure.ratio.toFixed(3)}  ${figure.ratioWithoutGc.toFixed(3)}  ` +
       `${`${figure.oursGc}/${figure.peerGc}`.padEnd(13)}  ${`${figure.oursCompiler}/${figure.peerCompiler}`.padEnd(17)}  ${figure.repeatRatios.join(", ")} ${ROWS[row].max >= figure.ratio ? "pass" : `MISS (<= ${ROWS[row].max})`}\n`,
   );
 }
+for (const [row, failure] of Object.entries(failedRows)) process.stdout.write(`${row.padEnd(24)} FAILED: ${failure}\n`);
 process.stdout.write(`${round((now() - started) / 1000, 0)} s\n`);
 if (out !== undefined) {
   const previous = existsSync(out) ? (JSON.parse(readFileSync(out, "utf8")) as Record<string, unknown>) : {};
