@@ -4,7 +4,7 @@
 // so what a window costs whatever its length (the markers, the loop's last turn) cancels.
 // (Both windows follow the same warm-up but for the short window's calls, a few percent of it.)
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Dump, parseDump, type Split, splitDump } from "./callgrind.js";
@@ -85,14 +85,31 @@ export function countSide(dir: string, row: RowName, side: SideName, warmup: num
         return;
       }
       try {
-        const base = join(dir, `${prefix}.${child.pid}`);
-        checkMarkerDumps(dir, `${prefix}.${child.pid}`);
-        resolve({ pid: child.pid, short: readWindow(`${base}.2`, short), long: readWindow(`${base}.3`, long) });
+        resolve(readSide(dir, row, side, child.pid, short, long));
       } catch (error) {
         reject(error);
       }
     });
   });
+}
+
+/** The windows of a side's finished process, from its dumps in `dir` (just written, or kept by BENCH_INSTRUCTIONS_KEEP). */
+export function readSide(dir: string, row: RowName, side: SideName, pid: number, short: number, long: number): SideCount {
+  const base = `${row}.${side}.${pid}`;
+  checkMarkerDumps(dir, base);
+  return { pid, short: readWindow(join(dir, `${base}.2`), short), long: readWindow(join(dir, `${base}.3`), long) };
+}
+
+/** The pids of the processes whose dumps of `row`'s `side` are kept in `dir`, in the order they ran (by the first dump's time). */
+export function keptPids(dir: string, row: RowName, side: SideName): number[] {
+  const pattern = new RegExp(`^${row.replace(".", "\\.")}\\.${side}\\.(\\d+)\\.1$`);
+  return readdirSync(dir)
+    .flatMap((name) => {
+      const match = pattern.exec(name);
+      return match === null ? [] : [{ pid: Number(match[1]), time: statSync(join(dir, name)).mtimeMs }];
+    })
+    .sort((a, b) => a.time - b.time)
+    .map((entry) => entry.pid);
 }
 
 /**

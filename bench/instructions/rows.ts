@@ -21,7 +21,12 @@ export interface RowPlan {
   /** The wall-time row this one counts, in words. */
   readonly ours: string;
   readonly peer: string;
-  /** Calls before the counted window (the JIT settles), then the two window lengths. */
+  /**
+   * Calls before the counted windows (the JIT settles), then the two window lengths. 1,000
+   * warm-up calls were too few for the agent steps and the pool round trip: Turbofan still
+   * compiled 0.3-1.5M instructions a call inside their windows, and two repeats of the pool
+   * row read 3.3 and 1.4 (docs/benchmarks.md, Instructions).
+   */
   readonly warmup: number;
   readonly short: number;
   readonly long: number;
@@ -286,45 +291,45 @@ export const ROWS = {
   aiSdkStep: {
     ours: "toAiSdkTools",
     peer: "the SDK's tool()",
-    warmup: 1000,
-    short: 100,
-    long: 300,
+    warmup: 10_000,
+    short: 300,
+    long: 900,
     max: 0.9,
     setup: { ours: () => aiSdkStepSide("ours"), peer: () => aiSdkStepSide("peer") },
   },
   openAiAgentsStep: {
     ours: "toOpenAiAgentsTools",
     peer: "the SDK's tool() (zod)",
-    warmup: 1000,
-    short: 100,
-    long: 300,
+    warmup: 10_000,
+    short: 300,
+    long: 900,
     max: 1.0,
     setup: { ours: () => openAiAgentsSide("ours"), peer: () => openAiAgentsSide("peer") },
   },
   mcpCall: {
     ours: "createMcpServer",
     peer: "McpServer.registerTool",
-    warmup: 1000,
-    short: 100,
-    long: 300,
+    warmup: 10_000,
+    short: 300,
+    long: 900,
     max: 1.0,
     setup: { ours: () => mcpSide("ours"), peer: () => mcpSide("peer") },
   },
   piStep: {
     ours: "toPiAgentTools (zod)",
     peer: "Pi's own TypeBox tool",
-    warmup: 1000,
-    short: 100,
-    long: 300,
+    warmup: 10_000,
+    short: 300,
+    long: 900,
     max: 1.0,
     setup: { ours: () => piSide("ours"), peer: () => piSide("peer") },
   },
   workerDispatch: {
     ours: "WorkerToolExecutor round trip (1 thread, both threads counted)",
     peer: "bare Piscina run (1 thread, both threads counted)",
-    warmup: 1000,
-    short: 100,
-    long: 300,
+    warmup: 10_000,
+    short: 300,
+    long: 900,
     max: 1.15,
     setup: { ours: () => workerDispatchSide("ours"), peer: () => workerDispatchSide("peer") },
   },

@@ -5,7 +5,8 @@
 // BENCH_INSTRUCTIONS_ROWS=a,b counts those rows only; BENCH_INSTRUCTIONS_REPEATS=n (default 1)
 // counts each side n times over; BENCH_INSTRUCTIONS_JOBS=n runs n valgrind processes at once
 // (default 2); BENCH_INSTRUCTIONS_KEEP=dir keeps the dumps there (with node's perf maps copied
-// beside them) for `node dist/bench/instructions/where.js dir`; BENCH_SMOKE=1 counts a few
+// beside them) for `node dist/bench/instructions/where.js dir`, and BENCH_INSTRUCTIONS_FROM=dir
+// counts again from such dumps without valgrind (same rows, repeats and calls); BENCH_SMOKE=1 counts a few
 // calls of each row once and writes nothing unless BENCH_OUT is set.
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -14,7 +15,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { median, now, round, type TargetCheck } from "../harness.js";
 import { RESULTS_FILE } from "../paths.js";
-import { countSide, type PerCall, perCall, type SideCount, V8_FLAGS, VALGRIND_OPTIONS } from "./count.js";
+import { countSide, keptPids, type PerCall, perCall, readSide, type SideCount, V8_FLAGS, VALGRIND_OPTIONS } from "./count.js";
 import { mergeInstructions } from "./merge.js";
 import { isRowName, ROW_NAMES, ROWS, type RowName, type SideName } from "./rows.js";
 
@@ -41,6 +42,8 @@ const positive = (name: string, fallback: number): number => {
 const repeats = smoke ? 1 : positive("BENCH_INSTRUCTIONS_REPEATS", 1);
 const jobs = positive("BENCH_INSTRUCTIONS_JOBS", 2);
 const keep = process.env.BENCH_INSTRUCTIONS_KEEP;
+/** Counts again from the dumps a run kept there (no valgrind): the same rows, repeats and calls as that run. */
+const from = process.env.BENCH_INSTRUCTIONS_FROM;
 const out = process.env.BENCH_OUT ?? (smoke ? undefined : fileURLToPath(RESULTS_FILE));
 
 /** One row's calls: smoke mode keeps the warm-up short and the windows a few calls apart. */
@@ -84,16 +87,23 @@ for (let repeat = 0; repeat < repeats; repeat += 1) {
         const calls = callsOf(row);
         let count: SideCount;
         try {
-          count = await countSide(dir, row, side, calls.warmup, calls.short, calls.long);
+          if (from === undefined) count = await countSide(dir, row, side, calls.warmup, calls.short, calls.long);
+          else {
+            const pid = keptPids(from, row, side)[repeat];
+            if (pid === undefined) throw new Error(`no kept process of ${row} ${side} for repeat ${repeat + 1} in ${from}`);
+            count = readSide(from, row, side, pid, calls.short, calls.long);
+          }
         } catch (error) {
           // One side that failed costs its row, not the run: the other rows are recorded, and this one says why it is missing.
           const reason = error instanceof Error ? error.message : String(error);
           process.stderr.write(`  … ${row} ${side}: FAILED, ${reason}\n`);
           return { row, side, repeat, failure: reason };
         }
-        const map = `/tmp/perf-${count.pid}.map`;
-        if (keep !== undefined && existsSync(map)) copyFileSync(map, `${join(dir, `${row}.${side}.${count.pid}`)}.perf.map`);
-        rmSync(map, { force: true });
+        if (from === undefined) {
+          const map = `/tmp/perf-${count.pid}.map`;
+          if (keep !== undefined && existsSync(map)) copyFileSync(map, `${join(dir, `${row}.${side}.${count.pid}`)}.perf.map`);
+          rmSync(map, { force: true });
+        }
         const figure = perCall(count);
         process.stderr.write(
           `  … ${row} ${side}: ${Math.round(figure.withGc)} instructions per call (GC ${Math.round(figure.gc)}, compilation ${Math.round(figure.compiler)})\n`,
@@ -214,6 +224,8 @@ const section = {
   valgrindOptions: [...VALGRIND_OPTIONS],
   v8Flags: [...V8_FLAGS],
   repeats,
+  // Counted again from a run's kept dumps: `startedAt` and `durationMs` are the recount's, not the run's.
+  ...(from === undefined ? {} : { recountedFromKeptDumps: true }),
   ...(Object.keys(failedRows).length > 0 ? { failedRows } : {}),
   ...nested,
   targets,
