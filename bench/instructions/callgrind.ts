@@ -102,16 +102,14 @@ const GC =
 const COMPILER =
   /v8::internal::(compiler::|turboshaft::|maglev::|baseline::|interpreter::BytecodeGenerator|Parser::|ParserBase|PreParser|Deoptimizer|Runtime_NotifyDeoptimized|OptimizingCompileDispatcher|CodeEventLogger|LinuxPerfBasicLogger)|Compile/;
 
-/** Where a walk from GC or compiler functions stops: JavaScript (builtins, JIT code) and node's own functions run on their own account. */
+/** Node's and libuv's functions and JavaScript (builtins, JIT code) are never a helper of GC or the compiler. */
 const BOUNDARY = /^Builtins_|^0x|^node::|^uv_|^\(/;
 
 type Kind = "gc" | "compiler" | "other";
 
 /**
  * Builtins are never a column's own: callgrind charges what a builtin jumps to (its tail
- * call) to the builtin, and `Builtins_CompileLazy` jumps into the function it compiled, so
- * its inclusive cost is mostly that function running. The runtime functions it calls
- * (Runtime_CompileLazy and the compiler below them) are the compilation.
+ * call) to the builtin, and `Builtins_CompileLazy` jumps into the function it compiled.
  */
 const kindOf = (name: string): Kind =>
   name.startsWith("Builtins_") ? "other" : GC.test(name) ? "gc" : COMPILER.test(name) ? "compiler" : "other";
@@ -125,52 +123,50 @@ export interface Split {
   readonly run: number;
 }
 
-/** Every function reached from a function of `kind` without crossing a boundary (helpers such as memcpy or zone allocation called from inside it). */
-function nestedIn(kind: Kind, edges: readonly (readonly [string, string, number])[]): Set<string> {
-  const callees = new Map<string, string[]>();
-  for (const [caller, callee] of edges) callees.set(caller, [...(callees.get(caller) ?? []), callee]);
-  const seen = new Set<string>();
-  const stack = edges.filter(([caller]) => kindOf(caller) === kind).map(([caller]) => caller);
-  while (stack.length > 0) {
-    const name = stack.pop() as string;
-    if (seen.has(name)) continue;
-    seen.add(name);
-    for (const callee of callees.get(name) ?? []) if (!BOUNDARY.test(callee) && !seen.has(callee)) stack.push(callee);
+/**
+ * Every function's column: GC or compiler by name, or by being called only from that column
+ * (a helper such as the compiler's zone allocator; found to a fixed point). A function that
+ * both columns or the calls themselves call (memcpy, the object factory) stays with the calls.
+ */
+function columns(dump: Dump): Map<string, Kind> {
+  const callers = new Map<string, Set<string>>();
+  for (const key of dump.calls.keys()) {
+    const [caller = "", callee = ""] = key.split("\0");
+    if (caller === callee) continue;
+    const set = callers.get(callee) ?? new Set<string>();
+    set.add(caller);
+    callers.set(callee, set);
   }
-  return seen;
+  const kinds = new Map<string, Kind>();
+  for (const name of new Set([...dump.self.keys(), ...callers.keys()])) kinds.set(name, kindOf(name));
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const [name, kind] of kinds) {
+      if (kind !== "other" || BOUNDARY.test(name)) continue;
+      const from = [...(callers.get(name) ?? [])].map((caller) => kinds.get(caller) ?? "other");
+      const only = from[0];
+      if (only !== undefined && only !== "other" && from.every((kindOfCaller) => kindOfCaller === only)) {
+        kinds.set(name, only);
+        changed = true;
+      }
+    }
+  }
+  return kinds;
 }
 
 /**
- * Splits a dump by entry into GC and compiler functions: a call into a GC function from a
- * function outside GC (and not one of its helpers) counts, inclusive, as GC; likewise into
- * the compiler, less the GC that ran inside the compiler (counted once, as GC). Callgrind's
- * inclusive costs count a call once however deep the recursion below it, and only entries
- * from outside are summed, so nothing is counted twice. Own instructions of GC or compiler
- * functions that no call in the dump reaches (entered before the dump began) count too.
+ * Splits a dump by own (exclusive) instructions: a function's instructions are GC's or the
+ * compiler's when it is theirs by name or is called only from them (bench/instructions/
+ * callgrind.ts `columns`). Own costs add up to the total, so nothing is counted twice however
+ * the calls recurse; what GC or the compiler spend in functions shared with the calls (memcpy)
+ * stays with the calls.
  */
 export function splitDump(dump: Dump): Split {
-  const edges = [...dump.calls].map(([key, cost]) => {
-    const [caller = "", callee = ""] = key.split("\0");
-    return [caller, callee, cost] as const;
-  });
-  const inGc = nestedIn("gc", edges);
-  const inCompiler = nestedIn("compiler", edges);
+  const kinds = columns(dump);
   let gc = 0;
   let compiler = 0;
-  const reached = new Set<string>();
-  for (const [caller, callee, cost] of edges) {
-    reached.add(callee);
-    const to = kindOf(callee);
-    if (to === "gc" && !inGc.has(caller)) {
-      gc += cost;
-      if (inCompiler.has(caller)) compiler -= cost;
-    } else if (to === "compiler" && !inCompiler.has(caller) && !inGc.has(caller)) {
-      compiler += cost;
-    }
-  }
   for (const [name, cost] of dump.self) {
-    if (reached.has(name)) continue;
-    const kind = kindOf(name);
+    const kind = kinds.get(name);
     if (kind === "gc") gc += cost;
     else if (kind === "compiler") compiler += cost;
   }

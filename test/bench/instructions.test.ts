@@ -80,10 +80,35 @@ describe("bench/instructions/callgrind.ts: reading a dump", () => {
     ]);
   });
 
-  test("GC and compilation counted from outside only: the compiler's helper re-entering the compiler adds nothing, GC inside it is GC", () => {
-    // GC: the JIT code's call (300) and the zone helper's, inside the compiler (70).
-    // Compilation: the runtime's entry (400) less the GC inside it (70).
-    expect(splitDump(dump)).toEqual({ total: 1000, gc: 370, compiler: 330, run: 300 });
+  test("GC and compilation by own instructions: their functions by name, and a helper called only from the compiler, counted once", () => {
+    // GC: CollectGarbage 120 + the scavenger 180. Compilation: the runtime entry 40, the
+    // pipeline 200 and the zone helper only it calls 30 (re-entering the pipeline adds nothing).
+    // Builtins_ObjectFreeze and the JIT code stay with the calls.
+    expect(splitDump(dump)).toEqual({ total: 1000, gc: 300, compiler: 270, run: 430 });
+  });
+
+  test("a helper that the calls also use stays with the calls, and a builtin never joins a column", () => {
+    const shared = parseDump(`events: Ir
+totals: 100
+fn=(1) 0x0000000000000010
+0x10 10
+cfn=(2) memcpy
+calls=1 0x20
++1 20
+cfn=(3) Builtins_CompileLazy
+calls=1 0x30
++1 50
+fn=(3)
+0x30 50
+fn=(4) v8::internal::Scavenger::Process()
+0x40 20
+cfn=(2)
+calls=1 0x20
++1 20
+fn=(2)
+0x20 20
+`);
+    expect(splitDump(shared)).toEqual({ total: 100, gc: 20, compiler: 0, run: 80 });
   });
 
   test("JIT code named from node's perf map by address; a later entry for the same range wins; unknown addresses say so", () => {
