@@ -25,6 +25,27 @@ export interface TargetCheck {
   readonly note?: string;
   /** A figure shown for context: not counted in the summary's passes and misses. */
   readonly informational?: boolean;
+  /**
+   * When the row is judged over processes (`npm run bench`: each case in BENCH_PROCESSES
+   * processes of its own): how many, each process's value in the order they ran, and the
+   * spread (highest less lowest). `value` is then their median, and `pass` that process's verdict.
+   */
+  readonly processes?: number;
+  readonly processValues?: number[];
+  readonly spread?: number;
+}
+
+/** Passes and misses of the targets that are not informational. */
+export interface Summary {
+  readonly passed: number;
+  readonly missed: number;
+  readonly missedIds: string[];
+}
+
+export function summarize(targets: readonly TargetCheck[]): Summary {
+  const counted = targets.filter((check) => check.informational !== true);
+  const missed = counted.filter((check) => !check.pass);
+  return { passed: counted.length - missed.length, missed: missed.length, missedIds: missed.map((check) => check.id) };
 }
 
 export const now = (): number => performance.now();

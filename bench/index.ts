@@ -13,9 +13,9 @@ import { benchScaling, type ScalingResult } from "./cases/scaling.js";
 import { benchSerializer, type SerializerResult } from "./cases/serializer.js";
 import { benchVersus, type VersusFigure, type VersusResult } from "./cases/versus.js";
 import { benchWorkerDispatch, type WorkerDispatchResult } from "./cases/worker-dispatch.js";
-import { type CaseOptions, loadAverage, now, round, type TargetCheck } from "./harness.js";
+import { type CaseOptions, loadAverage, now, round, type Summary, summarize, type TargetCheck } from "./harness.js";
 
-export type { CaseOptions, TargetCheck } from "./harness.js";
+export type { CaseOptions, Summary, TargetCheck } from "./harness.js";
 export type {
   AbortResult,
   BudgetsResult,
@@ -81,9 +81,11 @@ export interface BenchResults {
   /** Every case's targets, in case order. */
   readonly targets: TargetCheck[];
   /** Passes and misses of the targets that are not informational. */
-  readonly summary: { readonly passed: number; readonly missed: number; readonly missedIds: string[] };
+  readonly summary: Summary;
   /** `npm run bench`: each case's run, by name; each ran in a process of its own (`runBenchmarks` runs them all in its caller's). */
   readonly caseProcesses?: Record<string, CaseRun>;
+  /** `npm run bench`: how many processes each case ran in (BENCH_PROCESSES); its rows are judged on the median process. */
+  readonly processesPerCase?: number;
   /** The cases run alone (BENCH_CASE) since the last full run, by name: their sections are newer than `startedAt`. */
   readonly caseRuns?: Record<string, CaseRun>;
 }
@@ -93,8 +95,10 @@ export interface CaseRun {
   readonly startedAt: string;
   readonly durationMs: number;
   readonly node: string;
-  /** The process the case ran in. */
+  /** The process the case ran in (over processes: the one whose sections the results keep). */
   readonly pid: number;
+  /** Over processes: every process the case ran in, in order (their target rows are judged on the median). */
+  readonly pids?: number[];
   readonly loadAverageStart: number;
   readonly loadAverageEnd: number;
 }
@@ -136,7 +140,10 @@ export function assembleResults(cases: readonly CaseResults[], start: RunStart):
   for (const result of cases) Object.assign(sections, result.sections);
   const missing = SECTION_ORDER.filter((name) => sections[name] === undefined);
   if (missing.length > 0) throw new Error(`bench: no results for ${missing.join(", ")}`);
-  const complete = sections as Sections;
+  // Rows at a floor are informational however the case ran (in its caller's process, or over processes).
+  const complete = Object.fromEntries(
+    SECTION_ORDER.map((name) => [name, { ...sections[name], targets: (sections[name] as Sections[SectionName]).targets.map(atFloor) }]),
+  ) as unknown as Sections;
   const targets = SECTION_ORDER.flatMap((name) => complete[name].targets);
   return {
     schema: RESULTS_SCHEMA,
@@ -157,13 +164,6 @@ export function assembleResults(cases: readonly CaseResults[], start: RunStart):
     targets,
     summary: summarize(targets),
   };
-}
-
-/** Passes and misses of the targets that are not informational. */
-function summarize(targets: readonly TargetCheck[]): BenchResults["summary"] {
-  const counted = targets.filter((check) => check.informational !== true);
-  const missed = counted.filter((check) => !check.pass);
-  return { passed: counted.length - missed.length, missed: missed.length, missedIds: missed.map((check) => check.id) };
 }
 
 /** The sections of the results that hold a case's figures (each with its `targets`). */
@@ -261,3 +261,81 @@ export function mergeCaseResults(previous: Record<string, unknown>, results: Cas
 /** True when `value` holds every section (a full run's file, or one that cases alone have filled): the report can render it. */
 export const hasEverySection = (value: Record<string, unknown>): value is Record<string, unknown> & BenchResults =>
   SECTION_ORDER.every((name) => typeof value[name] === "object" && value[name] !== null);
+
+/**
+ * Rows shown to be at a floor of this machine or of the contract (issue 43, section 2):
+ * reported, not judged. Each note gives the floor and where its evidence is.
+ */
+export const FLOOR_ROWS: Readonly<Record<string, string>> = {
+  "workerDispatch.sequential.ratio":
+    "at a floor (informational): 1.19-1.23x bare Piscina even with every thread pinned to one vCPU, the contract's own CPU work on both threads; its instruction count is instructions.workerDispatch (docs/benchmarks.md, Instructions)",
+  "versus.piStep":
+    "at a floor (informational): Pi's own tool runs no contract; the adapter's pipeline and argument pre-check are the instructions over it (instructions.piStep, docs/benchmarks.md, Where the instructions go)",
+  "versus.mcpCallWorker":
+    "at a floor (informational): the pool round trip's floor (workerDispatch.sequential) under one MCP call; see instructions.workerDispatch",
+  "versus.aiSdkStepWorker":
+    "at a floor (informational): the pool round trip's floor (workerDispatch.sequential) under one AI SDK step; see instructions.workerDispatch",
+};
+
+/**
+ * A row at a floor made informational (a figure for context has no bar to miss: it passes),
+ * its floor first in the note; a row already made so is returned as it is.
+ */
+function atFloor(check: TargetCheck): TargetCheck {
+  const floor = FLOOR_ROWS[check.id];
+  if (floor === undefined || check.note?.startsWith(floor) === true) return check;
+  return { ...check, informational: true, pass: true, note: check.note === undefined ? floor : `${floor}; ${check.note}` };
+}
+
+/**
+ * One case's results over several processes (each ran the case alone, with its interleaved
+ * rounds): every target row's value is the median of the processes' values (an odd count,
+ * so the median is one process's value and its verdict is that process's), with
+ * `processes`, each process's value and the spread beside it; rows at a floor become
+ * informational. The sections' detail figures are those of the middle process of the case's
+ * first row (the row that names the case's headline figure).
+ */
+export function combineProcesses(runs: readonly CaseResults[]): CaseResults {
+  const first = runs[0];
+  if (first === undefined || runs.length % 2 === 0)
+    throw new Error(`bench: a case is judged over an odd number of processes (got ${runs.length})`);
+  const rowsOf = (run: CaseResults): TargetCheck[] => Object.values(run.sections).flatMap((section) => section.targets);
+  const middleOf = (id: string): { run: CaseResults; check: TargetCheck; values: number[] } => {
+    const found = runs.map((run) => ({ run, check: rowsOf(run).find((check) => check.id === id) }));
+    const missing = found.filter((entry) => entry.check === undefined);
+    if (missing.length > 0) throw new Error(`bench: the ${first.name} case's row ${id} is missing from ${missing.length} of its processes`);
+    const complete = found as { run: CaseResults; check: TargetCheck }[];
+    const sorted = [...complete].sort((a, b) => a.check.value - b.check.value);
+    const middle = sorted[sorted.length >> 1] as (typeof sorted)[number];
+    return { ...middle, values: complete.map((entry) => entry.check.value) };
+  };
+  const ids = rowsOf(first).map((check) => check.id);
+  for (const run of runs) {
+    const missing = ids.filter((id) => !rowsOf(run).some((check) => check.id === id));
+    const extra = rowsOf(run).filter((check) => !ids.includes(check.id));
+    if (missing.length > 0 || extra.length > 0) {
+      throw new Error(
+        `bench: the ${first.name} case's processes disagree on its rows (${[...missing, ...extra.map((check) => check.id)].join(", ")})`,
+      );
+    }
+  }
+  const headline = rowsOf(first)[0];
+  const kept = headline === undefined ? first : middleOf(headline.id).run;
+  const sections: Partial<Sections> = {};
+  for (const [name, section] of Object.entries(kept.sections) as [SectionName, Sections[SectionName]][]) {
+    const targets = section.targets.map((check): TargetCheck => {
+      const { check: middle, values } = middleOf(check.id);
+      const mins = runs.map((run) => rowsOf(run).find((row) => row.id === check.id)?.min);
+      const lowest = mins.every((min) => min !== undefined) ? Math.min(...(mins as number[])) : undefined;
+      return atFloor({
+        ...middle,
+        ...(lowest === undefined ? {} : { min: lowest }),
+        processes: runs.length,
+        processValues: values,
+        spread: round(Math.max(...values) - Math.min(...values)),
+      });
+    });
+    Object.assign(sections, { [name]: { ...section, targets } });
+  }
+  return { name: first.name, sections, run: { ...kept.run, pids: runs.map((run) => run.run.pid) } };
+}

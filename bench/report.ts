@@ -190,7 +190,10 @@ function targetsTable(targets: readonly TargetCheck[], summary: BenchResults["su
       targets.map((check) => [
         check.id,
         check.target,
-        fmt(check.value, 3),
+        // Over processes: the median process's value, with how far the processes spread.
+        check.processes !== undefined && check.processes > 1
+          ? `${fmt(check.value, 3)} (median of ${check.processes}, spread ${fmt(check.spread ?? 0, 3)})`
+          : fmt(check.value, 3),
         check.informational === true ? "info" : check.pass ? "PASS" : "MISS",
         check.note ?? "",
       ]),

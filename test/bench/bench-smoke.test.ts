@@ -70,6 +70,7 @@ const INFORMATIONAL = [
   "inProcess.ratio", // a call with no contract: context, its floor inProcess.stepsRatio (issue 32)
   "inProcess.stepsRatio",
   "inProcess.tracedRatio", // what a recorded span costs: the SDK's work, context not a target
+  "workerDispatch.sequential.ratio", // at a floor (issue 43): bench/index.ts FLOOR_ROWS
   "workerDispatch.sequential.controlRatio", // two identical bare Piscina pools: the instrument's spread
   "workerDispatch.parallel.controlRatio",
   "cpuBatch.piscinaSpeedup",
@@ -132,7 +133,7 @@ describe("docs/benchmarks.md — How to reproduce: benchmarks, smoke mode (one t
   test("runBenchmarks (the library) runs every case in its caller's process: the same sections and target rows", async () => {
     const inProcess = await runBenchmarks({ smoke: true });
     expect(inProcess.caseProcesses).toBeUndefined();
-    expect(Object.keys(inProcess)).toEqual(Object.keys(results).filter((key) => key !== "caseProcesses"));
+    expect(Object.keys(inProcess)).toEqual(Object.keys(results).filter((key) => key !== "caseProcesses" && key !== "processesPerCase"));
     expect(inProcess.targets.map((check) => check.id)).toEqual(results.targets.map((check) => check.id));
   }, 60_000);
 
@@ -286,6 +287,9 @@ describe("docs/benchmarks.md — How to reproduce: benchmarks, smoke mode (one t
       ...INFORMATIONAL,
       ...queueIds.filter((id) => !id.startsWith("queue.vsSandbox") && !id.endsWith(".ours")),
       "versus.mcpCallPoolAlive",
+      "versus.piStep", // at a floor (issue 43): bench/index.ts FLOOR_ROWS
+      "versus.aiSdkStepWorker",
+      "versus.mcpCallWorker",
     ]);
     // A figure shown for context has no bar to miss: its verdict never reads as a miss.
     expect(results.targets.filter((check) => check.informational === true && !check.pass).map((check) => check.id)).toEqual([]);
@@ -480,4 +484,47 @@ describe("docs/benchmarks.md — How to reproduce: BENCH_CASE=<name> runs one ca
     expect(run.stderr).toContain(`BENCH_CASE: no case named "nope"; the cases are: ${BENCH_CASE_NAMES.join(", ")}`);
     expect(() => readFileSync(file)).toThrow();
   });
+});
+
+describe("docs/benchmarks.md — Verdicts over processes: BENCH_PROCESSES=<odd n> judges every row on the median of n processes", () => {
+  const dir = mkdtempSync(join(tmpdir(), "toolgate-bench-processes-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const runCase = (processes: string, out: string) =>
+    spawnSync(process.execPath, [RUN], {
+      env: { ...process.env, BENCH_SMOKE: "1", BENCH_CASE: "serializer", BENCH_PROCESSES: processes, BENCH_OUT: out },
+      encoding: "utf8",
+      timeout: 90_000,
+    });
+
+  test("BENCH_PROCESSES=3: each row holds its 3 processes' values, their median, its verdict and the spread; 3 pids", () => {
+    const file = join(dir, "three.json");
+    const run = runCase("3", file);
+    expect(run.status, run.stderr).toBe(0);
+    const results = JSON.parse(readFileSync(file, "utf8")) as BenchResults;
+    expect(results.targets.length).toBe(6);
+    for (const check of results.targets) {
+      const values = check.processValues ?? [];
+      expect(check.processes).toBe(3);
+      expect(values).toHaveLength(3);
+      const middle = [...values].sort((a, b) => a - b)[1];
+      expect(check.value).toBe(middle);
+      expect(check.spread).toBeCloseTo(Math.max(...values) - Math.min(...values), 3);
+    }
+    const pids = results.caseRuns?.serializer?.pids ?? [];
+    expect(new Set(pids).size).toBe(3);
+    expect(pids).not.toContain(process.pid);
+  }, 100_000);
+
+  test("an even or non-numeric BENCH_PROCESSES is refused with exit code 2 before any case runs; nothing is written", () => {
+    for (const processes of ["2", "0", "five"]) {
+      const file = join(dir, `refused-${processes}.json`);
+      const run = runCase(processes, file);
+      expect(run.status).toBe(2);
+      expect(run.stderr).toContain(
+        `BENCH_PROCESSES must be an odd positive integer: each row is judged on the median process (got "${processes}")`,
+      );
+      expect(() => readFileSync(file)).toThrow();
+    }
+  }, 100_000);
 });

@@ -1,0 +1,48 @@
+// One side of one row, run under callgrind by bench/instructions/count.ts:
+//   node <V8 flags> subject.js <row> <ours|peer> <warm-up calls> <short> <long>
+// It sets the side up, checks what one call returns, makes the warm-up calls, then runs two
+// windows, `short` calls and `long` calls, each between two calls of the marker (the windows
+// share the middle one). Callgrind dumps its counts whenever the marker's native function is
+// entered, so the second and third dumps hold these calls and nothing else (each loop awaits
+// its calls to their end before the marker).
+import { marker } from "./marker.js";
+import { isRowName, ROWS, type SideName } from "./rows.js";
+
+const [rowName = "", side = "", ...countsText] = process.argv.slice(2);
+if (
+  !isRowName(rowName) ||
+  (side !== "ours" && side !== "peer") ||
+  countsText.length !== 3 ||
+  !countsText.every((text) => /^\d+$/.test(text))
+) {
+  process.stderr.write(`usage: subject.js <${Object.keys(ROWS).join("|")}> <ours|peer> <warm-up calls> <short> <long>\n`);
+  process.exit(2);
+}
+const [warmup, short, long] = countsText.map(Number) as [number, number, number];
+const subject = await ROWS[rowName].setup[side as SideName]();
+
+const first = subject.async ? await subject.call() : subject.call();
+if (JSON.stringify(first) !== JSON.stringify(subject.returns)) {
+  throw new Error(
+    `instructions benchmark: ${rowName} ${side} returned ${JSON.stringify(first)}, expected ${JSON.stringify(subject.returns)}`,
+  );
+}
+
+let sink: unknown;
+async function run(count: number): Promise<void> {
+  if (subject.async) {
+    for (let call = 0; call < count; call += 1) sink = await subject.call();
+  } else {
+    for (let call = 0; call < count; call += 1) sink = subject.call();
+  }
+}
+
+await run(warmup);
+marker();
+await run(short);
+marker();
+await run(long);
+marker();
+if (JSON.stringify(sink) !== JSON.stringify(subject.returns))
+  throw new Error(`instructions benchmark: ${rowName} ${side}: the last call differed`);
+await subject.close?.();
