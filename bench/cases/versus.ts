@@ -8,32 +8,10 @@
 import { availableParallelism } from "node:os";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { executeTool, safeValidateTypes } from "@ai-sdk/provider-utils";
-import { type AgentTool, agentLoop } from "@earendil-works/pi-agent-core";
-import {
-  createAssistantMessageEventStream,
-  fauxAssistantMessage,
-  fauxProvider,
-  fauxToolCall,
-  type Message,
-  type Model as PiModel,
-} from "@earendil-works/pi-ai";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { Agent, type Model, type ModelResponse, tool as openAiTool, Runner, Usage } from "@openai/agents";
-import { functionCall } from "@openai/agents/testing";
-import {
-  type Tool as AiSdkTool,
-  tool as aiSdkTool,
-  asSchema,
-  generateText,
-  isStepCount,
-  type ToolExecutionOptions,
-  type ToolSet,
-} from "ai";
-import { MockLanguageModelV4 } from "ai/test";
+import type { AgentTool } from "@earendil-works/pi-agent-core";
+import { fauxProvider } from "@earendil-works/pi-ai";
+import { Agent, Runner } from "@openai/agents";
+import type { ToolSet } from "ai";
 import { Piscina } from "piscina";
 import { executeToolCall, InProcessToolExecutor, type ToolCall, ToolRegistry } from "toolgate";
 import { toAiSdkTools } from "toolgate/ai-sdk";
@@ -41,10 +19,13 @@ import { createMcpServer } from "toolgate/mcp";
 import { toOpenAiAgentsTools } from "toolgate/openai-agents";
 import { toPiAgentTools } from "toolgate/pi";
 import { WorkerToolExecutor } from "toolgate/worker";
-import Type from "typebox";
 import { type CaseOptions, interleave, loadAverage, median, neverAborted, now, pairedRatios, round, type TargetCheck } from "../harness.js";
 import { VERSUS_PISCINA_WORKER, VERSUS_TOOLS_MODULE } from "../paths.js";
-import { pingArguments, pong, versusPing } from "../versus-tools.js";
+import { aiSdkModel, aiSdkOwnSteps, aiSdkStep, sdkPing } from "../versus-sides/ai-sdk.js";
+import { mcpCall, mcpClient, mcpOwnServer } from "../versus-sides/mcp.js";
+import { openAiModel, openAiOwnPing, openAiStep } from "../versus-sides/openai-agents.js";
+import { piOwnPing, piStep } from "../versus-sides/pi.js";
+import { pong, versusPing } from "../versus-tools.js";
 
 /** One comparison: both sides' µs per call and their ratio. */
 export interface VersusFigure {
@@ -218,163 +199,6 @@ function expectSame(what: string, actual: unknown, expected: unknown): void {
 
 const PONG_TEXT = JSON.stringify(pong({ n: 1 }));
 
-/** An AI SDK tool that has an `execute` (what the SDK's `executeTool` takes). */
-type ExecutableAiSdkTool = AiSdkTool & { readonly execute: NonNullable<AiSdkTool["execute"]> };
-
-/** The user's own AI SDK tool: the same zod schema and `execute`, no boundary. */
-const sdkPing = (execute: (input: { n: number }) => unknown): ExecutableAiSdkTool =>
-  aiSdkTool({ description: versusPing.description, inputSchema: pingArguments, execute }) as ExecutableAiSdkTool;
-
-// ---- the AI SDK ----
-
-/** A model that answers every request with one call of `ping` (the SDK's own mock model). */
-function aiSdkModel(): MockLanguageModelV4 {
-  const usage = {
-    inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-    outputTokens: { total: 1, text: 1, reasoning: undefined },
-  };
-  const model = new MockLanguageModelV4({
-    doGenerate: async () => {
-      model.doGenerateCalls.length = 0; // the mock records every request: keep it from growing over a run
-      return {
-        content: [{ type: "tool-call", toolCallId: "call-1", toolName: "ping", input: '{"n":1}' }],
-        finishReason: { unified: "tool-calls", raw: undefined },
-        usage,
-        warnings: [],
-      };
-    },
-  });
-  return model;
-}
-
-/** One agent step: the model calls `ping`, the SDK runs it, the step ends. Returns the tool's output. */
-async function aiSdkStep(model: MockLanguageModelV4, tools: ToolSet): Promise<unknown> {
-  const result = await generateText({ model, tools, prompt: "go", stopWhen: isStepCount(1) });
-  const part = result.steps[0]?.content.find((item) => item.type === "tool-result" || item.type === "tool-error");
-  return part?.type === "tool-result" ? part.output : part;
-}
-
-/** JSON round trip of an in-process tool output, as the SDK makes its model output (`toJSONValue` in ai's source). */
-function toJsonValue(value: unknown): unknown {
-  if (value === undefined) return null;
-  const text = JSON.stringify(value);
-  return text === undefined ? null : JSON.parse(text);
-}
-
-/**
- * The AI SDK's own work per tool call, as ai 7's generateText does it (doParseToolCall,
- * executeToolCall, createToolModelOutput): the tool's schema checked with the SDK's
- * `safeValidateTypes` (after `asSchema`, per call as the SDK does), the SDK's own
- * `executeTool` generator, and the output's JSON round trip. The model's argument text is
- * parsed before both sides (toolgate gets the parsed arguments too), and the SDK's
- * bookkeeping around these steps (callbacks, telemetry wrappers, timing) is left out: this
- * side is a lower bound of the SDK's own per-call cost.
- */
-async function aiSdkOwnSteps(sdkTool: ExecutableAiSdkTool, input: unknown): Promise<unknown> {
-  const parsed = await safeValidateTypes({ value: input, schema: asSchema(sdkTool.inputSchema) });
-  if (!parsed.success) throw parsed.error;
-  let output: unknown;
-  // The options the SDK passes for a call without abort signal, tool context or sandbox.
-  const options = { toolCallId: "call-1", messages: [], abortSignal: undefined, context: undefined, experimental_sandbox: undefined };
-  for await (const part of executeTool({
-    tool: sdkTool,
-    input: parsed.value,
-    options: options as unknown as ToolExecutionOptions<never>,
-  })) {
-    if (part.type === "final") output = part.output;
-  }
-  return { type: "json", value: toJsonValue(output) };
-}
-
-// ---- the OpenAI Agents SDK ----
-
-/** A model that answers every request with one call of `ping`. */
-const openAiModel: Model = {
-  getResponse: async (): Promise<ModelResponse> => ({
-    output: [functionCall("ping", { n: 1 }, { callId: "call-1" })],
-    usage: new Usage({ requests: 1 }),
-    responseId: "response-1",
-  }),
-  getStreamedResponse: () => {
-    throw new Error("versus benchmark: the model does not stream");
-  },
-};
-
-/** One agent turn: the model calls `ping`, the SDK runs it, and the run stops on that tool's output. */
-async function openAiStep(runner: Runner, agent: Agent): Promise<unknown> {
-  const result = await runner.run(agent, "go");
-  return result.finalOutput;
-}
-
-// ---- Pi 0.85 ----
-
-/** Pi's stream function, answering every request with one call of `ping` (no token chunking: the same on both sides). */
-const piStream = () => {
-  const stream = createAssistantMessageEventStream();
-  stream.push({
-    type: "done",
-    reason: "toolUse",
-    message: fauxAssistantMessage([fauxToolCall("ping", { n: 1 }, { id: "call-1" })], { stopReason: "toolUse" }),
-  });
-  return stream;
-};
-
-/** One turn of Pi's agent loop: the model calls `ping`, Pi checks and runs it, the loop stops. Returns the tool result's text. */
-async function piStep(tools: AgentTool[], model: PiModel<string>): Promise<unknown> {
-  const stream = agentLoop(
-    [{ role: "user", content: "go", timestamp: 0 }],
-    { systemPrompt: "", messages: [], tools },
-    { model, convertToLlm: (messages) => messages as Message[], shouldStopAfterTurn: () => true },
-    undefined,
-    piStream,
-  );
-  for await (const _event of stream) {
-    // a loop's caller reads its events; both sides emit the same ones
-  }
-  const messages = await stream.result();
-  const result = messages.find((message) => "role" in message && message.role === "toolResult");
-  if (result === undefined || !("content" in result) || !Array.isArray(result.content)) return undefined;
-  return result.isError ? result : (result.content[0] as { text?: string } | undefined)?.text;
-}
-
-/** Pi's own tool: the TypeBox schema Pi checks, and the same `pong` as text. */
-const piOwnPing: AgentTool = {
-  name: "ping",
-  label: "ping",
-  description: versusPing.description,
-  parameters: Type.Object({ n: Type.Number() }),
-  execute: async (_toolCallId, params) => ({
-    content: [{ type: "text", text: JSON.stringify(pong(params as { n: number })) }],
-    details: {},
-  }),
-};
-
-// ---- MCP ----
-
-/** A client connected to `server` over the SDK's in-memory transport pair. */
-async function mcpClient(server: Server | McpServer): Promise<Client> {
-  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverTransport);
-  const client = new Client({ name: "bench-client", version: "1.0.0" });
-  await client.connect(clientTransport);
-  return client;
-}
-
-/** The user's own MCP server: `registerTool` with the zod shape, the output as JSON text. */
-function mcpOwnServer(execute: (input: { n: number }) => unknown): McpServer {
-  const server = new McpServer({ name: "bench-peer", version: "1.0.0" });
-  server.registerTool("ping", { description: versusPing.description, inputSchema: pingArguments.shape }, async (input) => ({
-    content: [{ type: "text", text: JSON.stringify(await execute(input)) }],
-  }));
-  return server;
-}
-
-async function mcpCall(client: Client): Promise<unknown> {
-  const result = await client.callTool({ name: "ping", arguments: { n: 1 } });
-  const content = result.content as { type: string; text?: string }[] | undefined;
-  return result.isError === true ? result : content?.[0]?.text;
-}
-
 // ---- the case ----
 
 /** The figure's own numbers, for a target row's note: both sides, the CPU ratio, the spread, and the command. */
@@ -418,9 +242,7 @@ export async function benchVersus(options: CaseOptions = {}): Promise<VersusResu
   const agentOf = (tools: Agent["tools"]) =>
     new Agent({ name: "bench", instructions: "Call ping.", model: openAiModel, tools, toolUseBehavior: "stop_on_first_tool" });
   const oursAgent = agentOf(toOpenAiAgentsTools(registry));
-  const ownAgent = agentOf([
-    openAiTool({ name: "ping", description: versusPing.description, parameters: pingArguments, execute: (input) => pong(input) }),
-  ]);
+  const ownAgent = agentOf([openAiOwnPing()]);
   const openAiAgentsStep = await compare(
     plan,
     { label: "toOpenAiAgentsTools", call: () => openAiStep(runner, oursAgent), returns: PONG_TEXT },
