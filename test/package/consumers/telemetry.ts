@@ -75,8 +75,20 @@ await executor.executeToolCall({ type: "toolCall", id: "call-1", name: "add", ar
 await executor.executeToolCall({ type: "toolCall", id: "call-2", name: "ecko", arguments: {} }, signal);
 await executor.close();
 
+// toolgate records a span of its own for each call (gen_ai.operation.name "execute_tool", docs/operations.md — Tracing)
+// beside the ones the example's hooks open: each is checked apart.
+const own = recorded.filter(({ attributes }) => attributes["gen_ai.operation.name"] === "execute_tool");
+const example = recorded.filter(({ attributes }) => attributes["gen_ai.operation.name"] === undefined);
+assert.equal(own.length + example.length, recorded.length);
 assert.deepEqual(
-  recorded.map(({ name, attributes, status, ended }) => [
+  own.map(({ name, attributes, ended }) => [name, attributes["gen_ai.tool.call.id"], ended]),
+  [
+    ["execute_tool add", "call-1", true],
+    ["execute_tool ecko", "call-2", true],
+  ],
+);
+assert.deepEqual(
+  example.map(({ name, attributes, status, ended }) => [
     name,
     attributes["gen_ai.tool.call.id"],
     attributes["toolgate.outcome"],
@@ -88,4 +100,4 @@ assert.deepEqual(
     ["execute_tool ecko", "call-2", "error", { code: SpanStatusCode.ERROR, message: "TOOL_NOT_FOUND" }, true],
   ],
 );
-assert.equal(typeof recorded[0]?.attributes["toolgate.run_ms"], "number");
+assert.equal(typeof example[0]?.attributes["toolgate.run_ms"], "number");

@@ -27,19 +27,29 @@ await executor.executeToolCall({ type: "toolCall", id: "call-1", name: "add", ar
 await executor.executeToolCall({ type: "toolCall", id: "call-2", name: "ecko", arguments: {} }, signal);
 await executor.close();
 
+// toolgate's own spans (gen_ai.operation.name "execute_tool", docs/operations.md — Tracing) beside the example's.
+const spans = exporter.getFinishedSpans();
+const own = spans.filter((span) => span.attributes["gen_ai.operation.name"] === "execute_tool");
+const example = spans.filter((span) => span.attributes["gen_ai.operation.name"] === undefined);
+assert.equal(own.length + example.length, spans.length);
 assert.deepEqual(
-  exporter
-    .getFinishedSpans()
-    .map((span) => [
-      span.name,
-      span.attributes["gen_ai.tool.call.id"],
-      span.attributes["toolgate.outcome"],
-      span.status.code,
-      span.status.message,
-    ]),
+  own.map((span) => [span.name, span.attributes["gen_ai.tool.call.id"], span.status.code]),
+  [
+    ["execute_tool add", "call-1", SpanStatusCode.UNSET],
+    ["execute_tool ecko", "call-2", SpanStatusCode.ERROR],
+  ],
+);
+assert.deepEqual(
+  example.map((span) => [
+    span.name,
+    span.attributes["gen_ai.tool.call.id"],
+    span.attributes["toolgate.outcome"],
+    span.status.code,
+    span.status.message,
+  ]),
   [
     ["execute_tool add", "call-1", "success", SpanStatusCode.UNSET, undefined],
     ["execute_tool ecko", "call-2", "error", SpanStatusCode.ERROR, "TOOL_NOT_FOUND"],
   ],
 );
-assert.equal(typeof exporter.getFinishedSpans()[0]?.attributes["toolgate.run_ms"], "number");
+assert.equal(typeof example[0]?.attributes["toolgate.run_ms"], "number");
