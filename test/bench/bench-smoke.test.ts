@@ -32,6 +32,7 @@ const TARGET_IDS = [
   "workerDispatch.sequential.controlRatio",
   "workerDispatch.parallel.controlRatio",
   "cpuBatch.speedup",
+  "cpuBatch.speedupVsCores",
   "cpuBatch.piscinaSpeedup",
   "responsiveness.worker.p99Ms",
   "responsiveness.inProcess.p99Ms",
@@ -73,6 +74,7 @@ const INFORMATIONAL = [
   "workerDispatch.sequential.ratio", // at a floor (issue 43): bench/index.ts FLOOR_ROWS
   "workerDispatch.sequential.controlRatio", // two identical bare Piscina pools: the instrument's spread
   "workerDispatch.parallel.controlRatio",
+  "cpuBatch.speedupVsCores", // issue 10's 0.95 x cores, context since issue 43 judges against bare Piscina
   "cpuBatch.piscinaSpeedup",
   "abort.inProcess.spinningSettledAfterMs",
   "scaling.cpuThreads.perDoubling",
@@ -225,6 +227,8 @@ describe("docs/benchmarks.md — How to reproduce: benchmarks, smoke mode (one t
       targetSpeedup: expect.any(Number),
     });
     expect(results.cpuBatch.piscinaMs).toBeGreaterThan(0);
+    // Issue 43, section 2: the target follows bare Piscina's own speedup in the same rounds.
+    expect(results.cpuBatch.targetSpeedup).toBeCloseTo(0.97 * results.cpuBatch.piscinaSpeedup, 1);
     for (const delay of [results.responsiveness.inProcess, results.responsiveness.worker]) {
       expect(delay).toEqual({
         samples: expect.any(Number),
