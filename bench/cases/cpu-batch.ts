@@ -245,7 +245,9 @@ export async function benchCpuBatch(
               value: round(speedup),
               pass: true,
               informational: true,
-              ...(speedup >= coresTarget ? {} : { note: `below ${coresTarget}: bare Piscina reached ${round(piscinaSpeedup)}x in the same rounds` }),
+              ...(speedup >= coresTarget
+                ? {}
+                : { note: `below ${coresTarget}: bare Piscina reached ${round(piscinaSpeedup)}x in the same rounds` }),
             },
             {
               id: "cpuBatch.piscinaSpeedup",
