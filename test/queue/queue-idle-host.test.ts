@@ -5,10 +5,12 @@
 // nothing delivered either way) and forwards new ones, as after a failover behind a partition:
 // ioredis still says "ready", BullMQ's fetch is never answered. The agent reaches Redis directly.
 // docs/queue.md — Watching a host (the fetch watchdog), Options (startTimeoutMs).
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { Redis } from "ioredis";
 import { QueueToolExecutor, runToolWorkerHost, type ToolWorkerHost } from "toolgate/queue";
 import { afterEach, describe, expect, test } from "vitest";
-import { call, errorOf, fixture, neverAborted } from "../support/helpers.js";
+import { call, errorOf, fixture, neverAborted, scratchDir } from "../support/helpers.js";
 import { type PartitionProxy, startPartitionProxy } from "../support/partition-proxy.js";
 import { hasRedisServerBinary, type RedisServer, startRedisServer, uniqueQueue } from "../support/redis.js";
 
@@ -201,6 +203,70 @@ describe.skipIf(!ownServer)("issue 44: a host that takes no jobs while it believ
       await expect(
         runToolWorkerHost({ connection: "redis://127.0.0.1:1", queue: "q", modules: [TOOLS], fetchStallMs: fetchStallMs as number }),
       ).rejects.toMatchObject({ code: "INVALID_ARGUMENT", message: expect.stringContaining("options.fetchStallMs") });
+    }
+  });
+});
+
+describe.skipIf(!ownServer)("issue 44: an agent's call that no host takes ends within startTimeoutMs", () => {
+  test("no host: the call (no time limit of its own) ends TOOL_EXECUTION_TIMEOUT after startTimeoutMs, its job removed; a host that comes later never runs it", async () => {
+    const server = await startRedisServer();
+    cleanups.push(() => server.kill());
+    const queue = uniqueQueue("no-host");
+    const startTimeoutMs = 1000;
+    const heartbeatMs = 100;
+    const agent = await QueueToolExecutor.create({ connection: server.url, queue, modules: [TOOLS], heartbeatMs, startTimeoutMs });
+    cleanups.push(() => agent.close());
+    const direct = new Redis(server.url);
+    cleanups.push(async () => direct.disconnect());
+    const marker = join(scratchDir(), "touched");
+    const sentAt = performance.now();
+    const pending = agent.executeToolCall(call("touch", { path: marker }, "untaken"), neverAborted());
+    await until(async () => (await direct.keys(`bull:${queue}:tg-*`)).length === 1, 900, "the job's hash in Redis");
+    expect(await direct.llen(`bull:${queue}:wait`)).toBe(1);
+    const result = await pending;
+    const settledMs = performance.now() - sentAt;
+    const error = errorOf(result);
+    expect(error.code).toBe("TOOL_EXECUTION_TIMEOUT");
+    expect(error.message).toContain(
+      `no worker host took the call within 1000 ms (startTimeoutMs): is a host running on the queue ${queue}`,
+    );
+    expect(settledMs).toBeGreaterThanOrEqual(startTimeoutMs);
+    expect(settledMs).toBeLessThan(startTimeoutMs + heartbeatMs + 1500);
+    // The job is gone: out of the wait list, its hash deleted (the cancel script), so no host can take it.
+    await until(async () => (await direct.keys(`bull:${queue}:tg-*`)).length === 0, 2000, "the job's hash removed");
+    expect(await direct.llen(`bull:${queue}:wait`)).toBe(0);
+    // A host that comes now takes the next call, and never the removed one.
+    const host = await runToolWorkerHost({ connection: server.url, queue, modules: [TOOLS], threads: 1 });
+    cleanups.push(() => host.close());
+    expect((await agent.executeToolCall(call("wait", { ms: 1 }, "taken"), neverAborted())).isError).toBe(false);
+    expect(existsSync(marker)).toBe(false);
+    process.stdout.write(
+      `[issue 44 start timeout] no host, startTimeoutMs ${startTimeoutMs}, heartbeatMs ${heartbeatMs}: settled after ${Math.round(settledMs)} ms\n`,
+    );
+  }, 30_000);
+
+  test("a job a host took is not cut by startTimeoutMs: a call running longer than it returns its result", async () => {
+    const server = await startRedisServer();
+    cleanups.push(() => server.kill());
+    const queue = uniqueQueue("taken");
+    const host = await runToolWorkerHost({ connection: server.url, queue, modules: [TOOLS], threads: 1 });
+    cleanups.push(() => host.close());
+    const agent = await QueueToolExecutor.create({ connection: server.url, queue, modules: [TOOLS], heartbeatMs: 50, startTimeoutMs: 300 });
+    cleanups.push(() => agent.close());
+    const result = await agent.executeToolCall(call("wait", { ms: 1200 }, "long"), neverAborted());
+    expect(result).toMatchObject({ isError: false, content: "waited" });
+  }, 30_000);
+
+  test("startTimeoutMs is checked like every option", async () => {
+    for (const startTimeoutMs of [99, 2 ** 31, 1.5, "5000"]) {
+      await expect(
+        QueueToolExecutor.create({
+          connection: "redis://127.0.0.1:1",
+          queue: "q",
+          modules: [TOOLS],
+          startTimeoutMs: startTimeoutMs as number,
+        }),
+      ).rejects.toMatchObject({ code: "INVALID_ARGUMENT", message: expect.stringContaining("options.startTimeoutMs") });
     }
   });
 });
