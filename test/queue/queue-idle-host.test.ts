@@ -198,6 +198,29 @@ describe.skipIf(!ownServer)("issue 44: a host that takes no jobs while it believ
     );
   }, 30_000);
 
+  test("a busy host is not stuck: every thread running, jobs waiting past fetchStallMs, /readyz stays ready and nothing is counted", async () => {
+    const stallMs = 1000;
+    const r = await rig(stallMs);
+    const port = r.host.metricsPort as number;
+    // One thread: the first call holds it 3 × fetchStallMs while the second waits in the queue.
+    const running = r.agent.executeToolCall(call("wait", { ms: 3 * stallMs }, "busy"), neverAborted());
+    const waiting = r.agent.executeToolCall(call("wait", { ms: 1 }, "behind"), neverAborted());
+    await until(async () => (await r.direct.llen(`bull:${r.queue}:wait`)) === 1, 2000, "the second job waiting");
+    const statuses = new Set<number>();
+    let polls = 0;
+    while ((await r.direct.llen(`bull:${r.queue}:wait`)) === 1) {
+      statuses.add((await readyz(port)).status);
+      polls += 1;
+      await sleep(50);
+    }
+    expect(polls).toBeGreaterThan(10);
+    expect(statuses).toEqual(new Set([200]));
+    expect((await running).isError).toBe(false);
+    expect((await waiting).isError).toBe(false);
+    expect(await metric(port, "toolgate_host_fetch_stalls_total")).toBe(0);
+    expect(r.errors).toEqual([]);
+  }, 30_000);
+
   test("fetchStallMs is checked like every option", async () => {
     for (const fetchStallMs of [999, 600_001, 1.5, "5000"]) {
       await expect(
