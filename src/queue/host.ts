@@ -81,7 +81,7 @@ export interface ToolWorkerHostOptions {
   readonly connectTimeoutMs?: number;
   /** How long `close()` lets running jobs finish before it stops them (default 30 000). */
   readonly closeTimeoutMs?: number;
-  /** Told of BullMQ and Redis errors the host survives (a lost connection, a failed lock renewal). */
+  /** Told of BullMQ and Redis errors the host survives (a lost connection, a failed lock renewal, a stall its fetch watchdog found). */
   readonly onError?: (error: unknown) => void;
   /**
    * Serve GET /metrics (Prometheus text), /healthz and /readyz on this TCP port, all interfaces
