@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // toolgate-worker: a worker host as a command.
 //   toolgate-worker --redis redis://127.0.0.1:6379 --queue tools [--prefix P] [--threads N]
-//                   [--timeout MS] [--abort-grace MS] [--lock-duration MS] [--metrics-port N]
+//                   [--timeout MS] [--abort-grace MS] [--lock-duration MS] [--metrics-port N] [--fetch-stall MS]
 //                   [--redis-ca ca.pem] [--cluster | --sentinel NAME] tools.js [more-tools.js ...]
 // --redis may carry an ACL user and password (rediss://user:password@host:port); --redis-ca is
 // the PEM file of the CA a rediss:// server's certificate must be signed by; --cluster makes the
@@ -19,7 +19,7 @@ import { runToolWorkerHost, type ToolWorkerHostOptions } from "./host.js";
 import type { QueueConnection } from "./options.js";
 
 const USAGE =
-  "usage: toolgate-worker --redis redis[s]://[user:password@]host:port --queue NAME [--prefix P] [--threads N] [--timeout MS] [--abort-grace MS] [--lock-duration MS] [--metrics-port N] [--redis-ca FILE] [--cluster | --sentinel NAME] tools.js [...]";
+  "usage: toolgate-worker --redis redis[s]://[user:password@]host:port --queue NAME [--prefix P] [--threads N] [--timeout MS] [--abort-grace MS] [--lock-duration MS] [--metrics-port N] [--fetch-stall MS] [--redis-ca FILE] [--cluster | --sentinel NAME] tools.js [...]";
 
 /** `--help`: every flag with its default, what the command reads besides its flags, an example. */
 const HELP = `${USAGE}
@@ -48,6 +48,10 @@ definitions; the agents' QueueToolExecutor must know the same tools).
   --metrics-port N       serve GET /metrics (Prometheus text), /healthz and /readyz on this TCP port,
                          all interfaces, 0 to 65535 (0: a free port, printed on the ready line;
                          default: no server)
+  --fetch-stall MS       a host with a thread free that takes no job this long while jobs wait in
+                         its queue (or whose check of the queue Redis does not answer this long)
+                         counts itself stuck: /readyz says why, and it makes its connections to
+                         Redis again, 1000 to 600000 (default: 15000)
   --help                 this text
 
 Environment: none of its own (Node's own, such as NODE_OPTIONS and NODE_EXTRA_CA_CERTS, apply).
@@ -73,6 +77,7 @@ const FLAGS = {
   "abort-grace": { type: "string" },
   "lock-duration": { type: "string" },
   "metrics-port": { type: "string" },
+  "fetch-stall": { type: "string" },
   help: { type: "boolean" },
 } as const;
 const FLAG_NAMES: readonly string[] = Object.keys(FLAGS);
@@ -165,6 +170,7 @@ async function main(): Promise<void> {
       abortGraceMs: numberFlag(parsed.values, "abort-grace"),
       lockDurationMs: numberFlag(parsed.values, "lock-duration"),
       metricsPort: numberFlag(parsed.values, "metrics-port"),
+      fetchStallMs: numberFlag(parsed.values, "fetch-stall"),
     };
   } catch (error) {
     process.stderr.write(`toolgate-worker: ${describeFailure(error).text}\n`);

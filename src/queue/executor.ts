@@ -115,6 +115,12 @@ export interface QueueToolExecutorOptions {
   readonly redisLostMs?: number;
   /** How long `close()` waits for accepted calls before failing them (default 30 000). */
   readonly closeTimeoutMs?: number;
+  /**
+   * A call whose job no host has taken this long after it was enqueued ends TOOL_EXECUTION_TIMEOUT
+   * "no worker host took the call …", its job removed so that it never starts (default 300 000,
+   * 100..2^31 - 1): with no host, or none that takes jobs, a call without a time limit ends all the same.
+   */
+  readonly startTimeoutMs?: number;
 }
 
 interface ResolvedOptions {
@@ -126,6 +132,7 @@ interface ResolvedOptions {
   readonly connectTimeoutMs: number;
   readonly redisLostMs: number;
   readonly closeTimeoutMs: number;
+  readonly startTimeoutMs: number;
   /** The executor's attachment budgets as jobs carry them: absent when they are the defaults. */
   readonly sentAttachmentBudgets: ResolvedAttachmentBudgets | undefined;
 }
@@ -151,6 +158,8 @@ interface PendingJob {
   progress(data: unknown): void;
   /** This side gives up with `outcome`, and marks the job so that no host starts it. */
   giveUp(outcome: ToolOutcome): void;
+  /** No host took the job within startTimeoutMs: TOOL_EXECUTION_TIMEOUT, and the job is removed. */
+  startTimedOut(): void;
 }
 
 /** Jobs with a missing hash this many heartbeats in a row are lost (one tick may race the event). */
@@ -396,6 +405,10 @@ export class QueueToolExecutor implements ToolExecutor {
         giveUp: (outcome) => {
           if (stop("gave-up")) resolve(outcome);
         },
+        // A timeout: should a host take the job as the cancel goes out, its tool is stopped as at a call's limit.
+        startTimedOut: () => {
+          if (stop("timeout")) resolve(notStartedInTime(this.#options.startTimeoutMs, this.#options.queue));
+        },
       };
       const unwatch = watchAbort(signal, () => {
         if (stop("abort")) reject(abortReason(signal));
@@ -491,9 +504,15 @@ export class QueueToolExecutor implements ToolExecutor {
       this.#lastHealthyAt = PerformanceNow();
       for (let index = 0; index < watched.length; index += 1) {
         const job = states[index] as JobState;
+        const entry = watched[index] as PendingJob;
+        // Still in the wait list (no host took it: a taken job has its start time or its lock).
+        if (job.state === "waiting" && this.#lastHealthyAt - entry.since >= this.#options.startTimeoutMs) {
+          entry.startTimedOut();
+          continue;
+        }
         // A finished job whose event never came: the event reader may have lost its place in the stream.
         if (job.state === "completed" || job.state === "failed") this.#events.checkPlace();
-        applyState(watched[index] as PendingJob, job);
+        applyState(entry, job);
       }
     } catch {
       // Redis did not answer: #lastHealthyAt stays where it was, and the next tick judges.
@@ -619,6 +638,17 @@ function agentFacts(facts: HostFacts, elapsedMs: number): RunFacts {
   };
 }
 
+/** A call whose job no host took within startTimeoutMs. */
+function notStartedInTime(startTimeoutMs: number, queue: string): ToolOutcome {
+  return ObjectFreeze({
+    content: errorContent(ToolErrorCode.EXECUTION_TIMEOUT, {
+      text: `no worker host took the call within ${startTimeoutMs} ms (startTimeoutMs): is a host running on the queue ${queue}, and taking jobs? The tool did not start, and it will not start after this`,
+      cut: false,
+    }),
+    isError: true,
+  });
+}
+
 function timedOut(timeoutMs: number): ToolOutcome {
   return ObjectFreeze({
     content: errorContent(ToolErrorCode.EXECUTION_TIMEOUT, { text: `the tool did not finish within ${timeoutMs} ms`, cut: false }),
@@ -681,6 +711,7 @@ const QUEUE_OPTION_KEYS: readonly string[] = ObjectFreeze([
   "connectTimeoutMs",
   "redisLostMs",
   "closeTimeoutMs",
+  "startTimeoutMs",
   // refused, each with its reason (REFUSED_OPTIONS)
   "app",
   "outputBudgets",
@@ -732,6 +763,7 @@ function resolveOptions(options: QueueToolExecutorOptions): {
       connectTimeoutMs: integerOr(raw.connectTimeoutMs, "options.connectTimeoutMs", { min: 1, max: 60_000, fallback: 5000 }),
       redisLostMs,
       closeTimeoutMs: durationOption("closeTimeoutMs", raw.closeTimeoutMs, 0, 30_000),
+      startTimeoutMs: durationOption("startTimeoutMs", raw.startTimeoutMs, 100, 300_000),
       sentAttachmentBudgets: settings.attachmentBudgets === DEFAULT_ATTACHMENT_BUDGETS ? undefined : settings.attachmentBudgets,
     },
     registry: registry as ToolRegistry | undefined,

@@ -157,7 +157,7 @@ describe("toolgate-worker --help and --metrics-port", () => {
     const { stdout } = await run(process.execPath, [CLI, "--help"]);
     const flags = [
       ...["--redis", "--queue", "--prefix", "--redis-ca", "--cluster", "--sentinel"],
-      ...["--threads", "--timeout", "--abort-grace", "--lock-duration", "--metrics-port", "--help"],
+      ...["--threads", "--timeout", "--abort-grace", "--lock-duration", "--metrics-port", "--fetch-stall", "--help"],
     ];
     for (const flag of flags) expect(stdout).toMatch(new RegExp(`^  ${flag} `, "m"));
     expect(stdout.match(/default: [^)\n]+\)/g)?.length).toBe(flags.length - 3); // every flag but the two required ones and --help
