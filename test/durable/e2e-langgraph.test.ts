@@ -73,7 +73,7 @@ describe.runIf(redisUrl !== undefined)("issue 42, test 14: LangGraph resumed in 
       { id: "call-c", status: "success", content: "charged 500 (#1)" },
     ]);
     expect(resumed.final).toBe("done");
-  });
+  }, 60_000);
 
   test("SIGKILL while notify still runs (after the interrupt): the re-run finds it lost (its lease lapsed), so notify ran once in total and the model reads the lost result", async () => {
     const { paused, afterKill, resumed, total } = await pauseKillResume(true, true);
@@ -87,7 +87,7 @@ describe.runIf(redisUrl !== undefined)("issue 42, test 14: LangGraph resumed in 
     expect(resumed.toolMessages[0]?.id).toBe("call-n");
     expect(resumed.toolMessages[0]?.content).toContain(LOST);
     expect(resumed.toolMessages[1]).toEqual({ id: "call-c", status: "success", content: "charged 500 (#1)" });
-  });
+  }, 60_000);
 
   test("the premise: without durable, the resumed process runs notify again (2 executions), charge once", async () => {
     const { paused, afterKill, resumed, total } = await pauseKillResume(false);
@@ -95,7 +95,7 @@ describe.runIf(redisUrl !== undefined)("issue 42, test 14: LangGraph resumed in 
     expect(afterKill).toEqual({ notify: 1, charge: 0 });
     expect(total).toEqual({ notify: 2, charge: 1 });
     expect(resumed.toolMessages[0]).toEqual({ id: "call-n", status: "success", content: "sent hello (#2)" });
-  });
+  }, 60_000);
 });
 
 async function until(check: () => Promise<boolean>, ms = 10_000): Promise<void> {

@@ -11,6 +11,8 @@ export interface FixtureProcess {
   line(prefix: string): Promise<string>;
   /** The JSON of the first line that starts with "{" (the fixture's report). */
   report<T>(): Promise<T>;
+  /** Rejects when the process ends (never resolves): raced with a wait, a fixture that dies fails the test at once. */
+  readonly alive: Promise<never>;
 }
 
 const running = new Set<ChildProcess>();
@@ -25,6 +27,9 @@ export function startFixture(fixture: URL, config: unknown): FixtureProcess {
   const lines: string[] = [];
   const waiters = new Set<{ prefix: string; resolve: (rest: string) => void; reject: (error: Error) => void }>();
   let exit: string | undefined;
+  let ended: (error: Error) => void = () => {};
+  const alive = new Promise<never>((_resolve, reject) => (ended = reject));
+  alive.catch(() => {}); // awaited only while the test waits on something else
   createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (text) => {
     lines.push(text);
     for (const waiter of waiters) {
@@ -39,6 +44,7 @@ export function startFixture(fixture: URL, config: unknown): FixtureProcess {
     exit = `${fixture.pathname.split("/").at(-1)} exited (${code ?? signal})`;
     for (const waiter of waiters) waiter.reject(new Error(`${exit} without a line starting with ${JSON.stringify(waiter.prefix)}`));
     waiters.clear();
+    ended(new Error(exit));
   });
   const line = (prefix: string): Promise<string> => {
     const found = lines.find((text) => text.startsWith(prefix));
@@ -48,7 +54,7 @@ export function startFixture(fixture: URL, config: unknown): FixtureProcess {
     }
     return new Promise((resolve, reject) => waiters.add({ prefix, resolve, reject }));
   };
-  return { child, line, report: async <T>() => JSON.parse(`{${await line("{")}`) as T };
+  return { child, line, report: async <T>() => JSON.parse(`{${await line("{")}`) as T, alive };
 }
 
 /** SIGKILLs `child` by its pid and resolves once it is gone (at once if it already exited). */
@@ -63,4 +69,9 @@ export function killed(child: ChildProcess): Promise<void> {
 /** Ends every fixture process still up (afterAll / afterEach). */
 export async function killAll(): Promise<void> {
   await Promise.all([...running].map((child) => killed(child)));
+}
+
+/** `work`, failed at once if any of `processes` ends before it settles. */
+export function whileUp<T>(work: Promise<T>, ...processes: readonly FixtureProcess[]): Promise<T> {
+  return Promise.race([work, ...processes.map((each) => each.alive)]);
 }
