@@ -1,7 +1,8 @@
 // Issue 42's test 16: a bounded soak. Rounds of agent processes (one or two at once, each an
 // in-process or a worker executor with a redisDurableStore) issue durable calls, two copies
 // of each, under one run id: each round's new keys and the last round's again. Most agents are
-// SIGKILLed at a random point; some tools end their worker thread mid-run. A last agent, never
+// SIGKILLed at a random point; some tools end their worker thread mid-run, some spin it past
+// their time limit (the pool kills the thread). A last agent, never
 // killed, re-issues every key. Checked: an at-most-once tool never ran twice for a key (its
 // INCR counter, outside the record, is at most 1); no execution came after a key's recorded
 // outcome; every surviving agent's calls all settled (none hung); and every copy and every
@@ -17,18 +18,21 @@ const ROUNDS = 8;
 const NEW_KEYS_PER_ROUND = 16;
 const COPIES = 2;
 const RETRIED_ATTEMPTS = 3;
+/** The time limit of a call whose tool spins its worker thread: past it, the pool kills the thread. */
+const SPIN_TIMEOUT_MS = 300;
 
 interface SoakCall {
   readonly type: "toolCall";
   readonly id: string;
   readonly name: "once" | "retried";
-  readonly arguments: { readonly counter: string; readonly workMs: number; readonly exitThread: boolean };
+  readonly arguments: { readonly counter: string; readonly workMs: number; readonly exitThread: boolean; readonly spinMs: number };
 }
 
 interface Report {
   readonly outcomes: readonly { id: string; result?: { content: string; isError: boolean }; rejected?: unknown }[];
   readonly ends: Record<string, number>;
   readonly hung: readonly string[];
+  readonly threadsKilled: number;
 }
 
 /** mulberry32: a small seeded generator, [0, 1). */
@@ -62,16 +66,18 @@ describe.runIf(redisUrl !== undefined)(
       const random = generator(seed);
       const started = Date.now();
       const runId = unique("soak-run");
+      const timeouts: Record<string, number> = {};
       const base = {
         store: { connection: redisUrl, prefix: unique("durable"), leaseMs: 1000 },
         runId,
+        timeouts,
         copies: COPIES,
         settleWithinMs: 15_000,
       };
       const keys: SoakCall[][] = [];
       /** The one outcome each key settled with, as the first surviving agent read it. */
       const outcomeOf = new Map<string, string>();
-      const totals = { agents: 0, killed: 0, calls: 0, settled: 0, ends: {} as Record<string, number> };
+      const totals = { agents: 0, killed: 0, calls: 0, settled: 0, threadsKilled: 0, ends: {} as Record<string, number> };
       const THREAD_EXIT = "the worker thread running the tool failed";
 
       const check = (report: Report, calls: readonly SoakCall[], label: string) => {
@@ -85,6 +91,7 @@ describe.runIf(redisUrl !== undefined)(
           else expect(text, `${label}: ${outcome.id} answered otherwise than before`).toBe(known);
         }
         totals.settled += report.outcomes.length;
+        totals.threadsKilled += report.threadsKilled;
         for (const [end, n] of Object.entries(report.ends)) totals.ends[end] = (totals.ends[end] ?? 0) + n;
       };
 
@@ -92,8 +99,16 @@ describe.runIf(redisUrl !== undefined)(
         keys.push(
           Array.from({ length: NEW_KEYS_PER_ROUND }, (_, index): SoakCall => {
             const name = random() < 0.75 ? "once" : "retried";
-            const args = { counter: unique(`soak-${round}-${index}`), workMs: Math.floor(random() * 150), exitThread: random() < 0.15 };
-            return { type: "toolCall", id: `call-${round}-${index}`, name, arguments: args };
+            const fault = random();
+            const args = {
+              counter: unique(`soak-${round}-${index}`),
+              workMs: Math.floor(random() * 150),
+              exitThread: fault < 0.12,
+              spinMs: fault >= 0.12 && fault < 0.2 ? 5000 : 0,
+            };
+            const id = `call-${round}-${index}`;
+            if (args.spinMs > 0) timeouts[id] = SPIN_TIMEOUT_MS;
+            return { type: "toolCall", id, name, arguments: args };
           }),
         );
         const calls = [...(keys[round - 1] ?? []), ...(keys[round] ?? [])];
@@ -149,7 +164,7 @@ describe.runIf(redisUrl !== undefined)(
       const threadExits = all.filter((call) => outcomeOf.get(call.id)?.includes(THREAD_EXIT)).length;
       const seconds = (Date.now() - started) / 1000;
       console.log(
-        `durable soak: seed ${seed}: ${totals.agents} agents (${totals.killed} SIGKILLed mid-way), ${all.length} keys, ${totals.calls} calls issued, ${totals.settled} settled in surviving agents, ${executions} executions (${threadExits} keys ended their worker thread), ends ${JSON.stringify(totals.ends)}, ${seconds.toFixed(1)} s`,
+        `durable soak: seed ${seed}: ${totals.agents} agents (${totals.killed} SIGKILLed mid-way), ${all.length} keys, ${totals.calls} calls issued, ${totals.settled} settled in surviving agents, ${executions} executions (${threadExits} keys ended their worker thread; the pool killed ${totals.threadsKilled} spinning threads in surviving agents), ends ${JSON.stringify(totals.ends)}, ${seconds.toFixed(1)} s`,
       );
       expect(totals.killed).toBeGreaterThan(0);
       expect(seconds).toBeLessThan(60);
