@@ -31,7 +31,7 @@ import { checkTimeoutMs } from "../contract/timeout.js";
 import type { ToolRegistry } from "../contract/tools.js";
 import { describeFailure, readDataProperty } from "../contract/untrusted.js";
 import { integerOr, invalidArgument, readOptions, validateFunction } from "../contract/validators.js";
-import { WorkerToolExecutor } from "../worker/executor.js";
+import { threadBootFailures, WorkerToolExecutor } from "../worker/executor.js";
 import { MAX_THREADS } from "../worker/options.js";
 import type { ToolModuleSpecifier } from "../worker/tool-modules.js";
 import { closeRedis, connectOrFail, openRedis, settlesWithin } from "./connection.js";
@@ -155,6 +155,7 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
           // A host takes no more jobs than it has threads: a taken job waits only for its start check.
           threadsBusy: () => running.size - starting,
           jobsWaitingForThread: () => starting,
+          threadBootFailures: () => threadBootFailures(executor),
           ready: () => closing === undefined && clients.every((client) => client.status === "ready"),
         });
   for (const client of clients) client.on("reconnecting", () => metrics?.redisReconnecting());
