@@ -43,7 +43,7 @@ import { checkPermissions } from "./permissions.js";
 import { relayToJob } from "./progress.js";
 import type { CancelReason, NotStartedReason, QueueJobResult } from "./protocol.js";
 import { decodeCancel, decodeJobData, readCancelReason } from "./redis-data.js";
-import { attachmentsOverBudget, encodeAttachments } from "./result-codec.js";
+import { attachmentsOverBudget, carriedOf, encodeAttachments } from "./result-codec.js";
 import { FETCH_WAIT_MS, StartCheck } from "./start-check.js";
 import { announceThreadKilled, HostFactsBook } from "./thread-facts.js";
 import { withinJobTrace } from "./trace-context.js";
@@ -356,8 +356,8 @@ async function abortMarked(control: Redis, keys: QueueKeys, running: Map<string,
 
 /** A result message as a job's return value: its attachments within the call's budgets, in base64. */
 function encodeMessage(message: ToolResultMessage, budgets: ResolvedAttachmentBudgets): QueueJobResult {
-  const attachments = message.attachments;
-  if (attachments === undefined || attachments.length === 0) return { kind: "result", content: message.content, isError: message.isError };
+  const attachments = carriedOf(message);
+  if (attachments === undefined) return { kind: "result", content: message.content, isError: message.isError };
   const over = attachmentsOverBudget(attachments, budgets);
   if (over !== undefined) {
     return {
