@@ -21,7 +21,7 @@ describe("durable records: resource links", () => {
     const text = encodeOutcome({ fatal: false, content: "x", isError: false, attachments: [link, image, bare] });
     const read = readOutcome(text, MAX_BYTES);
     expect(read).toEqual({ fatal: false, content: "x", isError: false, attachments: [link, image, bare] });
-    const attachments = (read as { attachments: object[] }).attachments;
+    const attachments = (read as unknown as { attachments: object[] }).attachments;
     expect(Object.keys(attachments[2] as object)).toEqual(["type", "uri", "name"]);
     expect(Object.isFrozen(attachments[0])).toBe(true);
     expect(adoptAttachments(attachments)).toEqual([link, image, bare]);
