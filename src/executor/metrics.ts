@@ -75,11 +75,15 @@ export class ToolMeters {
 
   /** One call ended (CallTrace): counted, and its duration recorded. */
   callEnded(toolName: string, outcome: CallEndOutcome, code: string | undefined, durationMs: number): void {
-    const attributes: OtelAttributes = { "gen_ai.tool.name": this.#toolLabel(toolName, code), "toolgate.outcome": outcome };
+    const tool = this.#toolLabel(toolName, code);
+    // One attributes object per instrument: an SDK may keep the one it was given.
+    const counted: OtelAttributes =
+      code === undefined
+        ? { "gen_ai.tool.name": tool, "toolgate.outcome": outcome }
+        : { "gen_ai.tool.name": tool, "toolgate.outcome": outcome, "error.type": code };
     try {
-      this.#duration.record(durationMs / 1000, attributes);
-      if (code !== undefined) attributes["error.type"] = code;
-      this.#calls.add(1, attributes);
+      this.#duration.record(durationMs / 1000, { "gen_ai.tool.name": tool, "toolgate.outcome": outcome });
+      this.#calls.add(1, counted);
     } catch {
       // the SDK's fault: the call is not changed by it
     }
