@@ -1,9 +1,12 @@
 // A durable record keeps a result's resource links with its attachments (src/durable/record.ts):
 // encoded beside them, read back field by field within their limits (a damaged link makes the
 // record damaged, never replayed), and adopted whole (adoptAttachments) before a replay.
+import { InProcessToolExecutor, imageContent, resourceLink, ToolRegistry, withAttachments } from "toolgate";
 import { describe, expect, test } from "vitest";
 import { adoptAttachments } from "../../dist/src/contract/results.js";
 import { encodeOutcome, readOutcome } from "../../dist/src/durable/record.js";
+import { call, neverAborted } from "../support/helpers.js";
+import { makeStore, redisUrl, type StoreKind, unique } from "./kit.js";
 
 const MAX_BYTES = 1024;
 const link = {
@@ -38,3 +41,38 @@ describe("durable records: resource links", () => {
     expect(readOutcome(JSON.stringify({ k: "r", c: "x", e: 0, a: [member] }), MAX_BYTES)).toBeUndefined();
   });
 });
+
+describe.each(["memory", ...(redisUrl === undefined ? [] : ["redis"])] as StoreKind[])(
+  "a durable call's links, replayed (%s store)",
+  (kind) => {
+    test("a re-issued call is replayed with the same resourceLinks and attachments; the tool ran once", async () => {
+      const { store } = makeStore(kind);
+      let runs = 0;
+      const registry = new ToolRegistry([
+        {
+          name: "linked",
+          description: "Links and an image.",
+          validate: (args: unknown) => ({ ok: true as const, value: args }),
+          execute: () => {
+            runs += 1;
+            const { type: _type, ...fields } = link;
+            return withAttachments("linked", [resourceLink(fields), imageContent(image.data, "image/png")]);
+          },
+        },
+      ]);
+      const executor = new InProcessToolExecutor(registry, { durable: { store } });
+      try {
+        const options = { durable: { runId: unique("run") } };
+        const first = await executor.executeToolCall(call("linked", {}, "l1"), neverAborted(), options);
+        const again = await executor.executeToolCall(call("linked", {}, "l1"), neverAborted(), options);
+        expect(first.resourceLinks).toEqual([link]);
+        expect(first.attachments).toEqual([image]);
+        expect(again).toEqual(first);
+        expect(runs).toBe(1);
+      } finally {
+        await executor.close();
+        await store.close();
+      }
+    });
+  },
+);
