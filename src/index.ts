@@ -20,11 +20,14 @@ export {
   fileContent,
   type ImageMimeType,
   imageContent,
+  type ResourceLinkOptions,
+  resourceLink,
   type ToolAttachment,
   type ToolAudioAttachment,
   type ToolFileAttachment,
   type ToolImageAttachment,
   type ToolOutputWithAttachments,
+  type ToolResourceLink,
   withAttachments,
 } from "./contract/results.js";
 export { type SerializationOutcome, serializeToolOutput } from "./contract/serialize.js";

@@ -13,7 +13,13 @@ import type { ToolRegistry } from "../contract/tools.js";
 import { readOptions } from "../contract/validators.js";
 import type { ToolProgress } from "../executor/progress.js";
 import { askNeedsApproval, checkNeedsApproval, type ToolgateNeedsApproval } from "./approval.js";
-import { contentOutput, type ToolgateImageBlock, type ToolgateMediaBlock } from "./attachment-blocks.js";
+import {
+  contentOutput,
+  resourceLinkText,
+  type ToolgateImageBlock,
+  type ToolgateMediaBlock,
+  type ToolgateResourceLinkBlock,
+} from "./attachment-blocks.js";
 import { type DurableRunOf, type DurableRunReader, readDurableOption } from "./durable-option.js";
 import { checkPeerVersions } from "./peer-version.js";
 import { progressStream } from "./progress-stream.js";
@@ -38,6 +44,8 @@ export interface ToolgateAiSdkContent {
   readonly images: readonly ToolgateImageBlock[];
   /** Its audio and files (base64; a file's name when it has one), present only when it has some. */
   readonly files?: readonly ToolgateMediaBlock[];
+  /** Its resource links, present only when it has some: the model reads each as a text line. */
+  readonly links?: readonly ToolgateResourceLinkBlock[];
 }
 
 /** A preliminary result: one of the tool's progress reports. */
@@ -235,6 +243,10 @@ function modelOutput(output: ToolgateAiSdkOutput): ModelOutput {
     const part: ModelOutputPart = { type: "file", mediaType: file.mimeType, data: { type: "data", data: file.data } };
     parts[parts.length] = name === undefined ? part : { ...part, filename: name };
   }
+  // The SDK's tool output has no link part: each link is a line of text naming it.
+  const links = output.links ?? [];
+  for (let index = 0; index < links.length; index += 1)
+    parts[parts.length] = { type: "text", text: resourceLinkText(links[index] as ToolgateResourceLinkBlock) };
   return { type: "content", value: parts };
 }
 

@@ -2,14 +2,16 @@
 // (`{ type: "image", data, mimeType }`) and MCP's for audio (`{ type: "audio", data, mimeType }`),
 // with toolgate's own for files (`{ type: "file", data, mimeType, name?, uri? }`, which each
 // adapter maps to its framework's own part where it has one); and a result as those
-// frameworks' content list (its text block, then its attachments). One encoder for every adapter.
+// frameworks' content list (its text block, then its attachments). Resource links apart, as
+// `{ type: "resourceLink", uri, name, mimeType?, description? }` blocks (MCP's `resource_link`;
+// a text line saying what they link to elsewhere). One encoder for every adapter.
 // docs/adapters.md — What each framework carries; docs/operations.md — Images and other attachments.
 import { Buffer } from "node:buffer";
 import { ContractErrorCode } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import type { AudioMimeType, FileMimeType, ImageMimeType } from "../contract/media-types.js";
 import { JSONStringify, ObjectFreeze, ReflectApply, TypedArrayPrototypeGetLength } from "../contract/primordials.js";
-import type { ToolAttachment, ToolResultMessage } from "../contract/results.js";
+import type { CarriedAttachment, ToolAttachment, ToolResultMessage } from "../contract/results.js";
 import { adoptAttachments } from "../contract/results.js";
 import { readOwnDataProperty } from "../contract/untrusted.js";
 
@@ -69,11 +71,55 @@ export function attachmentBlocks(result: ToolResultMessage, api: string): readon
   }
   const blocks: ToolgateAttachmentBlock[] = [];
   for (let index = 0; index < list.length; index += 1) {
-    const attachment = list[index] as (typeof list)[number];
+    const attachment = list[index] as CarriedAttachment;
+    if (attachment.type === "resourceLink") malformed(api, `[${index}] is a resource link (the result's resourceLinks hold those)`);
     const data = ReflectApply(base64Slice, attachment.data, [0, TypedArrayPrototypeGetLength(attachment.data)]);
     blocks[index] = ObjectFreeze(blockOf(attachment, data));
   }
   return ObjectFreeze(blocks);
+}
+
+function malformed(api: string, problem: string): never {
+  throw new ToolContractError(ContractErrorCode.INVALID_ARGUMENT, `${api}: the executor's result has malformed attachments: ${problem}`);
+}
+
+/** A resource link as a framework sees it (MCP's `resource_link`, named in toolgate's spelling). Frozen. */
+export interface ToolgateResourceLinkBlock {
+  readonly type: "resourceLink";
+  readonly uri: string;
+  readonly name: string;
+  readonly mimeType?: string;
+  readonly description?: string;
+}
+
+/**
+ * The result's resource links as blocks, in order; none when it has no `resourceLinks`. Read
+ * once and checked as `attachmentBlocks` checks attachments (INVALID_ARGUMENT naming `api`).
+ */
+export function resourceLinkBlocks(result: ToolResultMessage, api: string): readonly ToolgateResourceLinkBlock[] {
+  const links = readOwnDataProperty(result, "resourceLinks");
+  if (links === undefined) return NO_LINKS;
+  const list = adoptAttachments(links);
+  if (typeof list === "string") malformed(api, list);
+  const blocks: ToolgateResourceLinkBlock[] = [];
+  for (let index = 0; index < list.length; index += 1) {
+    const link = list[index] as CarriedAttachment;
+    if (link.type !== "resourceLink") malformed(api, `resourceLinks[${index}] is not a resource link`);
+    blocks[index] = link; // frozen, its own fields only: the block itself
+  }
+  return ObjectFreeze(blocks);
+}
+
+const NO_LINKS: readonly ToolgateResourceLinkBlock[] = ObjectFreeze([]);
+
+/**
+ * What a framework with no link part shows for a resource link: a text line naming it, its URI,
+ * and its media type and description when it has them.
+ */
+export function resourceLinkText(block: ToolgateResourceLinkBlock): string {
+  const type = block.mimeType === undefined ? "" : ` (${block.mimeType})`;
+  const description = block.description === undefined ? "" : `: ${block.description}`;
+  return `[resource link ${JSONStringify(block.name)}${type} ${block.uri}${description}]`;
 }
 
 function blockOf(attachment: ToolAttachment, data: string): ToolgateAttachmentBlock {
@@ -136,11 +182,14 @@ export interface ToolgateContentOutput {
   readonly text: string;
   readonly images: readonly ToolgateImageBlock[];
   readonly files?: readonly ToolgateMediaBlock[];
+  /** Its resource links, present only when it has some (each shown to the model as a text line, `resourceLinkText`). */
+  readonly links?: readonly ToolgateResourceLinkBlock[];
 }
 
 export function contentOutput(result: ToolResultMessage, api: string): string | ToolgateContentOutput {
   const blocks = attachmentBlocks(result, api);
-  if (blocks.length === 0) return result.content;
+  const links = resourceLinkBlocks(result, api);
+  if (blocks.length === 0 && links.length === 0) return result.content;
   const images: ToolgateImageBlock[] = [];
   const files: ToolgateMediaBlock[] = [];
   for (let index = 0; index < blocks.length; index += 1) {
@@ -149,9 +198,12 @@ export function contentOutput(result: ToolResultMessage, api: string): string | 
     else files[files.length] = block;
   }
   const text = result.content;
-  return ObjectFreeze(
-    files.length === 0
-      ? { type: "content" as const, text, images: ObjectFreeze(images) }
-      : { type: "content" as const, text, images: ObjectFreeze(images), files: ObjectFreeze(files) },
-  );
+  const output: { -readonly [key in keyof ToolgateContentOutput]: ToolgateContentOutput[key] } = {
+    type: "content",
+    text,
+    images: ObjectFreeze(images),
+  };
+  if (files.length > 0) output.files = ObjectFreeze(files);
+  if (links.length > 0) output.links = links;
+  return ObjectFreeze(output);
 }

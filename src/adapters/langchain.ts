@@ -20,7 +20,13 @@ import { cutToCodePoints } from "../contract/serialize.js";
 import { readOwnDataProperty } from "../contract/untrusted.js";
 import { readOptions } from "../contract/validators.js";
 import type { ProgressListener, ToolProgress } from "../executor/progress.js";
-import { attachmentBlocks, type ToolgateAttachmentBlock } from "./attachment-blocks.js";
+import {
+  attachmentBlocks,
+  resourceLinkBlocks,
+  resourceLinkText,
+  type ToolgateAttachmentBlock,
+  type ToolgateResourceLinkBlock,
+} from "./attachment-blocks.js";
 import { type DurableRunOf, type DurableRunReader, readDurableOption } from "./durable-option.js";
 import { checkPeerVersions } from "./peer-version.js";
 import { describeForFramework, type ResolvedSource, readProgressOption, resolveSource, type ToolCallSource } from "./source.js";
@@ -286,11 +292,16 @@ async function runCall(plan: CallPlan, facts: CallFacts): Promise<ToolMessage> {
   }
   if (result.isError) return new ToolMessage({ status: "error", content: result.content, tool_call_id: toolCallId, name });
   const attachments = attachmentBlocks(result, "toLangChainTools");
-  if (attachments.length === 0) return new ToolMessage({ status: "success", content: result.content, tool_call_id: toolCallId, name });
+  const links = resourceLinkBlocks(result, "toLangChainTools");
+  if (attachments.length === 0 && links.length === 0)
+    return new ToolMessage({ status: "success", content: result.content, tool_call_id: toolCallId, name });
   // Fresh, unfrozen blocks: LangChain's message converters may rewrite a message's blocks.
   const content: ContentBlock[] = [{ type: "text", text: result.content }];
   for (let index = 0; index < attachments.length; index += 1)
     content[index + 1] = langChainBlock(attachments[index] as ToolgateAttachmentBlock);
+  // LangChain's standard blocks have no link without its bytes that every provider converter takes: a text block names it.
+  for (let index = 0; index < links.length; index += 1)
+    content[content.length] = { type: "text", text: resourceLinkText(links[index] as ToolgateResourceLinkBlock) };
   return new ToolMessage({ status: "success", content, tool_call_id: toolCallId, name });
 }
 

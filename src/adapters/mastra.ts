@@ -13,7 +13,13 @@ import type { ToolResultMessage } from "../contract/results.js";
 import type { ToolRegistry } from "../contract/tools.js";
 import { readOptions } from "../contract/validators.js";
 import type { ProgressListener, ToolProgress } from "../executor/progress.js";
-import { contentOutput, type ToolgateImageBlock, type ToolgateMediaBlock } from "./attachment-blocks.js";
+import {
+  contentOutput,
+  resourceLinkText,
+  type ToolgateImageBlock,
+  type ToolgateMediaBlock,
+  type ToolgateResourceLinkBlock,
+} from "./attachment-blocks.js";
 import { refuseDurableOption } from "./durable-option.js";
 import { checkPeerVersions } from "./peer-version.js";
 import { describeForFramework, type ResolvedSource, readProgressOption, resolveSource, type ToolCallSource } from "./source.js";
@@ -34,6 +40,8 @@ export interface ToolgateMastraContent {
   readonly images: readonly ToolgateImageBlock[];
   /** Its audio and files (base64), present only when it has some. */
   readonly files?: readonly ToolgateMediaBlock[];
+  /** Its resource links, present only when it has some: the model reads each as a text line. */
+  readonly links?: readonly ToolgateResourceLinkBlock[];
 }
 
 /** What a toolgate tool's Mastra `execute` resolves with: the result's content, or it with images. */
@@ -214,5 +222,9 @@ function modelOutput(output: ToolgateMastraOutput): unknown {
     const { data, mimeType } = files[index] as ToolgateMediaBlock;
     parts[parts.length] = { type: "media", data, mediaType: mimeType };
   }
+  // Mastra's tool output has no link part: each link is a line of text naming it.
+  const links = output.links ?? [];
+  for (let index = 0; index < links.length; index += 1)
+    parts[parts.length] = { type: "text", text: resourceLinkText(links[index] as ToolgateResourceLinkBlock) };
   return { type: "content", value: parts };
 }

@@ -31,7 +31,14 @@ import {
 import { errorContent, type ToolResultMessage } from "../contract/results.js";
 import { describeFailure } from "../contract/untrusted.js";
 import { readOptions } from "../contract/validators.js";
-import { contentBlocks, type ToolgateAttachmentBlock, type ToolgateFileBlock, type ToolgateTextBlock } from "./attachment-blocks.js";
+import {
+  contentBlocks,
+  resourceLinkBlocks,
+  type ToolgateAttachmentBlock,
+  type ToolgateFileBlock,
+  type ToolgateResourceLinkBlock,
+  type ToolgateTextBlock,
+} from "./attachment-blocks.js";
 import { refuseDurableOption } from "./durable-option.js";
 import { type McpRequestExtra, mcpProgressListener } from "./mcp-progress.js";
 import { checkPeerVersions } from "./peer-version.js";
@@ -57,7 +64,9 @@ export interface CreateMcpServerOptions extends DescribeToolsOptions {
  *   (`mcp-<n>-<JSON-RPC request id>`, `n` counting every call in the process) and the
  *   request's signal, so `notifications/cancelled` or a closed connection aborts it. A result
  *   (success or recoverable error) becomes `{ content: [{ type: "text", text: content }, ...images], isError }`,
- *   each attachment an MCP image block `{ type: "image", data: <base64>, mimeType }`.
+ *   each attachment an MCP image block `{ type: "image", data: <base64>, mimeType }` (audio an
+ *   `audio` block, a file an embedded `resource`), then each resource link a `resource_link`
+ *   `{ type: "resource_link", uri, name, mimeType?, description? }`.
  *   Arguments over the argument budgets are a TOOL_ARGUMENTS_INVALID result (`isError: true`),
  *   which the model reads (MCP's SEP-1303: input validation errors are tool execution errors);
  *   any other malformed call (INVALID_TOOL_CALL: an empty tool name) is a JSON-RPC InvalidParams error; any other
@@ -179,7 +188,22 @@ function mcpResult(result: ToolResultMessage): CallToolResult {
   const content: CallToolResult["content"] = [];
   for (let index = 0; index < blocks.length; index += 1)
     content[index] = mcpContentOf(blocks[index] as ToolgateTextBlock | ToolgateAttachmentBlock, index);
+  const links = resourceLinkBlocks(result, "createMcpServer");
+  for (let index = 0; index < links.length; index += 1)
+    content[content.length] = mcpResourceLink(links[index] as ToolgateResourceLinkBlock);
   return { content, isError: result.isError };
+}
+
+/** A resource link as MCP's `resource_link` content: its URI and name, its media type and description when it has them. */
+function mcpResourceLink(block: ToolgateResourceLinkBlock): CallToolResult["content"][number] {
+  const { uri, name, mimeType, description } = block;
+  return ObjectFreeze({
+    type: "resource_link" as const,
+    uri,
+    name,
+    ...(mimeType === undefined ? {} : { mimeType }),
+    ...(description === undefined ? {} : { description }),
+  });
 }
 
 /**

@@ -14,7 +14,14 @@ import type { ToolResultMessage } from "../contract/results.js";
 import { readOptions } from "../contract/validators.js";
 import type { ProgressListener } from "../executor/progress.js";
 import { askNeedsApproval, checkNeedsApproval, type ToolgateNeedsApproval, toolCallDenied } from "./approval.js";
-import { attachmentBlocks, notCarriedText, type ToolgateAttachmentBlock } from "./attachment-blocks.js";
+import {
+  attachmentBlocks,
+  notCarriedText,
+  resourceLinkBlocks,
+  resourceLinkText,
+  type ToolgateAttachmentBlock,
+  type ToolgateResourceLinkBlock,
+} from "./attachment-blocks.js";
 import { type DurableRunOf, type DurableRunReader, readDurableOption } from "./durable-option.js";
 import { checkPeerVersions } from "./peer-version.js";
 import { describeForFramework, type ResolvedSource, readProgressOption, resolveSource, type ToolCallSource } from "./source.js";
@@ -219,10 +226,14 @@ async function runCall(
     durable,
   });
   const attachments = attachmentBlocks(result, "toOpenAiAgentsTools");
-  if (attachments.length === 0) return result.content;
+  const links = resourceLinkBlocks(result, "toOpenAiAgentsTools");
+  if (attachments.length === 0 && links.length === 0) return result.content;
   const parts: ToolgateOpenAiAgentsContent[] = [ObjectFreeze({ type: "text" as const, text: result.content })];
   for (let index = 0; index < attachments.length; index += 1)
     parts[index + 1] = ObjectFreeze(agentsPart(attachments[index] as ToolgateAttachmentBlock, index));
+  // The SDK's tool output has no link part: a text part names each link.
+  for (let index = 0; index < links.length; index += 1)
+    parts[parts.length] = ObjectFreeze({ type: "text" as const, text: resourceLinkText(links[index] as ToolgateResourceLinkBlock) });
   return parts;
 }
 

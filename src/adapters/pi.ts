@@ -22,8 +22,11 @@ import type { ToolExecutor } from "../executor/tool-executor.js";
 import {
   contentBlocks,
   notCarriedText,
+  resourceLinkBlocks,
+  resourceLinkText,
   type ToolgateAttachmentBlock,
   type ToolgateImageBlock,
+  type ToolgateResourceLinkBlock,
   type ToolgateTextBlock,
 } from "./attachment-blocks.js";
 import { refuseDurableOption } from "./durable-option.js";
@@ -304,6 +307,10 @@ function piContent(result: ToolResultMessage): (ToolgatePiText | ToolgatePiImage
   const content: (ToolgatePiText | ToolgatePiImage)[] = [];
   for (let index = 0; index < blocks.length; index += 1)
     content[index] = piBlock(blocks[index] as ToolgateTextBlock | ToolgateAttachmentBlock);
+  // Pi's content has no link block: a text block names each link.
+  const links = resourceLinkBlocks(result, "toPiAgentTool");
+  for (let index = 0; index < links.length; index += 1)
+    content[content.length] = ObjectFreeze({ type: "text" as const, text: resourceLinkText(links[index] as ToolgateResourceLinkBlock) });
   return content;
 }
 

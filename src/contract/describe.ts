@@ -1,9 +1,11 @@
 // describeTools: what a model is shown of the registered tools, `{ name, description,
-// parameters }` with `parameters` a JSON Schema (draft 2020-12). The one place every
-// adapter (AI SDK, MCP, Pi, OpenAI Agents) gets its tool schemas from.
+// parameters }` with `parameters` a JSON Schema (draft 2020-12), and `outputSchema` beside
+// it for a tool that declares one. The one place every adapter (AI SDK, MCP, Pi, OpenAI
+// Agents) gets its tool schemas from.
 // docs/adapters.md (the schemas every adapter shows); docs/contract.md: rule 1 — definition snapshot (schemas read once).
 import { ContractErrorCode } from "./constants.js";
 import { ToolContractError } from "./errors.js";
+import { outputJsonSchema } from "./output-schema.js";
 import { type JsonSchema, toolJsonSchema } from "./parameters.js";
 import { isProxy, MapPrototypeGet, ObjectFreeze } from "./primordials.js";
 import { registeredTools, type ToolRegistry } from "./tools.js";
@@ -15,6 +17,11 @@ export interface ToolDescription {
   readonly description: string;
   /** A JSON Schema (draft 2020-12) of the arguments. */
   readonly parameters: JsonSchema;
+  /**
+   * A JSON Schema (draft 2020-12) of the output, present only when the tool declares an
+   * `outputSchema` whose library can describe it (the output is checked all the same).
+   */
+  readonly outputSchema?: JsonSchema;
 }
 
 /** What `describeTools` reads the tools of: a registry, or anything holding one (every ToolExecutor). */
@@ -34,7 +41,8 @@ const ANY_OBJECT: JsonSchema = ObjectFreeze({ type: "object", additionalProperti
 
 /**
  * The registered tools of `source`, in registration order, as frozen `{ name, description,
- * parameters }` entries. `parameters` is, in this order: the definition's own `jsonSchema`;
+ * parameters }` entries (with `outputSchema`, the JSON Schema of the declared output, when
+ * the tool has one its library can describe; made the same way as `parameters`). `parameters` is, in this order: the definition's own `jsonSchema`;
  * the Standard JSON Schema of its `parameters` (`~standard.jsonSchema.input`, zod 4 has it;
  * `typeboxParameters` gives the TypeBox schema without its `~kind` markers); the schema of
  * a `validatorFromTypeBox` validator. A tool with none of these is a
@@ -61,7 +69,12 @@ export function describeTools(source: ToolSource, options: DescribeToolsOptions 
       }
       parameters = ANY_OBJECT;
     }
-    descriptions[index] = ObjectFreeze({ name: tool.name, description: tool.description, parameters });
+    const outputSchema = outputJsonSchema(tool);
+    descriptions[index] = ObjectFreeze(
+      outputSchema === undefined
+        ? { name: tool.name, description: tool.description, parameters }
+        : { name: tool.name, description: tool.description, parameters, outputSchema },
+    );
   }
   return ObjectFreeze(descriptions);
 }

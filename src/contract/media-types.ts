@@ -20,7 +20,14 @@ export const MAX_FILE_NAME_CHARS = 255;
 /** The longest URI a file attachment may have. */
 export const MAX_FILE_URI_CHARS = 2048;
 
-/** The kinds of attachment; each has its own list of media types. */
+/** The longest name a resource link may have. */
+export const MAX_LINK_NAME_CHARS = 255;
+/** The longest description a resource link may have. */
+export const MAX_LINK_DESCRIPTION_CHARS = 1024;
+/** The longest media type a resource link may name. */
+export const MAX_LINK_MIME_TYPE_CHARS = 127;
+
+/** The kinds of attachment that carry bytes; each has its own list of media types. */
 export type AttachmentKind = "image" | "audio" | "file";
 
 export const MIME_TYPES_BY_KIND: { readonly [kind in AttachmentKind]: readonly string[] } = ObjectFreeze({

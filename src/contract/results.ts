@@ -1,5 +1,5 @@
 // What a call gives back: the frozen, linked result message (rule 13), then the attachments
-// (images, audio, files) a result may carry.
+// (images, audio, files, resource links) a result may carry.
 //
 // Result messages: frozen, and linked to their call by toolCallId, toolName and id.
 // docs/contract.md: rule 13 — frozen, linked results (and rule 12 — content cap for errors).
@@ -17,6 +17,9 @@ import {
   isMimeTypeOf,
   MAX_FILE_NAME_CHARS,
   MAX_FILE_URI_CHARS,
+  MAX_LINK_DESCRIPTION_CHARS,
+  MAX_LINK_MIME_TYPE_CHARS,
+  MAX_LINK_NAME_CHARS,
   MIME_TYPES_BY_KIND,
 } from "./media-types.js";
 import {
@@ -59,6 +62,12 @@ export interface ToolResultMessage {
    * text-only result keeps exactly the six fields above.
    */
   readonly attachments?: readonly ToolAttachment[];
+  /**
+   * Links to resources the result names without carrying them (`resourceLink`), frozen, in the
+   * order the tool gave them; present only when it gave at least one. Apart from `attachments`
+   * so that every attachment keeps its bytes.
+   */
+  readonly resourceLinks?: readonly ToolResourceLink[];
 }
 
 /** The part of a call a result links to. */
@@ -90,15 +99,31 @@ export function toolResultMessage(
   call: ToolCallLink,
   content: string,
   isError: boolean,
-  attachments?: readonly ToolAttachment[],
+  attachments?: readonly CarriedAttachment[],
 ): ToolResultMessage {
   const id = "tool-result-" + call.id;
   // Two literals, not a spread: a spread in the literal makes every result on the slow path.
-  return seal(
-    attachments !== undefined && attachments.length > 0
-      ? { role: "toolResult", id, toolCallId: call.id, toolName: call.name, content, isError, attachments }
-      : { role: "toolResult", id, toolCallId: call.id, toolName: call.name, content, isError },
-  );
+  if (attachments === undefined || attachments.length === 0) {
+    return seal({ role: "toolResult", id, toolCallId: call.id, toolName: call.name, content, isError });
+  }
+  return seal(withCarried({ role: "toolResult", id, toolCallId: call.id, toolName: call.name, content, isError }, attachments));
+}
+
+/** `result` with the carried list split into `attachments` and `resourceLinks`, each only when it has a member. */
+function withCarried(
+  result: { -readonly [key in keyof ToolResultMessage]: ToolResultMessage[key] },
+  carried: readonly CarriedAttachment[],
+): ToolResultMessage {
+  const attachments: ToolAttachment[] = [];
+  const links: ToolResourceLink[] = [];
+  for (let index = 0; index < carried.length; index += 1) {
+    const member = carried[index] as CarriedAttachment;
+    if (member.type === "resourceLink") links[links.length] = member;
+    else attachments[attachments.length] = member;
+  }
+  if (attachments.length > 0) result.attachments = ObjectFreeze(attachments);
+  if (links.length > 0) result.resourceLinks = ObjectFreeze(links);
+  return result;
 }
 
 /**
@@ -107,8 +132,17 @@ export function toolResultMessage(
  */
 export function guardThen(result: ToolResultMessage): ToolResultMessage {
   if (!isThenPlanted() || ObjectHasOwn(result, "then")) return result;
-  const { role, id, toolCallId, toolName, content, isError, attachments } = result;
-  return seal({ role, id, toolCallId, toolName, content, isError, ...(attachments === undefined ? {} : { attachments }) });
+  const { role, id, toolCallId, toolName, content, isError, attachments, resourceLinks } = result;
+  return seal({
+    role,
+    id,
+    toolCallId,
+    toolName,
+    content,
+    isError,
+    ...(attachments === undefined ? {} : { attachments }),
+    ...(resourceLinks === undefined ? {} : { resourceLinks }),
+  });
 }
 
 /** Deterministic error content: the code first, so it survives any truncation (cap: 4096 code points by default). */
@@ -160,12 +194,32 @@ export interface ToolFileAttachment {
 }
 
 /**
+ * A link to a resource the tool does not carry (MCP's `resource_link`): its URI and name, and
+ * its media type and a description when the tool gave them. Frozen. No bytes: it counts
+ * towards the attachment budget's number of attachments, not its bytes.
+ */
+export interface ToolResourceLink {
+  readonly type: "resourceLink";
+  readonly uri: string;
+  readonly name: string;
+  readonly mimeType?: string;
+  readonly description?: string;
+}
+
+/**
  * One piece of non-text output. Frozen; `data` is toolgate's own copy of the bytes, in an
  * ArrayBuffer of exactly its size (so a worker can transfer it); a published result's is its
  * own (adoptAttachments). A Uint8Array cannot be frozen: writing into `data` changes only
  * this result's copy.
  */
 export type ToolAttachment = ToolImageAttachment | ToolAudioAttachment | ToolFileAttachment;
+
+/**
+ * What a tool's output carries besides its text, as it travels to the result (across a thread,
+ * Redis, a durable store): attachments and resource links in one list, in the tool's order.
+ * The result message splits them (`attachments`, `resourceLinks`).
+ */
+export type CarriedAttachment = ToolAttachment | ToolResourceLink;
 
 export type { AudioMimeType, FileMimeType, ImageMimeType };
 
@@ -176,7 +230,7 @@ export interface ToolOutputWithAttachments {
 declare const outputBrand: unique symbol;
 
 const madeAttachments = new WeakSet<object>();
-const madeOutputs = new WeakMap<object, { readonly value: unknown; readonly attachments: readonly ToolAttachment[] }>();
+const madeOutputs = new WeakMap<object, { readonly value: unknown; readonly attachments: readonly CarriedAttachment[] }>();
 
 // The constructors know no executor: they refuse only what no budget admits (the limits);
 // the call's own budgets (the tool's over the executor's, default 16 and 8 MiB) are checked
@@ -234,6 +288,81 @@ export function fileContent(bytes: unknown, options: unknown): ToolAttachment {
 }
 
 const FILE_OPTION_KEYS: readonly ("mimeType" | "name" | "uri")[] = ["mimeType", "name", "uri"];
+
+/** A resource link, as `resourceLink` takes it. */
+export interface ResourceLinkOptions {
+  /** The resource's URI (`scheme:…`, at most 2048 characters, no space or control character; not javascript:, vbscript: or data:). */
+  readonly uri: string;
+  /** Its name: 1 to 255 characters, no control character. */
+  readonly name: string;
+  /** Its media type (`type/subtype`, lower case, at most 127 characters), when known. */
+  readonly mimeType?: string;
+  /** What it is: 1 to 1024 characters, no control character but line feed and tab. */
+  readonly description?: string;
+}
+
+/**
+ * A link to a resource (MCP's `resource_link`): `options` (own data properties, no others)
+ * give its URI and name, and optionally its media type and a description. Carries no bytes;
+ * counts towards the call's `maxAttachments`. Throws ToolContractError(INVALID_ARGUMENT)
+ * naming the field for anything else.
+ */
+export function resourceLink(options: ResourceLinkOptions): ToolResourceLink;
+export function resourceLink(options: unknown): ToolResourceLink;
+export function resourceLink(options: unknown): ToolResourceLink {
+  const { uri, name, mimeType, description } = readOptions(options, "resourceLink: options", LINK_OPTION_KEYS);
+  if (uri === undefined) invalid("resourceLink: uri is required");
+  if (name === undefined) invalid("resourceLink: name is required");
+  const problem = linkProblem(uri, name, mimeType, description);
+  if (problem !== undefined) invalid(`resourceLink: ${problem.field} must be ${problem.reason} (got ${describeMime(problem.value)})`);
+  return brandLink(uri as string, name as string, mimeType as string | undefined, description as string | undefined);
+}
+
+const LINK_OPTION_KEYS: readonly ("uri" | "name" | "mimeType" | "description")[] = ["uri", "name", "mimeType", "description"];
+
+// A media type's two tokens (RFC 6838's restricted names), lower case, no parameters.
+const LINK_MIME_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/;
+const CONTROL = /\p{Cc}/u;
+// Control characters but line feed and tab.
+const DESCRIPTION_CONTROL = /[^\P{Cc}\n\t]/u;
+
+/** What is wrong with a resource link's fields (the first that is), or undefined. */
+function linkProblem(
+  uri: unknown,
+  name: unknown,
+  mimeType: unknown,
+  description: unknown,
+): { field: string; reason: string; value: unknown } | undefined {
+  const uriReason = uriProblem(uri);
+  if (uriReason !== undefined) return { field: "uri", reason: uriReason, value: uri };
+  if (typeof name !== "string" || name.length === 0 || name.length > MAX_LINK_NAME_CHARS || RegExpPrototypeExec(CONTROL, name) !== null) {
+    return { field: "name", reason: `a string of 1 to ${MAX_LINK_NAME_CHARS} characters without a control character`, value: name };
+  }
+  if (
+    mimeType !== undefined &&
+    (typeof mimeType !== "string" || mimeType.length > MAX_LINK_MIME_TYPE_CHARS || RegExpPrototypeExec(LINK_MIME_TYPE, mimeType) === null)
+  ) {
+    return {
+      field: "mimeType",
+      reason: `a media type (type/subtype, lower case) of at most ${MAX_LINK_MIME_TYPE_CHARS} characters`,
+      value: mimeType,
+    };
+  }
+  if (
+    description !== undefined &&
+    (typeof description !== "string" ||
+      description.length === 0 ||
+      description.length > MAX_LINK_DESCRIPTION_CHARS ||
+      RegExpPrototypeExec(DESCRIPTION_CONTROL, description) !== null)
+  ) {
+    return {
+      field: "description",
+      reason: `a string of 1 to ${MAX_LINK_DESCRIPTION_CHARS} characters without a control character but line feed and tab`,
+      value: description,
+    };
+  }
+  return undefined;
+}
 
 function made(kind: AttachmentKind, api: string, bytes: unknown, mimeType: unknown, name: unknown, uri: unknown): ToolAttachment {
   if (!isMimeTypeOf(kind, mimeType)) {
@@ -293,6 +422,11 @@ function uriProblem(uri: unknown): string | undefined {
   return undefined;
 }
 
+/** The bytes an attachment carries (a resource link: none). */
+export function attachmentBytes(attachment: CarriedAttachment): number {
+  return attachment.type === "resourceLink" ? 0 : TypedArrayPrototypeGetLength(attachment.data);
+}
+
 /** The bytes in a buffer of their own, exactly their size (so a worker can transfer it). */
 function copyOf(bytes: Uint8Array): Uint8Array {
   const copy = new NativeUint8Array(TypedArrayPrototypeGetLength(bytes));
@@ -307,7 +441,7 @@ function copyOf(bytes: Uint8Array): Uint8Array {
  * attachment budgets apply to its result) become the result's `attachments`. The list is
  * read by index once, now.
  */
-export function withAttachments(value: unknown, attachments: readonly ToolAttachment[]): ToolOutputWithAttachments {
+export function withAttachments(value: unknown, attachments: readonly (ToolAttachment | ToolResourceLink)[]): ToolOutputWithAttachments {
   const list = checkedList(attachments, "withAttachments", CONSTRUCTOR_LIMITS);
   if (typeof list === "string") invalid(list);
   const output = ObjectFreeze({}) as ToolOutputWithAttachments;
@@ -321,9 +455,9 @@ export function withAttachments(value: unknown, attachments: readonly ToolAttach
  */
 export function splitOutput(
   output: unknown,
-): { readonly value: unknown; readonly attachments: readonly ToolAttachment[] | undefined } | undefined {
+): { readonly value: unknown; readonly attachments: readonly CarriedAttachment[] | undefined } | undefined {
   if (typeof output !== "object" || output === null) return undefined;
-  if (WeakSetPrototypeHas(madeAttachments, output)) return { value: undefined, attachments: ObjectFreeze([output as ToolAttachment]) };
+  if (WeakSetPrototypeHas(madeAttachments, output)) return { value: undefined, attachments: ObjectFreeze([output as CarriedAttachment]) };
   return WeakMapPrototypeGet(madeOutputs, output);
 }
 
@@ -338,36 +472,43 @@ export function splitOutput(
 export function adoptAttachments(
   attachments: unknown,
   budgets: ResolvedAttachmentBudgets = DEFAULT_ATTACHMENT_BUDGETS,
-): readonly ToolAttachment[] | string {
+): readonly CarriedAttachment[] | string {
   return checkedList(attachments, "the runner's attachments", budgets, adoptOne);
 }
 
 /** A tool's attachments (already made here) against the call's budgets; undefined when within them, else why not. */
-export function checkAttachments(attachments: readonly ToolAttachment[], budgets: ResolvedAttachmentBudgets): string | undefined {
+export function checkAttachments(attachments: readonly CarriedAttachment[], budgets: ResolvedAttachmentBudgets): string | undefined {
   const length = attachments.length;
   if (length > budgets.maxAttachments) {
     return `${length} attachments is over the limit of ${budgets.maxAttachments} (attachment budget maxAttachments)`;
   }
   let bytes = 0;
-  for (let index = 0; index < length; index += 1) bytes += TypedArrayPrototypeGetLength((attachments[index] as ToolAttachment).data);
+  for (let index = 0; index < length; index += 1) bytes += attachmentBytes(attachments[index] as CarriedAttachment);
   if (bytes > budgets.maxAttachmentBytes) {
     return `the attachments' ${bytes} bytes are over the ${budgets.maxAttachmentBytes}-byte budget in total (attachment budget maxAttachmentBytes)`;
   }
   return undefined;
 }
 
-function adoptOne(record: object): ToolAttachment | undefined {
+function adoptOne(record: object): CarriedAttachment | undefined {
   if (WeakSetPrototypeHas(madeAttachments, record)) {
-    const made = record as ToolAttachment;
+    const made = record as CarriedAttachment;
+    // A link holds no bytes, and is frozen: the very one may be on many results.
+    if (made.type === "resourceLink") return made;
     // Emptied since it was checked (the tool detached its buffer): nothing left to publish.
     if (TypedArrayPrototypeGetLength(made.data) === 0) return undefined;
     return brand(made.type, made.mimeType, copyOf(made.data), fileNameOf(made), fileUriOf(made));
   }
   const type = readOwnDataProperty(record, "type");
   const mimeType = readOwnDataProperty(record, "mimeType");
-  const data = readOwnDataProperty(record, "data");
   const name = readOwnDataProperty(record, "name");
   const uri = readOwnDataProperty(record, "uri");
+  if (type === "resourceLink") {
+    const description = readOwnDataProperty(record, "description");
+    if (readOwnDataProperty(record, "data") !== undefined || linkProblem(uri, name, mimeType, description) !== undefined) return undefined;
+    return brandLink(uri as string, name as string, mimeType as string | undefined, description as string | undefined);
+  }
+  const data = readOwnDataProperty(record, "data");
   if (type !== "image" && type !== "audio" && type !== "file") return undefined;
   if (!isMimeTypeOf(type, mimeType)) return undefined;
   if (!isUint8Array(data) || isProxy(data) || TypedArrayPrototypeGetLength(data) === 0) return undefined;
@@ -390,20 +531,20 @@ function checkedList(
   attachments: unknown,
   what: string,
   budgets: ResolvedAttachmentBudgets,
-  admit: (record: object) => ToolAttachment | undefined = madeHere,
-): readonly ToolAttachment[] | string {
+  admit: (record: object) => CarriedAttachment | undefined = madeHere,
+): readonly CarriedAttachment[] | string {
   if (!ArrayIsArray(attachments) || isProxy(attachments)) return `${what} must be an array (got ${describeValue(attachments)})`;
   const length = attachments.length;
   if (length > budgets.maxAttachments) return `${what}: ${length} attachments is over the limit of ${budgets.maxAttachments}`;
-  const list: ToolAttachment[] = [];
+  const list: CarriedAttachment[] = [];
   let bytes = 0;
   for (let index = 0; index < length; index += 1) {
     const member = readOwnDataProperty(attachments, String(index));
     const attachment = typeof member === "object" && member !== null && !isProxy(member) ? admit(member) : undefined;
     if (attachment === undefined) {
-      return `${what}: [${index}] is not an attachment made by imageContent, audioContent or fileContent (got ${describeValue(member)})`;
+      return `${what}: [${index}] is not an attachment made by imageContent, audioContent, fileContent or resourceLink (got ${describeValue(member)})`;
     }
-    bytes += TypedArrayPrototypeGetLength(attachment.data);
+    bytes += attachmentBytes(attachment);
     if (bytes > budgets.maxAttachmentBytes) {
       return `${what}: the attachments are over the ${budgets.maxAttachmentBytes}-byte budget in total`;
     }
@@ -412,8 +553,22 @@ function checkedList(
   return ObjectFreeze(list);
 }
 
-function madeHere(record: object): ToolAttachment | undefined {
-  return WeakSetPrototypeHas(madeAttachments, record) ? (record as ToolAttachment) : undefined;
+function madeHere(record: object): CarriedAttachment | undefined {
+  return WeakSetPrototypeHas(madeAttachments, record) ? (record as CarriedAttachment) : undefined;
+}
+
+/** A frozen resource link; `mimeType` and `description` are own properties only when given. */
+function brandLink(uri: string, name: string, mimeType: string | undefined, description: string | undefined): ToolResourceLink {
+  const record: { type: "resourceLink"; uri: string; name: string; mimeType?: string; description?: string } = {
+    type: "resourceLink",
+    uri,
+    name,
+  };
+  if (mimeType !== undefined) record.mimeType = mimeType;
+  if (description !== undefined) record.description = description;
+  const attachment = ObjectFreeze(record);
+  WeakSetPrototypeAdd(madeAttachments, attachment);
+  return attachment;
 }
 
 /** A frozen attachment; a file's `name` and `uri` are own properties only when given (an image keeps exactly three). */

@@ -4,7 +4,15 @@
 // bounded before it is used, nothing thrown (what is not well-formed is a damaged record).
 // docs/durable.md — Records, and what a party with write access to Redis can do.
 import { Limits } from "../contract/constants.js";
-import { type AttachmentKind, isMimeTypeOf, MAX_FILE_NAME_CHARS, MAX_FILE_URI_CHARS } from "../contract/media-types.js";
+import {
+  type AttachmentKind,
+  isMimeTypeOf,
+  MAX_FILE_NAME_CHARS,
+  MAX_FILE_URI_CHARS,
+  MAX_LINK_DESCRIPTION_CHARS,
+  MAX_LINK_MIME_TYPE_CHARS,
+  MAX_LINK_NAME_CHARS,
+} from "../contract/media-types.js";
 import {
   ArrayIsArray,
   JSONParse,
@@ -14,7 +22,7 @@ import {
   StringPrototypeCharCodeAt,
   TypedArrayPrototypeGetLength,
 } from "../contract/primordials.js";
-import type { ToolAttachment } from "../contract/results.js";
+import type { CarriedAttachment, ToolResourceLink } from "../contract/results.js";
 import { MAX_DURABLE_ATTEMPTS } from "../contract/tools.js";
 
 /**
@@ -38,10 +46,13 @@ export type StoredOutcome =
 
 /**
  * An attachment as a record holds it, decoded: an image, audio or a file of a type toolgate
- * carries, and a file's name and URI when it has them. The adopter (adoptAttachments) checks it
- * again, its bytes against its type included, before a replay hands it out.
+ * carries, and a file's name and URI when it has them; or a resource link's fields. The adopter
+ * (adoptAttachments) checks it again, its bytes against its type included, before a replay hands it out.
  */
-export interface StoredAttachment {
+export type StoredAttachment = StoredBytes | ToolResourceLink;
+
+/** An image, audio or file as a record holds it. */
+export interface StoredBytes {
   readonly type: AttachmentKind;
   readonly mimeType: string;
   readonly data: Uint8Array;
@@ -67,18 +78,27 @@ export const MAX_STORED_TOOL_NAME = 4096;
 /** The longest content a stored outcome may hold: the largest content budget an executor may set. */
 const MAX_STORED_CONTENT = 16_777_216 * 2;
 const MAX_STORED_MESSAGE = 1_048_576;
-/** What an attachment adds to an encoded outcome besides its base64: its kind, type, name and URI (each character of them escaped by JSON at worst). */
-const STORED_ATTACHMENT_OVERHEAD = 64 + (MAX_FILE_NAME_CHARS + MAX_FILE_URI_CHARS) * 6;
+/** What an attachment adds to an encoded outcome besides its base64: its kind, type, name and URI, or a link's fields (each character of them escaped by JSON at worst). */
+const STORED_ATTACHMENT_OVERHEAD =
+  64 +
+  (Math.max(MAX_FILE_NAME_CHARS, MAX_LINK_NAME_CHARS + MAX_LINK_DESCRIPTION_CHARS + MAX_LINK_MIME_TYPE_CHARS) + MAX_FILE_URI_CHARS) * 6;
 
 /** The encoded form of an outcome (what a store keeps, as a string). */
 export function encodeOutcome(outcome: StoredOutcome): string {
   if (outcome.fatal) return JSONStringify({ k: "f", m: outcome.message });
   const attachments = outcome.attachments;
-  // Each attachment as [kind, media type, base64, name or null, URI or null].
+  // Each attachment as [kind, media type, base64, name or null, URI or null]; a resource link as
+  // ["resourceLink", media type or null, null, name, URI, description or null].
   const encoded: (string | null)[][] = [];
   if (attachments !== undefined) {
     for (let index = 0; index < attachments.length; index += 1) {
-      const { type, mimeType, data, name, uri } = attachments[index] as StoredAttachment;
+      const attachment = attachments[index] as StoredAttachment;
+      if (attachment.type === "resourceLink") {
+        const { mimeType, name, uri, description } = attachment;
+        encoded[index] = ["resourceLink", mimeType ?? null, null, name, uri, description ?? null];
+        continue;
+      }
+      const { type, mimeType, data, name, uri } = attachment;
       encoded[index] = [
         type,
         mimeType,
@@ -92,11 +112,13 @@ export function encodeOutcome(outcome: StoredOutcome): string {
 }
 
 /** Total bytes of an outcome's attachments. */
-export function attachmentBytesOf(attachments: readonly ToolAttachment[] | readonly StoredAttachment[] | undefined): number {
+export function attachmentBytesOf(attachments: readonly CarriedAttachment[] | readonly StoredAttachment[] | undefined): number {
   if (attachments === undefined) return 0;
   let bytes = 0;
-  for (let index = 0; index < attachments.length; index += 1)
-    bytes += TypedArrayPrototypeGetLength((attachments[index] as StoredAttachment).data);
+  for (let index = 0; index < attachments.length; index += 1) {
+    const attachment = attachments[index] as StoredAttachment;
+    if (attachment.type !== "resourceLink") bytes += TypedArrayPrototypeGetLength(attachment.data);
+  }
   return bytes;
 }
 
@@ -167,6 +189,12 @@ export function readOutcome(text: string, maxAttachmentBytes: number): StoredOut
   let bytes = 0;
   for (let index = 0; index < list.length; index += 1) {
     const member: unknown = list[index];
+    if (ArrayIsArray(member) && member.length === 6) {
+      const link = readLink(member);
+      if (link === undefined) return undefined;
+      attachments[index] = link;
+      continue;
+    }
     if (!ArrayIsArray(member) || member.length !== 5) return undefined;
     const [type, mimeType, data, name, uri] = member as unknown[];
     if ((type !== "image" && type !== "audio" && type !== "file") || !isMimeTypeOf(type, mimeType)) return undefined;
@@ -192,6 +220,20 @@ export function readOutcome(text: string, maxAttachmentBytes: number): StoredOut
     isError: isError === 1,
     attachments: attachments.length === 0 ? undefined : ObjectFreeze(attachments),
   });
+}
+
+/** A stored resource link, each field within its limit (the adopter checks it whole); else undefined. */
+function readLink(member: readonly unknown[]): ToolResourceLink | undefined {
+  const [type, mimeType, data, name, uri, description] = member;
+  if (type !== "resourceLink" || data !== null) return undefined;
+  if (typeof name !== "string" || name.length === 0 || name.length > MAX_LINK_NAME_CHARS) return undefined;
+  if (typeof uri !== "string" || uri.length === 0 || uri.length > MAX_FILE_URI_CHARS) return undefined;
+  if (!(mimeType === null || (typeof mimeType === "string" && mimeType.length <= MAX_LINK_MIME_TYPE_CHARS))) return undefined;
+  if (!(description === null || (typeof description === "string" && description.length <= MAX_LINK_DESCRIPTION_CHARS))) return undefined;
+  const link: { -readonly [key in keyof ToolResourceLink]: ToolResourceLink[key] } = { type, uri, name };
+  if (mimeType !== null) link.mimeType = mimeType as string;
+  if (description !== null) link.description = description as string;
+  return ObjectFreeze(link);
 }
 
 /**

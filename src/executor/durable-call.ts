@@ -21,7 +21,7 @@ import {
   PromisePrototypeThen,
   SetTimeout,
 } from "../contract/primordials.js";
-import { errorContent, type ToolAttachment, type ToolResultMessage, toolResultMessage } from "../contract/results.js";
+import { type CarriedAttachment, errorContent, type ToolResultMessage, toolResultMessage } from "../contract/results.js";
 import { cutToCodePoints } from "../contract/serialize.js";
 import { MAX_DURABLE_ATTEMPTS, type Tool } from "../contract/tools.js";
 import { describeFailure, type FailureText, readOwnDataProperty } from "../contract/untrusted.js";
@@ -197,7 +197,11 @@ class DurableCall {
       stored.attachments === undefined
         ? new Outcome(stored.content, stored.isError)
         : // Decoded from the record, not yet trusted: publish adopts them (every check a tool's attachment passes).
-          ObjectFreeze({ content: stored.content, isError: stored.isError, attachments: stored.attachments as readonly ToolAttachment[] });
+          ObjectFreeze({
+            content: stored.content,
+            isError: stored.isError,
+            attachments: stored.attachments as readonly CarriedAttachment[],
+          });
     return this.#steps.publish(this.#request, outcome);
   }
 

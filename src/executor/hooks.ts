@@ -31,6 +31,7 @@ import type { Tool } from "../contract/tools.js";
 import { type FailureText, observeRejection, readOwnDataProperty, untrustedPromise, whenSettled } from "../contract/untrusted.js";
 import { closestKey, invalidArgument, prototypeChain, validateObject, validateOptionKeys } from "../contract/validators.js";
 import type { DurableCallEnd } from "./durable-call.js";
+import type { ToolMeters } from "./metrics.js";
 import type { RunRequest } from "./pipeline.js";
 import { abortReason, isAborted, watchAbort } from "./signal.js";
 import type { ToolSpan } from "./tracing.js";
@@ -312,6 +313,7 @@ export class CallTrace {
     readonly hooks: ResolvedHooks | undefined,
     readonly call: Readonly<ToolCall>,
     readonly span: ToolSpan | undefined,
+    readonly meters: ToolMeters | undefined,
   ) {
     if (hooks !== undefined) notify(hooks, "onCallStart", hooks.onCallStart, [ObjectFreeze({ toolCallId: call.id, toolName: call.name })]);
   }
@@ -329,6 +331,7 @@ export class CallTrace {
       this.span?.ranOn(threadId);
     }
     if (threadKilled !== true) return;
+    this.meters?.threadKilled();
     if (!this.#settled) {
       this.#threadKilled = true;
       this.span?.threadKilled();
@@ -362,13 +365,15 @@ export class CallTrace {
 
   #end(outcome: CallEndOutcome, code: string | undefined): void {
     this.#settled = true;
+    const durationMs = PerformanceNow() - this.#started;
+    this.meters?.callEnded(this.call.name, outcome, code, durationMs);
     if (this.hooks === undefined) return;
     const fields = {
       toolCallId: this.call.id,
       toolName: this.call.name,
       outcome,
       code,
-      durationMs: PerformanceNow() - this.#started,
+      durationMs,
       queueWaitMs: this.#queueWaitMs,
       runMs: this.#runMs !== undefined && this.#runMs > this.#queueWaitMs ? this.#runMs - this.#queueWaitMs : 0,
       threadId: this.#threadId,

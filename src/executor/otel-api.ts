@@ -44,6 +44,40 @@ export interface OtelTracerProvider {
   getDelegateTracer?(name: string, version?: string): OtelTracer | undefined;
 }
 
+/** The instruments toolgate records to (metrics.ts). */
+export interface OtelCounter {
+  add(value: number, attributes?: OtelAttributes): void;
+}
+
+export interface OtelHistogram {
+  record(value: number, attributes?: OtelAttributes): void;
+}
+
+export interface OtelObservableResult {
+  observe(value: number, attributes?: OtelAttributes): void;
+}
+
+export interface OtelObservableGauge {
+  addCallback(callback: (result: OtelObservableResult) => void): void;
+}
+
+/** An instrument's description, unit, and (histograms) its bucket boundaries. */
+export interface OtelInstrumentOptions {
+  readonly description: string;
+  readonly unit: string;
+  readonly advice?: { readonly explicitBucketBoundaries: readonly number[] };
+}
+
+export interface OtelMeter {
+  createCounter(name: string, options: OtelInstrumentOptions): OtelCounter;
+  createHistogram(name: string, options: OtelInstrumentOptions): OtelHistogram;
+  createObservableGauge(name: string, options: OtelInstrumentOptions): OtelObservableGauge;
+}
+
+export interface OtelMeterProvider {
+  getMeter(name: string, version?: string): OtelMeter;
+}
+
 /** The members of `@opentelemetry/api` toolgate uses (every version from 1.3.0 has them). */
 export interface OtelApi {
   readonly trace: {
@@ -58,6 +92,10 @@ export interface OtelApi {
   };
   readonly ROOT_CONTEXT: OtelContextValue;
   createTraceState(text?: string): { serialize(): string };
+  /** The metrics API (checked before use, as the rest of the API is not checked for it): the registered SDK's provider, else a no-op one. */
+  readonly metrics?: { getMeterProvider(): OtelMeterProvider };
+  /** The API's no-op meter: what its no-op provider hands out. */
+  readonly createNoopMeter?: () => OtelMeter;
 }
 
 /** What requires a package by name (node's own `require`, or a test's stand-in). */

@@ -57,6 +57,7 @@ import {
   runDurable,
 } from "./durable-call.js";
 import { approve, CallTrace, type ResolvedHooks, type RunFacts, resolveHooks } from "./hooks.js";
+import { toolMeters } from "./metrics.js";
 import { checkProgressListener, type ProgressListener } from "./progress.js";
 import { effectiveTimeoutMs, type ToolOutcome } from "./run-tool.js";
 import { assertAbortSignal, throwIfAborted } from "./signal.js";
@@ -186,11 +187,14 @@ function startCall(
   const settings = pipeline.settings;
   const hooks = settings?.hooks;
   const span = startToolSpan(snapshot, settings?.tracing ?? NO_RECORDING);
-  if (hooks === undefined && span === undefined) {
+  const meters = toolMeters();
+  if (hooks === undefined && span === undefined && meters === undefined) {
     const completed = settleCall(pipeline, snapshot, signal, callOptions);
     return isPromise(completed) ? handOut(completed, signal) : publishNow(completed as ToolResultMessage, signal);
   }
-  return traced(new CallTrace(hooks, snapshot, span), signal, (trace) => handOut(settleCall(pipeline, trace, signal, callOptions), signal));
+  return traced(new CallTrace(hooks, snapshot, span, meters), signal, (trace) =>
+    handOut(settleCall(pipeline, trace, signal, callOptions), signal),
+  );
 }
 
 // docs/contract.md: rule 8 — abort wins (until the result is published).
@@ -238,8 +242,9 @@ function completeCallLater(
     const settings = pipeline.settings;
     const hooks = settings?.hooks;
     const span = startToolSpan(call, settings?.tracing ?? NO_RECORDING);
-    if (hooks !== undefined || span !== undefined) {
-      return traced(new CallTrace(hooks, call, span), signal, (trace) => settleCall(pipeline, trace, signal, options));
+    const meters = toolMeters();
+    if (hooks !== undefined || span !== undefined || meters !== undefined) {
+      return traced(new CallTrace(hooks, call, span, meters), signal, (trace) => settleCall(pipeline, trace, signal, options));
     }
     const completed = settleCall(pipeline, call, signal, options);
     return isPromise(completed) ? (completed as Promise<ToolResultMessage>) : PromiseResolve(completed as ToolResultMessage);

@@ -29,7 +29,7 @@ import {
   PromisePrototypeThen,
   SetTimeout,
 } from "../contract/primordials.js";
-import { checkAttachments, errorContent, splitOutput, type ToolAttachment } from "../contract/results.js";
+import { type CarriedAttachment, checkAttachments, errorContent, splitOutput } from "../contract/results.js";
 import { contentWithin } from "../contract/serialize.js";
 import type { Tool, ToolContext, ValidationDecision } from "../contract/tools.js";
 import { describeFailure, untrustedPromise, whenSettled } from "../contract/untrusted.js";
@@ -53,7 +53,7 @@ export interface ToolOutcome {
    * exactly sized and owned by the outcome, so a worker can list them as transferables;
    * the pipeline checks (and, after a thread crossing, adopts) them again.
    */
-  readonly attachments?: readonly ToolAttachment[];
+  readonly attachments?: readonly CarriedAttachment[];
 }
 
 // Internal records resolve promises, which look up `then`: an own `then` (undefined) means a
@@ -84,7 +84,7 @@ export class Outcome implements ToolOutcome {
 export class OutcomeWithAttachments extends Outcome {
   constructor(
     content: string,
-    readonly attachments: readonly ToolAttachment[],
+    readonly attachments: readonly CarriedAttachment[],
   ) {
     super(content, false);
   }

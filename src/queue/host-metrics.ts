@@ -25,6 +25,8 @@ export interface HostState {
   readonly threads: number;
   threadsBusy(): number;
   jobsWaitingForThread(): number;
+  /** Threads that exited, or were ended, before they had loaded the tool modules. */
+  threadBootFailures(): number;
   /** Every Redis client of the host is connected, and the host is not closing. */
   ready(): boolean;
   /** Why the host, connected, takes no jobs (its fetch watchdog's finding), or undefined. */
@@ -133,6 +135,11 @@ export class HostMetrics {
       "toolgate_host_thread_kills_total",
       "Threads terminated under or after a call (a timeout or abort ignored, a crash).",
       this.#threadKills,
+    );
+    counter(
+      "toolgate_host_thread_boot_failures_total",
+      "Threads that exited, or were ended, before they had loaded the tool modules.",
+      this.state.threadBootFailures(),
     );
     counter(
       "toolgate_host_redis_reconnects_total",

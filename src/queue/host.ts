@@ -31,7 +31,7 @@ import { checkTimeoutMs } from "../contract/timeout.js";
 import type { ToolRegistry } from "../contract/tools.js";
 import { describeFailure, readDataProperty } from "../contract/untrusted.js";
 import { integerOr, invalidArgument, readOptions, validateFunction } from "../contract/validators.js";
-import { WorkerToolExecutor } from "../worker/executor.js";
+import { threadBootFailures, WorkerToolExecutor } from "../worker/executor.js";
 import { MAX_THREADS } from "../worker/options.js";
 import type { ToolModuleSpecifier } from "../worker/tool-modules.js";
 import { closeRedis, connectOrFail, openRedis, settlesWithin } from "./connection.js";
@@ -44,7 +44,7 @@ import { checkPermissions } from "./permissions.js";
 import { relayToJob } from "./progress.js";
 import type { CancelReason, NotStartedReason, QueueJobResult } from "./protocol.js";
 import { decodeCancel, decodeJobData, readCancelReason } from "./redis-data.js";
-import { attachmentsOverBudget, encodeAttachments } from "./result-codec.js";
+import { attachmentsOverBudget, carriedOf, encodeAttachments } from "./result-codec.js";
 import { FETCH_WAIT_MS, StartCheck } from "./start-check.js";
 import { announceThreadKilled, HostFactsBook } from "./thread-facts.js";
 import { withinJobTrace } from "./trace-context.js";
@@ -163,6 +163,7 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
           // A host takes no more jobs than it has threads: a taken job waits only for its start check.
           threadsBusy: () => running.size - starting,
           jobsWaitingForThread: () => starting,
+          threadBootFailures: () => threadBootFailures(executor),
           ready: () => closing === undefined && clients.every((client) => client.status === "ready"),
           stalled: () => watchdog.problem,
         });
@@ -391,8 +392,8 @@ async function abortMarked(control: Redis, keys: QueueKeys, running: Map<string,
 
 /** A result message as a job's return value: its attachments within the call's budgets, in base64. */
 function encodeMessage(message: ToolResultMessage, budgets: ResolvedAttachmentBudgets): QueueJobResult {
-  const attachments = message.attachments;
-  if (attachments === undefined || attachments.length === 0) return { kind: "result", content: message.content, isError: message.isError };
+  const attachments = carriedOf(message);
+  if (attachments === undefined) return { kind: "result", content: message.content, isError: message.isError };
   const over = attachmentsOverBudget(attachments, budgets);
   if (over !== undefined) {
     return {

@@ -9,7 +9,15 @@
 // costs that entry alone.
 // docs/queue.md — What a party with write access to Redis can and cannot do.
 import { Limits } from "../contract/constants.js";
-import { type AttachmentKind, isMimeTypeOf, MAX_FILE_NAME_CHARS, MAX_FILE_URI_CHARS } from "../contract/media-types.js";
+import {
+  type AttachmentKind,
+  isMimeTypeOf,
+  MAX_FILE_NAME_CHARS,
+  MAX_FILE_URI_CHARS,
+  MAX_LINK_DESCRIPTION_CHARS,
+  MAX_LINK_MIME_TYPE_CHARS,
+  MAX_LINK_NAME_CHARS,
+} from "../contract/media-types.js";
 import {
   ArrayIsArray,
   JSONParse,
@@ -172,12 +180,24 @@ const NOT_STARTED: Readonly<Record<string, string>> = ObjectFreeze({
 });
 
 /** An attachment as the agent decodes it: the pipeline adopts it only after the checks a tool's attachment passes. */
-export interface DecodedAttachment {
+export type DecodedAttachment = DecodedBytes | DecodedLink;
+
+/** An image, audio or file as the agent decodes it. */
+interface DecodedBytes {
   readonly type: AttachmentKind;
   readonly mimeType: string;
   readonly data: Uint8Array;
   readonly name?: string;
   readonly uri?: string;
+}
+
+/** A resource link as the agent decodes it (its strings bounded here, checked when adopted). */
+interface DecodedLink {
+  readonly type: "resourceLink";
+  readonly uri: string;
+  readonly name: string;
+  readonly mimeType?: string;
+  readonly description?: string;
 }
 
 /**
@@ -198,9 +218,15 @@ export function decodeAttachments(value: unknown): readonly DecodedAttachment[] 
     if (typeof member !== "object" || member === null || ArrayIsArray(member)) return "a host's attachment is not an object";
     const type = readOwnDataProperty(member, "type");
     const mimeType = readOwnDataProperty(member, "mimeType");
-    const data = readOwnDataProperty(member, "data");
     const name = readOwnDataProperty(member, "name");
     const uri = readOwnDataProperty(member, "uri");
+    if (type === "resourceLink") {
+      const link = decodeLink(uri, name, mimeType, readOwnDataProperty(member, "description"));
+      if (link === undefined) return "a host's resource link is malformed";
+      decoded.push(link);
+      continue;
+    }
+    const data = readOwnDataProperty(member, "data");
     if ((type !== "image" && type !== "audio" && type !== "file") || !isMimeTypeOf(type, mimeType)) {
       return "a host's attachment is not an image, audio or a file of a type toolgate carries";
     }
@@ -215,7 +241,7 @@ export function decodeAttachments(value: unknown): readonly DecodedAttachment[] 
     // An exactly sized buffer of its own: the result's attachment owns it.
     const own = new NativeUint8Array(bytes.length);
     own.set(bytes);
-    const record: { -readonly [key in keyof DecodedAttachment]: DecodedAttachment[key] } = {
+    const record: { -readonly [key in keyof DecodedBytes]: DecodedBytes[key] } = {
       type,
       mimeType: mimeType as string,
       data: own,
@@ -225,6 +251,18 @@ export function decodeAttachments(value: unknown): readonly DecodedAttachment[] 
     decoded.push(record);
   }
   return decoded;
+}
+
+/** A resource link's fields, each a string within its limit (the link is checked whole when adopted); else undefined. */
+function decodeLink(uri: unknown, name: unknown, mimeType: unknown, description: unknown): DecodedLink | undefined {
+  if (typeof uri !== "string" || uri.length > MAX_FILE_URI_CHARS || typeof name !== "string" || name.length > MAX_LINK_NAME_CHARS)
+    return undefined;
+  if (!isOptionalShortString(mimeType, MAX_LINK_MIME_TYPE_CHARS) || !isOptionalShortString(description, MAX_LINK_DESCRIPTION_CHARS))
+    return undefined;
+  const link: { -readonly [key in keyof DecodedLink]: DecodedLink[key] } = { type: "resourceLink", uri, name };
+  if (mimeType !== undefined) link.mimeType = mimeType as string;
+  if (description !== undefined) link.description = description as string;
+  return link;
 }
 
 function isOptionalShortString(value: unknown, maxChars: number): boolean {

@@ -7,6 +7,7 @@ import { ToolContractError } from "../contract/errors.js";
 import { ObjectFreeze, PromisePrototypeThen, PromiseReject } from "../contract/primordials.js";
 import type { ToolResultMessage } from "../contract/results.js";
 import { registeredTools, type ToolRegistry } from "../contract/tools.js";
+import { watchPoolThreads } from "../executor/metrics.js";
 import { executeCall, executeCalls, InFlight, type Pipeline, type PipelineSettings, readExecutorOptions } from "../executor/pipeline.js";
 import type { BatchOptions, CallOptions, ToolExecutor } from "../executor/tool-executor.js";
 import { recordArgumentBudgets } from "../executor/tool-executor.js";
@@ -18,6 +19,9 @@ import { type LoadedToolModules, loadToolModules } from "./tool-modules.js";
 import { WorkerPool } from "./worker-pool.js";
 
 export type { WorkerToolExecutorOptions } from "./options.js";
+
+/** Set by the class (its pool is private). */
+let bootFailuresOf: (executor: WorkerToolExecutor) => number;
 
 /**
  * The tool contract of `executeToolCall`, with `execute` and the serializer running in a
@@ -33,10 +37,17 @@ export class WorkerToolExecutor implements ToolExecutor {
   /** Calls and batches accepted and not yet settled: close() waits for every one. */
   readonly #accepted = new InFlight();
   #closing: Promise<void> | undefined;
+  /** Takes the pool out of the thread gauges (metrics.ts), at close. */
+  readonly #unwatchThreads: () => void;
+
+  static {
+    bootFailuresOf = (executor) => executor.#pool.bootFailures;
+  }
 
   private constructor(modules: LoadedToolModules, pool: WorkerPool, dispatcher: Dispatcher, settings: PipelineSettings) {
     this.#registry = modules.registry;
     this.#pool = pool;
+    this.#unwatchThreads = watchPoolThreads({ threads: () => pool.threads.length, busyThreads: () => pool.busyThreads() });
     this.#dispatcher = dispatcher;
     // The tools are never exposed: `registry` hands out copies.
     this.#pipeline = { tools: registeredTools(modules.registry), run: (request) => dispatcher.run(request), settings };
@@ -122,10 +133,16 @@ export class WorkerToolExecutor implements ToolExecutor {
   close(): Promise<void> {
     this.#closing ??= PromisePrototypeThen(this.#accepted.allSettled(), async () => {
       await this.#dispatcher.drained(); // tasks whose callers moved on (abort, timeout) still hold slots
+      this.#unwatchThreads();
       await this.#pool.destroy();
     }) as Promise<void>;
     return this.#closing;
   }
+}
+
+/** The threads of `executor`'s pool that could not boot (exited, or were ended, before they loaded the tool modules), for a host's metrics. */
+export function threadBootFailures(executor: WorkerToolExecutor): number {
+  return bootFailuresOf(executor);
 }
 
 function closed(): Promise<never> {

@@ -8,7 +8,7 @@ import type { ResolvedAttachmentBudgets, ResolvedOutputBudgets } from "../contra
 import { type RecoverableToolErrorCode, ToolErrorCode } from "../contract/constants.js";
 import { NonRecoverableToolError } from "../contract/errors.js";
 import { ObjectFreeze, StringPrototypeSlice } from "../contract/primordials.js";
-import type { ToolAttachment } from "../contract/results.js";
+import type { CarriedAttachment, ToolAttachment, ToolResourceLink } from "../contract/results.js";
 import { errorContent } from "../contract/results.js";
 import { describeFailure } from "../contract/untrusted.js";
 import { Outcome, OutcomeWithAttachments, type ToolOutcome } from "../executor/run-tool.js";
@@ -85,9 +85,12 @@ export type WorkerReply = WorkerOutcome | string;
 /**
  * An attachment as it crosses: a plain record whose `data` owns a transferred buffer (the
  * pipeline adopts it, after the checks a tool's attachment passes); a file's `name` and `uri`
- * only when it has them.
+ * only when it has them. A resource link crosses as its fields (adopted after the same checks).
  */
-export interface WireAttachment {
+export type WireAttachment = WireBytes | ToolResourceLink;
+
+/** An image, audio or file as it crosses, its bytes moved. */
+export interface WireBytes {
   readonly type: ToolAttachment["type"];
   readonly mimeType: ToolAttachment["mimeType"];
   readonly data: Uint8Array;
@@ -150,7 +153,7 @@ export function decodeOutcome(outcome: WorkerReply): ToolOutcome | NonRecoverabl
     const attachments = outcome.attachments;
     return attachments === undefined
       ? new Outcome(outcome.content, outcome.isError)
-      : new OutcomeWithAttachments(outcome.content, attachments as readonly ToolAttachment[]);
+      : new OutcomeWithAttachments(outcome.content, attachments as readonly CarriedAttachment[]);
   }
   // A worker has its own realm: re-create the error here so it is genuine on this thread.
   if (kind === "fatal") return new NonRecoverableToolError(outcome.message);

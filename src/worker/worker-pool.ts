@@ -35,6 +35,7 @@ import {
   type TimerHandle,
 } from "../contract/primordials.js";
 import { describeFailure } from "../contract/untrusted.js";
+import { recordBootFailure } from "../executor/metrics.js";
 import { BootBackoff } from "./boot-backoff.js";
 import { watchNewThreads } from "./new-threads.js";
 import { MAX_DELAY_MS, type ResolvedOptions } from "./options.js";
@@ -222,6 +223,8 @@ export class WorkerPool {
   #destroyed = false;
   /** Threads that exited before they loaded their modules: when the next may start, and what calls get meanwhile. */
   readonly #backoff = new BootBackoff();
+  /** Threads that exited before they loaded their modules, since the pool was made (the metrics' boot failures). */
+  #bootFailures = 0;
   readonly #stopWatching: () => void;
   /** Listeners of the worker → main per-task messages. */
   readonly messages = new TaskMessages();
@@ -405,6 +408,19 @@ export class WorkerPool {
   /** While threads cannot boot and the pool waits before starting another: why (what a call gets when no thread can take it). */
   bootRefusal(): string | undefined {
     return this.#backoff.refusal();
+  }
+
+  /** Threads that exited (or were ended) before they had loaded their modules, since the pool was made. */
+  get bootFailures(): number {
+    return this.#bootFailures;
+  }
+
+  /** Threads running a task of a call now. */
+  busyThreads(): number {
+    let busy = 0;
+    const loads = this.#loadList;
+    for (let index = 0; index < loads.length; index += 1) if ((loads[index] as ThreadLoad).tasks !== 0) busy += 1;
+    return busy;
   }
 
   /** Threads that have loaded their modules and take calls (during a boot failure's wait, the only ones a call may use). */
@@ -760,6 +776,8 @@ export class WorkerPool {
     if (greeted) this.#failStart(ContractErrorCode.INVALID_TOOL_MODULE, reason, undefined);
     else this.#failStart(ContractErrorCode.WORKER_POOL_START_FAILED, end.failed ? describeFailure(end.error).text : reason, end.error);
     this.#backoff.failed(reason);
+    this.#bootFailures += 1;
+    recordBootFailure();
     this.#withdrawWarmups();
     this.#failCallsIfNoThread();
   }

@@ -6,7 +6,7 @@ import { Buffer } from "node:buffer";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { RunContext } from "@openai/agents";
-import { audioContent, defineTool, fileContent, imageContent, ToolRegistry, withAttachments } from "toolgate";
+import { audioContent, defineTool, fileContent, imageContent, resourceLink, ToolRegistry, withAttachments } from "toolgate";
 import { toAiSdkTools } from "toolgate/ai-sdk";
 import { toLangChainTools } from "toolgate/langchain";
 import { toMastraTools } from "toolgate/mastra";
@@ -156,4 +156,91 @@ describe("docs/adapters.md — What each framework carries", () => {
       });
     },
   );
+});
+
+const REPORT = { uri: "https://example.com/q3.pdf", name: "q3.pdf", mimeType: "application/pdf", description: "The Q3 report" } as const;
+const SOURCE = { uri: "file:///project/src/main.rs", name: "main.rs" } as const;
+const REPORT_LINE = '[resource link "q3.pdf" (application/pdf) https://example.com/q3.pdf: The Q3 report]';
+const SOURCE_LINE = '[resource link "main.rs" file:///project/src/main.rs]';
+const linking = new ToolRegistry([
+  defineTool({
+    name: "links",
+    description: "Returns an image and two resource links.",
+    parameters: z.object({}),
+    execute: () => withAttachments("two links", [resourceLink(REPORT), imageContent(png, "image/png"), resourceLink(SOURCE)]),
+  }),
+]);
+
+describe("docs/adapters.md — resource links in each framework", () => {
+  it("MCP: each link a resource_link after the attachments, as the SDK's Client parses it", async () => {
+    const server = createMcpServer(linking, { name: "links", version: "1.0.0" });
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverTransport);
+    const client = new Client({ name: "c", version: "1.0.0" });
+    await client.connect(clientTransport);
+    open.push(client);
+    const reply = await client.callTool({ name: "links", arguments: {} });
+    expect(reply).toEqual({
+      isError: false,
+      content: [
+        { type: "text", text: "two links" },
+        { type: "image", data: base64(png), mimeType: "image/png" },
+        { type: "resource_link", ...REPORT },
+        { type: "resource_link", ...SOURCE },
+      ],
+    });
+  });
+
+  it("AI SDK: the output lists the links; the model reads each as a text line", async () => {
+    const tool = toAiSdkTools(linking).links;
+    if (tool?.execute === undefined) throw new Error("the AI SDK tool has no execute");
+    const outputs: unknown[] = [];
+    for await (const output of tool.execute({}, { toolCallId: "ai-2", messages: [] } as never) as AsyncIterable<unknown>)
+      outputs.push(output);
+    const output = outputs.at(-1);
+    expect(output).toEqual({
+      type: "content",
+      text: "two links",
+      images: [{ type: "image", data: base64(png), mimeType: "image/png" }],
+      links: [
+        { type: "resourceLink", ...REPORT },
+        { type: "resourceLink", ...SOURCE },
+      ],
+    });
+    const seen = await tool?.toModelOutput?.({ toolCallId: "ai-2", input: {}, output: output as never });
+    expect(seen).toEqual({
+      type: "content",
+      value: [
+        { type: "text", text: "two links" },
+        { type: "file", mediaType: "image/png", data: { type: "data", data: base64(png) } },
+        { type: "text", text: REPORT_LINE },
+        { type: "text", text: SOURCE_LINE },
+      ],
+    });
+  });
+
+  it("OpenAI Agents, LangChain and Pi: a text part naming each link, after the attachments", async () => {
+    const [agentsTool] = toOpenAiAgentsTools(linking);
+    expect(await agentsTool?.invoke(new RunContext(), "{}")).toEqual([
+      { type: "text", text: "two links" },
+      { type: "image", image: { data: base64(png), mediaType: "image/png" } },
+      { type: "text", text: REPORT_LINE },
+      { type: "text", text: SOURCE_LINE },
+    ]);
+    const [langChainTool] = toLangChainTools(linking);
+    const message = (await langChainTool?.invoke({ id: "lc-2", name: "links", args: {}, type: "tool_call" })) as { content: unknown };
+    expect(message.content).toEqual([
+      { type: "text", text: "two links" },
+      { type: "image", data: base64(png), mimeType: "image/png" },
+      { type: "text", text: REPORT_LINE },
+      { type: "text", text: SOURCE_LINE },
+    ]);
+    const pi = await toPiAgentTool(linking, "links").execute("pi-2", {});
+    expect(pi.content).toEqual([
+      { type: "text", text: "two links" },
+      { type: "image", data: base64(png), mimeType: "image/png" },
+      { type: "text", text: REPORT_LINE },
+      { type: "text", text: SOURCE_LINE },
+    ]);
+  });
 });

@@ -110,6 +110,67 @@ describe("rule 1 — definition snapshot: describeTools", () => {
     expect((error as unknown as { cause: unknown }).cause).toBeInstanceOf(Error);
   });
 
+  it("a declared outputSchema is shown as a JSON Schema beside the parameters, frozen, made once; none without one", () => {
+    const registry = new ToolRegistry([
+      defineTool({
+        name: "weather",
+        description: "The weather.",
+        parameters: z.object({ city: z.string() }),
+        outputSchema: z.object({ celsius: z.number(), sky: z.enum(["clear", "cloudy"]) }),
+        execute: () => ({ celsius: 20, sky: "clear" }),
+      }),
+      defineTool({
+        name: "count",
+        description: "A number.",
+        parameters: typeboxParameters(Type.Object({})),
+        outputSchema: typeboxParameters(Type.Integer({ minimum: 0 })),
+        execute: () => 3,
+      }),
+      defineTool({ name: "plain", description: "No output schema.", parameters: z.object({}), execute }),
+    ]);
+    const [weather, count, plain] = describeTools(registry);
+    expect(weather?.outputSchema).toEqual({
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      properties: { celsius: { type: "number" }, sky: { type: "string", enum: ["clear", "cloudy"] } },
+      required: ["celsius", "sky"],
+      additionalProperties: false,
+    });
+    expect(Object.isFrozen(weather?.outputSchema)).toBe(true);
+    expect(Object.isFrozen((weather?.outputSchema as { properties: object } | undefined)?.properties)).toBe(true);
+    expect(describeTools(registry)[0]?.outputSchema).toBe(weather?.outputSchema);
+    expect(count?.outputSchema).toEqual({ type: "integer", minimum: 0 });
+    expect(plain && "outputSchema" in plain).toBe(false);
+    expect(Object.keys(plain ?? {})).toEqual(["name", "description", "parameters"]);
+  });
+
+  it("an outputSchema its library cannot describe is left out (the output is still checked); one that fails to is refused", () => {
+    const registry = new ToolRegistry([
+      defineTool({
+        name: "valibot",
+        description: "valibot has no Standard JSON Schema.",
+        parameters: z.object({}),
+        outputSchema: v.object({ ok: v.boolean() }),
+        execute,
+      }),
+    ]);
+    const [entry] = describeTools(registry);
+    expect(entry && "outputSchema" in entry).toBe(false);
+    expect(entry?.parameters).toMatchObject({ type: "object" });
+    const dated = new ToolRegistry([
+      defineTool({
+        name: "dated",
+        description: "zod cannot show a Date.",
+        parameters: z.object({}),
+        outputSchema: z.object({ at: z.date() }),
+        execute,
+      }),
+    ]);
+    const error = contractError(() => describeTools(dated));
+    expect(error.code).toBe("INVALID_TOOL_DEFINITION");
+    expect(error.message).toBe('tool "dated": its schema library could not make a JSON Schema of the output');
+  });
+
   it("hostile generated schemas are refused, never walked through getters or Proxies", () => {
     let getterCalls = 0;
     const hostile = [

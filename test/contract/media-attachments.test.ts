@@ -3,7 +3,7 @@
 // attachment is adopted from another thread (adoptAttachments) or read from Redis
 // (decodeAttachments): nothing from there is trusted.
 import { Buffer } from "node:buffer";
-import { audioContent, fileContent, imageContent, isToolContractError, Limits, withAttachments } from "toolgate";
+import { audioContent, fileContent, imageContent, isToolContractError, Limits, resourceLink, withAttachments } from "toolgate";
 import { describe, expect, test } from "vitest";
 import { adoptAttachments } from "../../dist/src/contract/results.js";
 import { decodeAttachments } from "../../dist/src/queue/redis-data.js";
@@ -172,7 +172,7 @@ describe("withAttachments takes every kind", () => {
     ]);
     expect(output).toBeDefined();
     expect(refused(() => withAttachments("x", [{ type: "audio", mimeType: "audio/wav", data: wav() }] as never))).toContain(
-      "[0] is not an attachment made by imageContent, audioContent or fileContent",
+      "[0] is not an attachment made by imageContent, audioContent, fileContent or resourceLink",
     );
   });
 });
@@ -198,7 +198,7 @@ describe("records from another thread are checked as a tool's attachments are (a
     ["a getter for data", Object.defineProperty(record({}), "data", { get: () => wav(), enumerable: true })],
     ["a Proxy", new Proxy(record({}), {})],
   ])("refuses %s", (_label, forged) => {
-    expect(adoptAttachments([forged])).toMatch(/is not an attachment made by imageContent, audioContent or fileContent/);
+    expect(adoptAttachments([forged])).toMatch(/is not an attachment made by imageContent, audioContent, fileContent or resourceLink/);
   });
 });
 
@@ -230,5 +230,69 @@ describe("attachments read from Redis (decodeAttachments)", () => {
     const decoded = decodeAttachments([{ type: "audio", mimeType: "audio/flac", data: base64(WAV_BYTES) }]);
     expect(Array.isArray(decoded)).toBe(true);
     expect(adoptAttachments(decoded)).toMatch(/\[0\] is not an attachment/);
+  });
+});
+
+describe("resourceLink", () => {
+  test("a frozen link with its URI and name, and its media type and description only when given", () => {
+    const link = resourceLink({ uri: "https://example.com/a.pdf", name: "a.pdf", mimeType: "application/pdf", description: "A\n\tB" });
+    expect(link).toEqual({
+      type: "resourceLink",
+      uri: "https://example.com/a.pdf",
+      name: "a.pdf",
+      mimeType: "application/pdf",
+      description: "A\n\tB",
+    });
+    expect(Object.isFrozen(link)).toBe(true);
+    expect(Object.keys(resourceLink({ uri: "file:///src/main.rs", name: "src/main.rs" }))).toEqual(["type", "uri", "name"]);
+  });
+
+  test.each([
+    [{ name: "a" }, "resourceLink: uri is required"],
+    [{ uri: "https://a" }, "resourceLink: name is required"],
+    [{ uri: "data:text/html,x", name: "a" }, "resourceLink: uri must be an absolute URI"],
+    [{ uri: "no scheme", name: "a" }, "resourceLink: uri must be an absolute URI"],
+    [{ uri: `https://${"a".repeat(2048)}`, name: "a" }, "resourceLink: uri must be an absolute URI"],
+    [{ uri: "https://a", name: "" }, "resourceLink: name must be a string of 1 to 255 characters without a control character"],
+    [{ uri: "https://a", name: "a\u0000b" }, "resourceLink: name must be"],
+    [{ uri: "https://a", name: "a".repeat(256) }, "resourceLink: name must be"],
+    [{ uri: "https://a", name: "a", mimeType: "PDF" }, "resourceLink: mimeType must be a media type (type/subtype, lower case)"],
+    [{ uri: "https://a", name: "a", mimeType: "text/plain; charset=utf-8" }, "resourceLink: mimeType must be"],
+    [{ uri: "https://a", name: "a", description: "" }, "resourceLink: description must be a string of 1 to 1024 characters"],
+    [{ uri: "https://a", name: "a", description: "a\u0007" }, "resourceLink: description must be"],
+    [{ uri: "https://a", name: "a", href: "https://b" }, 'resourceLink: options has an unknown option "href"'],
+  ])("refuses %j", (options, message) => {
+    expect(refused(() => resourceLink(options as never))).toContain(message);
+  });
+
+  test("withAttachments takes links beside attachments; a look-alike link record is refused", () => {
+    expect(() =>
+      withAttachments("x", [resourceLink({ uri: "https://a", name: "a" }), imageContent(new Uint8Array(PNG_BYTES), "image/png")]),
+    ).not.toThrow();
+    expect(refused(() => withAttachments("x", [{ type: "resourceLink", uri: "https://a", name: "a" } as never]))).toContain(
+      "is not an attachment made by imageContent, audioContent, fileContent or resourceLink",
+    );
+  });
+
+  test("records from another thread are adopted after the same checks; a link with data or a bad URI is refused", () => {
+    const adopted = adoptAttachments([{ type: "resourceLink", uri: "https://a", name: "a", description: "d" }]);
+    expect(adopted).toEqual([{ type: "resourceLink", uri: "https://a", name: "a", description: "d" }]);
+    expect(Object.isFrozen((adopted as object[])[0])).toBe(true);
+    expect(typeof adoptAttachments([{ type: "resourceLink", uri: "javascript:x", name: "a" }])).toBe("string");
+    expect(typeof adoptAttachments([{ type: "resourceLink", uri: "https://a", name: "a", data: new Uint8Array(1) }])).toBe("string");
+    expect(typeof adoptAttachments([{ type: "resourceLink", uri: "https://a" }])).toBe("string");
+  });
+
+  test("from Redis: a link's strings are bounded by the decoder, then adopted whole", () => {
+    expect(decodeAttachments([{ type: "resourceLink", uri: "https://a", name: "a", mimeType: "text/plain" }])).toEqual([
+      { type: "resourceLink", uri: "https://a", name: "a", mimeType: "text/plain" },
+    ]);
+    expect(decodeAttachments([{ type: "resourceLink", uri: 7, name: "a" }])).toBe("a host's resource link is malformed");
+    expect(decodeAttachments([{ type: "resourceLink", uri: "https://a", name: "a".repeat(256) }])).toBe(
+      "a host's resource link is malformed",
+    );
+    expect(decodeAttachments([{ type: "resourceLink", uri: "https://a", name: "a", description: "d".repeat(1025) }])).toBe(
+      "a host's resource link is malformed",
+    );
   });
 });

@@ -105,17 +105,17 @@ describe("docs/operations.md — Images and other attachments: withAttachments",
         delete sparse[1];
         return withAttachments("x", sparse);
       },
-      "withAttachments: [1] is not an attachment made by imageContent, audioContent or fileContent (got undefined)",
+      "withAttachments: [1] is not an attachment made by imageContent, audioContent, fileContent or resourceLink (got undefined)",
     ],
     [
       "a look-alike",
       () => withAttachments("x", [{ type: "image", mimeType: "image/png", data: new Uint8Array(1) }] as never),
-      "withAttachments: [0] is not an attachment made by imageContent, audioContent or fileContent (got an object)",
+      "withAttachments: [0] is not an attachment made by imageContent, audioContent, fileContent or resourceLink (got an object)",
     ],
     [
       "an accessor member",
       () => withAttachments("x", Object.defineProperty([], 0, { get: small, enumerable: true }) as never),
-      "withAttachments: [0] is not an attachment made by imageContent, audioContent or fileContent (got undefined)",
+      "withAttachments: [0] is not an attachment made by imageContent, audioContent, fileContent or resourceLink (got undefined)",
     ],
     [
       "too many",

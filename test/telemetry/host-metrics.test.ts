@@ -2,12 +2,14 @@
 // --metrics-port` serve /metrics (Prometheus text, parsed here line by line against the format's
 // grammar), /healthz and /readyz, scraped over HTTP, while Redis is up and while it is down.
 import { execFile } from "node:child_process";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { isToolContractError } from "toolgate";
 import { QueueToolExecutor, runToolWorkerHost, type ToolWorkerHost } from "toolgate/queue";
 import { afterEach, describe, expect, test } from "vitest";
-import { call, errorOf, fixture, neverAborted } from "../support/helpers.js";
+import { call, errorOf, fixture, neverAborted, scratchDir } from "../support/helpers.js";
 import { findRedis, startRedisServer, uniqueQueue } from "../support/redis.js";
 
 const run = promisify(execFile);
@@ -98,6 +100,8 @@ describe.skipIf(!("url" in redis))("a host's metrics and health over HTTP", () =
     expect(sampleValue(samples, "toolgate_host_threads")).toBe(2);
     expect(sampleValue(samples, "toolgate_host_threads_busy")).toBe(0);
     expect(sampleValue(samples, "toolgate_host_jobs_waiting_for_thread")).toBe(0);
+    expect(types.get("toolgate_host_thread_boot_failures_total")).toBe("counter");
+    expect(sampleValue(samples, "toolgate_host_thread_boot_failures_total")).toBe(0);
     expect(sampleValue(samples, "toolgate_host_ready")).toBe(1);
     expect(await scrape(port, "/healthz")).toMatchObject({ status: 200, body: "ok\n" });
     expect(await scrape(port, "/readyz")).toMatchObject({ status: 200, body: "ready\n" });
@@ -133,6 +137,41 @@ describe.skipIf(!("url" in redis))("a host's metrics and health over HTTP", () =
     }
     await host.close();
     await expect(scrape(port, "/healthz")).rejects.toThrow();
+  }, 30_000);
+
+  test("threads that cannot boot are counted, one per thread (a module whose setup() exits while a gate file says so)", async () => {
+    const url = (redis as { url: string }).url;
+    const gate = join(scratchDir(), "boot-gate");
+    const setGate = (n: number): void => {
+      writeFileSync(`${gate}.main`, String(n));
+      renameSync(`${gate}.main`, gate); // whole: a thread booting meanwhile never reads it half-written
+    };
+    setGate(0); // the host's first thread boots
+    const module = `${fixture("boot-flaky").href}?gate=${encodeURIComponent(gate)}`;
+    const queue = uniqueQueue("metrics-boot");
+    const host = await runToolWorkerHost({ connection: url, queue, modules: [module], threads: 1, metricsPort: 0 });
+    cleanups.push(() => host.close());
+    const agent = await QueueToolExecutor.create({ connection: url, queue, modules: [module], heartbeatMs: 100 });
+    cleanups.push(() => agent.close());
+    const port = host.metricsPort as number;
+    const bootFailures = async (): Promise<number | undefined> =>
+      sampleValue(parseExposition((await scrape(port, "/metrics")).body).samples, "toolgate_host_thread_boot_failures_total");
+
+    expect((await agent.executeToolCall(call("bootedOn", {}, "first"), neverAborted())).isError).toBe(false);
+    expect(await bootFailures()).toBe(0);
+    setGate(2); // the next two threads exit in setup()
+    expect(errorOf(await agent.executeToolCall(call("exitNow", {}, "crash"), neverAborted())).code).toBe("TOOL_EXECUTION_FAILED");
+    // Calls until one is served again (after each failed boot the pool waits before the next thread).
+    let served = false;
+    for (let k = 0; !served && k < 500; k += 1) {
+      served = !(await agent.executeToolCall(call("bootedOn", {}, `retry-${k}`), neverAborted())).isError;
+      if (!served) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(served).toBe(true);
+    expect(Number(readFileSync(gate, "utf8"))).toBe(0);
+    const deadline = Date.now() + 10_000;
+    while ((await bootFailures()) !== 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await bootFailures()).toBe(2);
   }, 30_000);
 
   test("metricsPort is checked like every option", async () => {
