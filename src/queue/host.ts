@@ -34,7 +34,10 @@ import { integerOr, invalidArgument, readOptions, validateFunction } from "../co
 import { WorkerToolExecutor } from "../worker/executor.js";
 import { MAX_THREADS } from "../worker/options.js";
 import type { ToolModuleSpecifier } from "../worker/tool-modules.js";
+import { durableKeyOf } from "../durable/key.js";
+import { DurableEngine, storeOf } from "../durable/store.js";
 import { closeRedis, connectOrFail, openRedis, settlesWithin } from "./connection.js";
+import { QueueHostDurable, readJobDurability } from "./durable.js";
 import { closeServer, HostMetrics } from "./host-metrics.js";
 import { type QueueKeys, queueKeys, readJobId } from "./keys.js";
 import { durationOption, type QueueConnection, readConnection, readPrefix, readQueueName } from "./options.js";
@@ -158,8 +161,11 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
           ready: () => closing === undefined && clients.every((client) => client.status === "ready"),
         });
   for (const client of clients) client.on("reconnecting", () => metrics?.redisReconnecting());
+  // Durable jobs run as durable calls of the host's executor, whose record is the job's own claim (durable.ts).
+  const durableJobs = new QueueHostDurable(control, keys);
   try {
     executor = await WorkerToolExecutor.create({
+      durable: { store: storeOf(new DurableEngine(durableJobs)) },
       modules: resolved.modules,
       hooks: metrics === undefined ? facts.hooks : metrics.hooksOver(facts.hooks),
       // The job's budgets bound each result (encodeResult): the pool's own admit anything a budget may.
@@ -212,6 +218,10 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
     running.set(jobId, controller);
     let book: ReturnType<HostFactsBook["begin"]> | undefined;
     const data = decodeJobData(job.data);
+    /** A durable job's key, once announced to durableJobs: its record says whether the tool may start. */
+    let durableKey: string | undefined;
+    /** The record did not let the job start: the agent hears "not started", and its claim decides. */
+    const durableRefused = (): boolean => durableKey !== undefined && durableJobs.done(durableKey, jobId);
     try {
       const reason = early.take(jobId);
       if (reason !== undefined) controller.abort(stopReason(reason));
@@ -230,6 +240,16 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
         starting -= 1;
       }
       if (refusal !== undefined) return notStarted(refusal);
+      const durability = readJobDurability(data.durable);
+      if (typeof durability === "string") return refusedJob(durability);
+      if (durability !== undefined) {
+        if (data.callId === undefined) return refusedJob("a durable job needs a call id");
+        durableKey = durableKeyOf(durability.runId, data.callId);
+        if (!durableJobs.expect(durableKey, jobId, durability)) {
+          durableKey = undefined;
+          return notStarted("durable");
+        }
+      }
       const budgets = jobAttachmentBudgets(data.attachmentBudgets, tools.get(String(data.call.name))?.attachmentBudgets);
       // The agent's limit for the call: the host's pipeline applies it as the call's own (a
       // malformed one is refused with the job, as a malformed call is).
@@ -237,13 +257,17 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
       const options = {
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
         ...(data.progress ? { onProgress: relayToJob(job) } : {}),
+        ...(durability === undefined ? {} : { durable: { runId: durability.runId } }),
       };
       if (data.callId !== undefined) book = facts.begin(jobId, data.callId);
       const message = await withinJobTrace(job.data, () => executor.executeToolCall(data.call, controller.signal, options));
+      if (durableRefused()) return notStarted("durable");
       return withFacts(encodeMessage(message, budgets), book, data.callId);
     } catch (error) {
+      if (durableRefused()) return notStarted("durable");
       return withFacts(encodeFailure(error, controller.signal), book, data.callId);
     } finally {
+      durableRefused();
       running.delete(jobId);
       if (running.size === 0) for (const wake of idleWaiters.splice(0)) wake();
       bullSignal?.removeEventListener("abort", onBullAbort);
@@ -313,6 +337,11 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
 /** The answer to a job the host did not start: the agent says why, in words (redis-data.ts). */
 function notStarted(reason: NotStartedReason): QueueJobResult {
   return { kind: "not-started", reason };
+}
+
+/** The answer to a job whose data no agent writes: refused, as a malformed call is. */
+function refusedJob(why: string): QueueJobResult {
+  return { kind: "result", content: errorContent(ToolErrorCode.EXECUTION_FAILED, { text: `the host refused the job: ${why}`, cut: false }), isError: true };
 }
 
 /** Cancel messages for jobs not running here, kept a while (bounded) for a job taken but not yet started. */
