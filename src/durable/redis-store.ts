@@ -211,12 +211,7 @@ class RedisBackend implements DurableBackend {
  * an evicted record silently turns a replay into a second execution. `who` names the refuser,
  * `override` the option that skips the check.
  */
-export async function checkEvictionPolicy(
-  client: Pick<Redis, "config">,
-  timeoutMs: number,
-  who: string,
-  override: string,
-): Promise<void> {
+export async function checkEvictionPolicy(client: Pick<Redis, "config">, timeoutMs: number, who: string, override: string): Promise<void> {
   let reply: unknown;
   try {
     reply = await within(client.config("GET", "maxmemory-policy") as Promise<unknown>, timeoutMs, "CONFIG GET maxmemory-policy");

@@ -27,13 +27,7 @@ import {
 import { ContractErrorCode, ToolErrorCode } from "../contract/constants.js";
 import { NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
-import {
-  ArrayIsArray,
-  isProxy,
-  NativePromise,
-  ObjectFreeze,
-  PerformanceNow,
-} from "../contract/primordials.js";
+import { ArrayIsArray, isProxy, NativePromise, ObjectFreeze, PerformanceNow } from "../contract/primordials.js";
 import { adoptAttachments, errorContent, type ToolResultMessage } from "../contract/results.js";
 import { checkTimeoutMs } from "../contract/timeout.js";
 import { registeredTools, ToolRegistry } from "../contract/tools.js";
@@ -60,9 +54,6 @@ import { callAppRefusal } from "../worker/app-refusal.js";
 import { loadToolModules, type ToolModuleSpecifier } from "../worker/tool-modules.js";
 import { AgentLease } from "./agent-lease.js";
 import { BULLMQ_CLOSE_MS, closeRedis, connectOrFail, openRedis, settlesWithin } from "./connection.js";
-import { EventReader, type RidingRead } from "./event-reader.js";
-import { finishedRead, readFinishedJobs, readJobStates } from "./job-states.js";
-import { jobIdFor, type QueueKeys, queueKeys } from "./keys.js";
 import {
   checkQueueEvictionPolicy,
   QueueAgentDurable,
@@ -70,6 +61,9 @@ import {
   type QueueDurableSettings,
   readQueueDurableOptions,
 } from "./durable.js";
+import { EventReader, type RidingRead } from "./event-reader.js";
+import { finishedRead, readFinishedJobs, readJobStates } from "./job-states.js";
+import { jobIdFor, type QueueKeys, queueKeys } from "./keys.js";
 import { durationOption, isClusterConnection, type QueueConnection, readConnection, readPrefix, readQueueName } from "./options.js";
 import { loadQueuePeers } from "./peers.js";
 import { checkPermissions } from "./permissions.js";

@@ -31,11 +31,11 @@ import { checkTimeoutMs } from "../contract/timeout.js";
 import type { ToolRegistry } from "../contract/tools.js";
 import { describeFailure, readDataProperty } from "../contract/untrusted.js";
 import { integerOr, invalidArgument, readOptions, validateFunction } from "../contract/validators.js";
+import { durableKeyOf } from "../durable/key.js";
+import { DurableEngine, storeOf } from "../durable/store.js";
 import { WorkerToolExecutor } from "../worker/executor.js";
 import { MAX_THREADS } from "../worker/options.js";
 import type { ToolModuleSpecifier } from "../worker/tool-modules.js";
-import { durableKeyOf } from "../durable/key.js";
-import { DurableEngine, storeOf } from "../durable/store.js";
 import { closeRedis, connectOrFail, openRedis, settlesWithin } from "./connection.js";
 import { QueueHostDurable, readJobDurability } from "./durable.js";
 import { closeServer, HostMetrics } from "./host-metrics.js";
@@ -341,7 +341,11 @@ function notStarted(reason: NotStartedReason): QueueJobResult {
 
 /** The answer to a job whose data no agent writes: refused, as a malformed call is. */
 function refusedJob(why: string): QueueJobResult {
-  return { kind: "result", content: errorContent(ToolErrorCode.EXECUTION_FAILED, { text: `the host refused the job: ${why}`, cut: false }), isError: true };
+  return {
+    kind: "result",
+    content: errorContent(ToolErrorCode.EXECUTION_FAILED, { text: `the host refused the job: ${why}`, cut: false }),
+    isError: true,
+  };
 }
 
 /** Cancel messages for jobs not running here, kept a while (bounded) for a job taken but not yet started. */

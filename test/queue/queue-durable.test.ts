@@ -15,6 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { durableKeyOf } from "../../dist/src/durable/key.js";
 import { call, errorOf, neverAborted, settle } from "../support/helpers.js";
 import { findRedis, hasRedisServerBinary, startRedisServer, uniqueQueue } from "../support/redis.js";
+import { monitorOf } from "./monitor.js";
 
 const TOOLS = new URL("../durable/fixtures/durable-tools.mjs", import.meta.url);
 const found = await findRedis();
@@ -37,6 +38,15 @@ const unique = (label: string): string => uniqueQueue(label);
 const count = async (counter: string): Promise<number> => Number((await redis.get(counter)) ?? 0);
 const content = (result: ToolResultMessage): unknown => JSON.parse(result.content);
 
+/** Resolves once `condition` holds (polled), or rejects after 10 s. */
+async function until(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("the condition never held");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 /** Resolves once `list` has `entries` entries (a tool reported it started). */
 async function started(list: string, entries = 1): Promise<void> {
   const deadline = Date.now() + 10_000;
@@ -46,7 +56,12 @@ async function started(list: string, entries = 1): Promise<void> {
   }
 }
 
-async function agent(queue: string, options: Partial<QueueToolExecutorOptions> = {}, events?: CallEndEvent[], hooks: ToolExecutorHooks = {}) {
+async function agent(
+  queue: string,
+  options: Partial<QueueToolExecutorOptions> = {},
+  events?: CallEndEvent[],
+  hooks: ToolExecutorHooks = {},
+) {
   const executor = await QueueToolExecutor.create({
     connection: url,
     queue,
@@ -133,11 +148,12 @@ describe.runIf(url !== "")("durable calls on the queue: the semantics table", ()
     const b = await agent(queue, {}, eventsB);
     const [counter, gate, begun, runId] = [unique("count"), unique("gate"), unique("started"), unique("run")];
     const toolCall = call("charge", { counter, gate, started: begun }, "a1");
+    const seen = await monitorOf(url, queue, cleanups);
     const first = a.executeToolCall(toolCall, neverAborted(), { durable: { runId } });
     await started(begun);
     const second = b.executeToolCall(toolCall, neverAborted(), { durable: { runId } });
-    // b is waiting on a's execution: nothing more runs while the gate is shut.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // b's claim (the second one sent) found a's execution running: b attaches, then the gate opens.
+    await until(() => seen.filter((command) => command.args.at(-1) === "claimed").length === 2);
     expect(await recordState(queue, runId, "a1")).toBe("running");
     await redis.rpush(gate, "go");
     const [one, two] = await Promise.all([first, second]);
@@ -153,7 +169,9 @@ describe.runIf(url !== "")("durable calls on the queue: the semantics table", ()
     const executor = await agent(queue);
     const [counter, runId] = [unique("count"), unique("run")];
     await executor.executeToolCall(call("charge", { counter, amount: 1 }, "x1"), neverAborted(), { durable: { runId } });
-    const conflict = await settle(executor.executeToolCall(call("charge", { counter, amount: 2 }, "x1"), neverAborted(), { durable: { runId } }));
+    const conflict = await settle(
+      executor.executeToolCall(call("charge", { counter, amount: 2 }, "x1"), neverAborted(), { durable: { runId } }),
+    );
     const reason = (conflict as { reason: unknown }).reason;
     expect(isToolContractError(reason) && reason.code).toBe("DURABLE_CALL_CONFLICT");
     expect((reason as Error).message).toContain(durableKeyOf(runId, "x1"));
@@ -170,9 +188,13 @@ describe.runIf(url !== "")("durable calls on the queue: the semantics table", ()
     const runId = unique("run");
     const options = { durable: { runId } };
     expect(errorOf(await executor.executeToolCall(call("nope", {}, "u1"), neverAborted(), options)).code).toBe("TOOL_NOT_FOUND");
-    expect(errorOf(await executor.executeToolCall(call("charge", { counter: 1 }, "u2"), neverAborted(), options)).code).toBe("TOOL_ARGUMENTS_INVALID");
+    expect(errorOf(await executor.executeToolCall(call("charge", { counter: 1 }, "u2"), neverAborted(), options)).code).toBe(
+      "TOOL_ARGUMENTS_INVALID",
+    );
     const counter = unique("count");
-    expect(errorOf(await executor.executeToolCall(call("charge", { counter }, "u3"), neverAborted(), options)).code).toBe("TOOL_CALL_DENIED");
+    expect(errorOf(await executor.executeToolCall(call("charge", { counter }, "u3"), neverAborted(), options)).code).toBe(
+      "TOOL_CALL_DENIED",
+    );
     expect(await count(counter)).toBe(0);
     expect(await redis.keys(`toolgate:${queue}:durable:*`)).toEqual([]);
   });
@@ -206,14 +228,20 @@ describe.runIf(url !== "")("durable calls on the queue: the semantics table", ()
     const executor = await agent(queue);
     const [counter, gate, begun, runId] = [unique("count"), unique("gate"), unique("started"), unique("run")];
     const controller = new AbortController();
-    const pending = settle(executor.executeToolCall(call("charge", { counter, gate, started: begun }, "m1"), controller.signal, { durable: { runId } }));
+    const pending = settle(
+      executor.executeToolCall(call("charge", { counter, gate, started: begun }, "m1"), controller.signal, { durable: { runId } }),
+    );
     await started(begun);
     controller.abort(new Error("stop"));
     expect(await pending).toEqual({ ok: false, reason: new Error("stop") });
     const events: CallEndEvent[] = [];
-    const later = await (await agent(queue, {}, events)).executeToolCall(call("charge", { counter, gate, started: begun }, "m1"), neverAborted(), {
-      durable: { runId },
-    });
+    const later = await (await agent(queue, {}, events)).executeToolCall(
+      call("charge", { counter, gate, started: begun }, "m1"),
+      neverAborted(),
+      {
+        durable: { runId },
+      },
+    );
     expect(errorOf(later)).toEqual({
       code: "TOOL_EXECUTION_FAILED",
       message: "an earlier execution of this call was lost; the tool may have run, and it will not run again under this key",
@@ -267,7 +295,12 @@ describe.runIf(url !== "" && hasRedisServerBinary())("durable calls on the queue
     cleanups.push(() => plain.close());
     const first = await settle(plain.executeToolCall(call("charge", { counter: "c" }, "e1"), neverAborted(), { durable: { runId: "r" } }));
     expect(isToolContractError((first as { reason: unknown }).reason)).toBe(true);
-    const trusting = await QueueToolExecutor.create({ connection: server.url, queue, modules: [TOOLS], durable: { assumeNoEviction: true } });
+    const trusting = await QueueToolExecutor.create({
+      connection: server.url,
+      queue,
+      modules: [TOOLS],
+      durable: { assumeNoEviction: true },
+    });
     await trusting.close();
   });
 });
