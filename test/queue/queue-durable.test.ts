@@ -262,6 +262,21 @@ describe.runIf(url !== "")("durable calls on the queue: the semantics table", ()
     expect(await count(counter)).toBe(2);
   });
 
+  test("writeConcern: a claim fewer replicas acknowledged in time is given up (released), the tool did not run", async () => {
+    const queue = unique("durable");
+    await host(queue);
+    const replicas = Number(/connected_slaves:(\d+)/.exec(await redis.info("replication"))?.[1] ?? 0);
+    const executor = await agent(queue, { durable: { leaseMs: 1000, writeConcern: { replicas: replicas + 1, timeoutMs: 50 } } });
+    const [counter, runId] = [unique("count"), unique("run")];
+    const result = await executor.executeToolCall(call("charge", { counter }, "w1"), neverAborted(), { durable: { runId } });
+    expect(errorOf(result)).toEqual({
+      code: "TOOL_EXECUTION_FAILED",
+      message: `the durable store could not be used (the claim was not acknowledged by ${replicas + 1} replicas within 50 ms (writeConcern)): the tool did not run`,
+    });
+    expect(await count(counter)).toBe(0);
+    expect(await recordState(queue, runId, "w1")).toBe("released");
+  });
+
   test("the executor option durable is validated: unknown keys, bounds, aof refused", async () => {
     const queue = unique("durable");
     const cases: [unknown, string][] = [
