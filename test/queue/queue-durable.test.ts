@@ -143,7 +143,8 @@ describe.runIf(url !== "")("durable calls on the queue: the semantics table", ()
   test("claimed or running, same fingerprint → attached: two agents, one execution, the same outcome", async () => {
     const queue = unique("durable");
     await host(queue);
-    const [eventsA, eventsB]: CallEndEvent[][] = [[], []];
+    const eventsA: CallEndEvent[] = [];
+    const eventsB: CallEndEvent[] = [];
     const a = await agent(queue, {}, eventsA);
     const b = await agent(queue, {}, eventsB);
     const [counter, gate, begun, runId] = [unique("count"), unique("gate"), unique("started"), unique("run")];
