@@ -191,6 +191,8 @@ export class QueueAgentDurable extends QueueRecords implements DurableBackend {
   readonly #connectTimeoutMs: number;
   readonly #newJobId: () => string;
   #checked: Promise<void> | undefined;
+  /** Jobs whose host says its outcome is the recorded one: their caller's finish has nothing to write. */
+  readonly #recorded = new Set<string>();
 
   constructor(client: Redis, keys: QueueKeys, settings: QueueDurableSettings, connectTimeoutMs: number, newJobId: () => string) {
     super(client, keys);
@@ -259,8 +261,18 @@ export class QueueAgentDurable extends QueueRecords implements DurableBackend {
     return (await this.renew(key, token)) === "held";
   }
 
-  /** The caller's own end of a claim it holds (its time limit, a lost Redis, close): released before a host started it, else done. */
+  /** The host of job `jobId` answered with the outcome it recorded: the call's finish is that record's. */
+  recordedByHost(jobId: string): void {
+    this.#recorded.add(jobId);
+  }
+
+  /**
+   * The caller's own end of a claim it holds: nothing to write when its host answered with the
+   * recorded outcome; else (its time limit, a lost Redis, close) released before a host started
+   * it, done after.
+   */
   async finish(key: string, token: string, outcome: string): Promise<boolean> {
+    if (this.#recorded.delete(token)) return true;
     const won = await this.settle(key, token, "done", outcome);
     if (won) await this.replicated(this.#wait());
     return won;
@@ -273,6 +285,8 @@ interface HostJob {
   readonly durability: JobDurability;
   /** Why the record did not let the job start (HOST_START's answer), once asked. */
   refused: string | undefined;
+  /** This host's outcome is the record's (its finish won). */
+  recorded: boolean;
 }
 
 /**
@@ -293,16 +307,20 @@ export class QueueHostDurable extends QueueRecords implements DurableBackend {
   /** Announces `jobId`'s durable call under `key`; false when a job of that key already runs here (a forged duplicate: not started). */
   expect(key: string, jobId: string, durability: JobDurability): boolean {
     if (this.#jobs.has(key)) return false;
-    this.#jobs.set(key, { jobId, durability, refused: undefined });
+    this.#jobs.set(key, { jobId, durability, refused: undefined, recorded: false });
     return true;
   }
 
-  /** The job's call ended here: whether its record refused to start it. */
-  done(key: string, jobId: string): boolean {
+  /**
+   * The job's call ended here: "refused" when its record did not let it start, "recorded" when
+   * the outcome it answers is the one recorded (its agent need not read the record again).
+   */
+  done(key: string, jobId: string): "refused" | "recorded" | undefined {
     const job = this.#jobs.get(key);
-    if (job === undefined || job.jobId !== jobId) return false;
+    if (job === undefined || job.jobId !== jobId) return undefined;
     this.#jobs.delete(key);
-    return job.refused !== undefined;
+    if (job.refused !== undefined) return "refused";
+    return job.recorded ? "recorded" : undefined;
   }
 
   protected retentionOf(key: string): number {
@@ -337,9 +355,10 @@ export class QueueHostDurable extends QueueRecords implements DurableBackend {
   }
 
   async finish(key: string, token: string, outcome: string): Promise<boolean> {
-    const wait = this.#jobs.get(key)?.durability.wait;
+    const job = this.#jobs.get(key);
     const won = await this.settle(key, token, "done", outcome);
-    if (won) await this.replicated(wait);
+    if (won) await this.replicated(job?.durability.wait);
+    if (won && job !== undefined && job.jobId === token) job.recorded = true;
     return won;
   }
 }

@@ -417,6 +417,7 @@ export class QueueToolExecutor implements ToolExecutor {
             reject(new ExecutionLost("the host did not start the durable call's job"));
             return;
           }
+          if (durable !== undefined && decoded.recorded === true) this.#durable.recordedByHost(jobId);
           if (decoded.facts !== undefined) request.record(agentFacts(decoded.facts, PerformanceNow() - startedAt));
           if (decoded.fatal) reject(new NonRecoverableToolError(decoded.message));
           else resolve(withinAttachmentBudgets(decoded.outcome, request));

@@ -220,8 +220,9 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
     const data = decodeJobData(job.data);
     /** A durable job's key, once announced to durableJobs: its record says whether the tool may start. */
     let durableKey: string | undefined;
-    /** The record did not let the job start: the agent hears "not started", and its claim decides. */
-    const durableRefused = (): boolean => durableKey !== undefined && durableJobs.done(durableKey, jobId);
+    /** How the durable call ended here ("refused": the record did not let the job start; the agent hears "not started"). */
+    const durableEnd = (): "refused" | "recorded" | undefined =>
+      durableKey === undefined ? undefined : durableJobs.done(durableKey, jobId);
     try {
       const reason = early.take(jobId);
       if (reason !== undefined) controller.abort(stopReason(reason));
@@ -261,13 +262,15 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
       };
       if (data.callId !== undefined) book = facts.begin(jobId, data.callId);
       const message = await withinJobTrace(job.data, () => executor.executeToolCall(data.call, controller.signal, options));
-      if (durableRefused()) return notStarted("durable");
-      return withFacts(encodeMessage(message, budgets), book, data.callId);
+      const ended = durableEnd();
+      if (ended === "refused") return notStarted("durable");
+      return withFacts(recordedIf(ended, encodeMessage(message, budgets)), book, data.callId);
     } catch (error) {
-      if (durableRefused()) return notStarted("durable");
-      return withFacts(encodeFailure(error, controller.signal), book, data.callId);
+      const ended = durableEnd();
+      if (ended === "refused") return notStarted("durable");
+      return withFacts(recordedIf(ended, encodeFailure(error, controller.signal)), book, data.callId);
     } finally {
-      durableRefused();
+      durableEnd();
       running.delete(jobId);
       if (running.size === 0) for (const wake of idleWaiters.splice(0)) wake();
       bullSignal?.removeEventListener("abort", onBullAbort);
@@ -337,6 +340,11 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
 /** The answer to a job the host did not start: the agent says why, in words (redis-data.ts). */
 function notStarted(reason: NotStartedReason): QueueJobResult {
   return { kind: "not-started", reason };
+}
+
+/** A durable job's answer that is its record's outcome says so: its agent need not read the record. */
+function recordedIf(ended: "recorded" | undefined, result: QueueJobResult): QueueJobResult {
+  return ended === "recorded" && (result.kind === "result" || result.kind === "fatal") ? { ...result, recorded: true } : result;
 }
 
 /** The answer to a job whose data no agent writes: refused, as a malformed call is. */

@@ -49,7 +49,11 @@ export type QueueJobResult = (
   | { readonly kind: "fatal"; readonly message: string }
   | { readonly kind: "cancelled" }
   | { readonly kind: "not-started"; readonly reason: NotStartedReason }
-) & { readonly facts?: QueueJobFacts };
+) & {
+  readonly facts?: QueueJobFacts;
+  /** A durable job's: this result (or fatal) is the outcome the host recorded, first terminal write. */
+  readonly recorded?: true;
+};
 
 /** Why the agent asks hosts to stop a job. */
 export type CancelReason = "abort" | "timeout" | "gave-up";

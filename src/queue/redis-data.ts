@@ -33,7 +33,7 @@ export type HostFacts = QueueJobFacts;
 export type DecodedResult = (
   | { readonly fatal: false; readonly outcome: ToolOutcome }
   | { readonly fatal: true; readonly message: string }
-) & { readonly facts?: HostFacts; readonly stopped: boolean; readonly notStarted?: true };
+) & { readonly facts?: HostFacts; readonly stopped: boolean; readonly notStarted?: true; readonly recorded?: true };
 
 /** What bounds one call's result, as the agent knows them. */
 export interface ResultLimits {
@@ -127,7 +127,9 @@ export function decodeResult(text: unknown, limits: ResultLimits): DecodedResult
   if (typeof value !== "object" || value === null || ArrayIsArray(value)) return malformed("the host's result is not an object");
   const facts = decodeFacts(readOwnDataProperty(value, "facts"));
   if (typeof facts === "string") return malformed(facts);
-  const decoded = decodeKind(value, limits);
+  const kind = decodeKind(value, limits);
+  // A durable job's host says the outcome is the one it recorded (as untrusted as the record itself).
+  const decoded = readOwnDataProperty(value, "recorded") === true && !kind.notStarted ? { ...kind, recorded: true as const } : kind;
   if (facts === undefined) return decoded;
   return { ...decoded, facts, stopped: decoded.stopped || facts.stopped === true };
 }
