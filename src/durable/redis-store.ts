@@ -14,7 +14,7 @@ import { describeFailure } from "../contract/untrusted.js";
 import { integerOr, invalidArgument, readOptions, validateBoolean } from "../contract/validators.js";
 import { keyPartProblem, redisName } from "../queue/keys.js";
 import type { ClaimOrder, DurableBackend, RawClaim, RawRecord, Renewal } from "./backend.js";
-import { DEFAULT_LEASE_MS, readMaxAttachmentBytes, readRetentionMs } from "./options.js";
+import { DEFAULT_LEASE_MS, readMaxAttachmentBytes, readRetentionMs, readWriteConcern, type WriteConcern } from "./options.js";
 import { CLAIM, READ, RENEW, SETTLE, START, STOP } from "./scripts.js";
 import { DurableEngine, type DurableStore, storeOf } from "./store.js";
 
@@ -37,6 +37,12 @@ export interface RedisDurableStoreOptions {
   readonly assumeNoEviction?: boolean;
   /** How long the first connection (and the policy check) may take, in ms (default 5000). */
   readonly connectTimeoutMs?: number;
+  /**
+   * After a claim and after an outcome is recorded, `WAIT` for this many replicas, at most
+   * `timeoutMs`: a claim fewer replicas acknowledged is given up (the call fails, the tool did
+   * not run); an outcome is answered anyway (the tool ran). `WAITAOF` is not offered.
+   */
+  readonly writeConcern?: { readonly replicas: number; readonly timeoutMs: number };
 }
 
 const REDIS_OPTION_KEYS = [
@@ -47,6 +53,7 @@ const REDIS_OPTION_KEYS = [
   "maxAttachmentBytes",
   "assumeNoEviction",
   "connectTimeoutMs",
+  "writeConcern",
 ] as const;
 
 /** The policy a durable Redis must have. */
@@ -61,6 +68,7 @@ class RedisBackend implements DurableBackend {
   readonly #retentionMs: number;
   readonly #assumeNoEviction: boolean;
   readonly #connectTimeoutMs: number;
+  readonly #writeConcern: WriteConcern | undefined;
   #client: Promise<Redis> | undefined;
   #closed = false;
 
@@ -72,7 +80,9 @@ class RedisBackend implements DurableBackend {
     maxAttachmentBytes: number;
     assumeNoEviction: boolean;
     connectTimeoutMs: number;
+    writeConcern: WriteConcern | undefined;
   }) {
+    this.#writeConcern = settings.writeConcern;
     this.#connection = settings.connection;
     this.#prefix = settings.prefix;
     this.#retentionMs = settings.retentionMs;
@@ -143,6 +153,11 @@ class RedisBackend implements DurableBackend {
     ]);
     if (ArrayIsArray(reply) && reply.length === 2 && reply[0] === "claimed") {
       const attempt = +reply[1];
+      const concern = this.#writeConcern;
+      if (!(await this.#replicated())) {
+        await this.#eval(SETTLE, order.key, [order.token, "released", "", this.#retentionMs]);
+        throw new Error(`the claim was not acknowledged by ${concern?.replicas} replicas within ${concern?.timeoutMs} ms (writeConcern)`);
+      }
       return { claimed: true, token: order.token, attempt };
     }
     return { claimed: false, record: recordOf(reply) ?? DAMAGED_RECORD };
@@ -164,7 +179,17 @@ class RedisBackend implements DurableBackend {
   }
 
   async finish(key: string, token: string, outcome: string): Promise<boolean> {
-    return (await this.#eval(SETTLE, key, [token, "done", outcome, this.#retentionMs])) === 1;
+    const won = (await this.#eval(SETTLE, key, [token, "done", outcome, this.#retentionMs])) === 1;
+    if (won) await this.#replicated();
+    return won;
+  }
+
+  /** The write concern: whether enough replicas acknowledged the writes so far (true without one). */
+  async #replicated(): Promise<boolean> {
+    const concern = this.#writeConcern;
+    if (concern === undefined) return true;
+    const client = await this.#redis();
+    return (await client.wait(concern.replicas, concern.timeoutMs)) >= concern.replicas;
   }
 
   async end(key: string, token: string, state: "released" | "lost" | "forgotten"): Promise<void> {
@@ -273,6 +298,7 @@ export function redisDurableStore(options: RedisDurableStoreOptions): DurableSto
     maxAttachmentBytes: readMaxAttachmentBytes(read.maxAttachmentBytes),
     assumeNoEviction: read.assumeNoEviction === true,
     connectTimeoutMs: integerOr(read.connectTimeoutMs, "options.connectTimeoutMs", { min: 1, max: 60_000, fallback: 5000 }),
+    writeConcern: readWriteConcern(read.writeConcern, "options.writeConcern"),
   });
   return storeOf(new DurableEngine(backend));
 }

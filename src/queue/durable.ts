@@ -13,7 +13,14 @@ import { Limits } from "../contract/constants.js";
 import { ArrayIsArray, NumberIsSafeInteger, ObjectFreeze } from "../contract/primordials.js";
 import { integerOr, invalidArgument, readOptions, validateBoolean } from "../contract/validators.js";
 import type { ClaimOrder, DurableBackend, RawClaim, RawRecord, Renewal } from "../durable/backend.js";
-import { DEFAULT_LEASE_MS, DEFAULT_RETENTION_MS, MAX_RETENTION_MS, MIN_RETENTION_MS } from "../durable/options.js";
+import {
+  DEFAULT_LEASE_MS,
+  DEFAULT_RETENTION_MS,
+  MAX_RETENTION_MS,
+  MIN_RETENTION_MS,
+  readWriteConcern,
+  type WriteConcern,
+} from "../durable/options.js";
 import { checkEvictionPolicy } from "../durable/redis-store.js";
 import { CLAIM, HOST_START, READ, RENEW, SETTLE, STOP, WATCH } from "../durable/scripts.js";
 import { checkId } from "../durable/store.js";
@@ -44,7 +51,7 @@ export interface QueueDurableSettings {
   readonly retentionMs: number;
   readonly leaseMs: number;
   readonly assumeNoEviction: boolean;
-  readonly writeConcern: { readonly replicas: number; readonly timeoutMs: number } | undefined;
+  readonly writeConcern: WriteConcern | undefined;
 }
 
 /** The attachment bytes a record on the queue keeps: the default attachment budget (a larger result is recorded as a clear error). */
@@ -57,19 +64,9 @@ export function readQueueDurableOptions(value: unknown, cluster: boolean): Queue
   }
   const read = readOptions(value, "options.durable", ["retentionMs", "leaseMs", "assumeNoEviction", "writeConcern"]);
   if (read.assumeNoEviction !== undefined) validateBoolean(read.assumeNoEviction, "options.durable.assumeNoEviction");
-  let writeConcern: QueueDurableSettings["writeConcern"];
-  if (read.writeConcern !== undefined) {
-    const concern = readOptions(read.writeConcern, "options.durable.writeConcern", ["replicas", "timeoutMs", "aof"]);
-    if (concern.aof !== undefined) {
-      invalidArgument(
-        "options.durable.writeConcern.aof is not offered: WAITAOF needs Redis 7.2, and toolgate is tested on 7.0; use appendfsync always on the server for writes that reach its disk",
-      );
-    }
-    if (cluster) invalidArgument("options.durable.writeConcern is not available on a Redis Cluster (WAIT has no key to route by)");
-    writeConcern = ObjectFreeze({
-      replicas: integerOr(concern.replicas, "options.durable.writeConcern.replicas", { min: 1, max: 64, fallback: 1 }),
-      timeoutMs: integerOr(concern.timeoutMs, "options.durable.writeConcern.timeoutMs", { min: 1, max: 60_000, fallback: 1000 }),
-    });
+  const writeConcern = readWriteConcern(read.writeConcern, "options.durable.writeConcern");
+  if (writeConcern !== undefined && cluster) {
+    invalidArgument("options.durable.writeConcern is not available on a Redis Cluster (WAIT has no key to route by)");
   }
   return ObjectFreeze({
     retentionMs: integerOr(read.retentionMs, "options.durable.retentionMs", {

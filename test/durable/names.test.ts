@@ -145,6 +145,14 @@ describe("the stores' options", () => {
     [() => redisDurableStore({ connection: "redis://x", prefix: "a:b" }), 'options.prefix contains ":" (the key separator)'],
     [() => redisDurableStore({ connection: "redis://x", leaseMs: 999 }), "options.leaseMs must be an integer from 1000 to 60000"],
     [() => redisDurableStore({ connection: "redis://x", assumeNoEviction: "yes" } as never), "options.assumeNoEviction must be a boolean"],
+    [
+      () => redisDurableStore({ connection: "redis://x", writeConcern: { replicas: 0, timeoutMs: 10 } }),
+      "options.writeConcern.replicas must be an integer from 1 to 64",
+    ],
+    [
+      () => redisDurableStore({ connection: "redis://x", writeConcern: { replicas: 1, timeoutMs: 10, aof: 1 } as never }),
+      "options.writeConcern.aof is not offered: WAITAOF needs Redis 7.2",
+    ],
   ])("%#: refused with INVALID_ARGUMENT", (make, message) => {
     const refused = contractFailure(make);
     expect(refused.code).toBe("INVALID_ARGUMENT");
