@@ -1,14 +1,16 @@
 // redisDurableStore's write concern: after a claim, WAIT for `replicas` at most `timeoutMs`; a
 // claim fewer replicas acknowledged is given up (released: the tool did not run), and one a
-// replica acknowledged runs. A replica of the test's own (redis-server --replicaof) makes the
-// second case; the first asks for one replica more than the server has.
+// replica acknowledged runs. A replica of the test's own (REPLICAOF) makes the second case; the
+// first asks for one replica more than the server has. Both servers run in directories of their
+// own (a replica's full sync writes an RDB file there).
 import { Redis } from "ioredis";
 import { InProcessToolExecutor, type ToolDefinition, ToolRegistry } from "toolgate";
 import { redisDurableStore } from "toolgate/durable";
 import { afterEach, describe, expect, test } from "vitest";
 import { durableKeyOf } from "../../dist/src/durable/key.js";
 import { call, errorOf, neverAborted } from "../support/helpers.js";
-import { hasRedisServerBinary, startRedisServer, uniqueQueue } from "../support/redis.js";
+import { hasRedisServerBinary, uniqueQueue } from "../support/redis.js";
+import { startRedisNode } from "../support/redis-topologies.js";
 import { TOOLS } from "./kit.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -30,8 +32,9 @@ async function executorOn(url: string, replicas: number) {
 
 describe.runIf(hasRedisServerBinary())("redisDurableStore's writeConcern", () => {
   test("a claim no replica acknowledged is released and the tool does not run; with a replica in sync it runs once", async () => {
-    const primary = await startRedisServer();
-    cleanups.push(() => primary.kill());
+    const primaryNode = await startRedisNode({ name: "primary" });
+    cleanups.push(() => primaryNode.stop());
+    const primary = { url: `redis://127.0.0.1:${primaryNode.node.port}`, port: primaryNode.node.port };
     process.env.DURABLE_TEST_REDIS = primary.url; // the tools count on this server
     const redis = new Redis(primary.url);
     cleanups.push(async () => redis.disconnect());
@@ -46,9 +49,9 @@ describe.runIf(hasRedisServerBinary())("redisDurableStore's writeConcern", () =>
     expect(await redis.hget(`${lonely.prefix}:durable:${durableKeyOf(runId, "w1")}`, "state")).toBe("released");
     expect(Number(await redis.get(counter))).toBe(0);
 
-    const replica = await startRedisServer();
-    cleanups.push(() => replica.kill());
-    const follower = new Redis(replica.url);
+    const replica = await startRedisNode({ name: "replica" });
+    cleanups.push(() => replica.stop());
+    const follower = new Redis(`redis://127.0.0.1:${replica.node.port}`);
     cleanups.push(async () => follower.disconnect());
     await follower.replicaof("127.0.0.1", String(primary.port));
     const deadline = Date.now() + 10_000;
