@@ -1,5 +1,6 @@
 // The results as Markdown tables (readable in a terminal, pasteable into docs) and, for
 // bench/report.md, the same tables with an SVG chart per section (bench/svg.ts).
+import type { DurableResult } from "./cases/durable-calls.js";
 import type { QueueResult } from "./cases/queue.js";
 import { VERSUS_COMMAND, type VersusFigure, type VersusResult } from "./cases/versus.js";
 import { type BenchResults, type CaseResults, SECTION_ORDER, type SectionName, type Sections, type TargetCheck } from "./index.js";
@@ -327,10 +328,11 @@ export function renderQueueSection(queue: QueueResult): string {
       `${fmt(variant.ratio)}x`,
     ]),
   )}`;
+  const withDurable = `${raw}\n\n${renderDurable(queue.durable)}`;
   const sandbox = queue.sandbox;
-  if (!sandbox.ran) return `${raw}\n\n9b. vs BullMQ sandboxed: not run (${sandbox.reason})`;
+  if (!sandbox.ran) return `${withDurable}\n\n9b. vs BullMQ sandboxed: not run (${sandbox.reason})`;
   const counts = sandbox.counts;
-  return `${raw}\n\n9b. vs BullMQ sandboxed (useWorkerThreads, concurrency 1) on a private redis-server, 1 host thread, ${sandbox.rounds} rounds\n${table(
+  return `${withDurable}\n\n9b. vs BullMQ sandboxed (useWorkerThreads, concurrency 1) on a private redis-server, 1 host thread, ${sandbox.rounds} rounds\n${table(
     ["in flight", "toolgate µs/call", "sandboxed µs/call", "ours/sandboxed"],
     sandbox.variants.map((variant) => [
       String(variant.inFlight),
@@ -347,6 +349,32 @@ export function renderQueueSection(queue: QueueResult): string {
       ["Redis commands, 8 in flight (Lua included)", fmt(counts.inFlight8.ours.commands, 1), fmt(counts.inFlight8.peer.commands, 1)],
     ],
   )}`;
+}
+
+/** Issue 42: durable calls beside plain ones (bench/cases/durable-calls.ts). */
+function renderDurable(durable: DurableResult): string {
+  if (!durable.ran) return `9c. Durable calls: not run (${durable.reason})`;
+  const { inProcess, queue } = durable;
+  const rows = [
+    [
+      "in-process, redisDurableStore",
+      `${fmt(inProcess.durableUsPerCall, 1)} µs vs ${fmt(inProcess.plainUsPerCall, 1)} µs (PING ${fmt(inProcess.roundTripUs, 1)} µs)`,
+      `${fmt(inProcess.vsBound)}x the bound 1.1 × plain + 1 round trip`,
+      fmt(inProcess.commandsPerCall, 1),
+      `${inProcess.criticalPathRequests} (plain: 0)`,
+    ],
+  ];
+  if (queue !== undefined) {
+    rows.push([
+      "queue, 1 host thread",
+      `durable/plain ${fmt(queue.vsPlain.inFlight1)}x at 1 in flight, ${fmt(queue.vsPlain.inFlight8)}x at 8`,
+      "target ≤ 1.15",
+      `${fmt(queue.commandsPerCall.durable.commands, 1)} (plain: ${fmt(queue.commandsPerCall.plain.commands, 1)})`,
+      `${queue.criticalPathRequests.durable} (plain: ${queue.criticalPathRequests.plain})`,
+    ]);
+  }
+  const table9c = table(["durable call", "time", "against", "Redis commands/call", "critical-path requests"], rows);
+  return `9c. Durable calls beside plain ones, private redis-server, ${durable.rounds} rounds${queue === undefined ? ` (queue: ${durable.queueReason})` : ""}\n${table9c}`;
 }
 
 function scalingSection(scaling: BenchResults["scaling"]): string[] {

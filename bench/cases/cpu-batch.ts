@@ -185,13 +185,21 @@ export async function benchCpuBatch(
       const speedup = median(speedups);
       const piscinaSpeedup = median(pairedRatios(inProcessMs, ms.piscina));
       const oursVsPiscina = median(pairedRatios(workerMs, ms.piscina));
-      const targetSpeedup = round2(0.95 * threads); // issue 10: 1.9 on 2 cores
+      // Issue 43, section 2: judged against what bare Piscina's pool of the same threads gets from
+      // this machine on the same batch in the same rounds (the VM's thread placement moves both
+      // alike), not against a core count a loaded 2-vCPU machine rarely gives (issue 10's 0.95 x cores
+      // stays beside it, informational).
+      const vsPiscinaSpeedups = pairedRatios(ms.piscina, workerMs);
+      const speedupVsPiscina = median(vsPiscinaSpeedups);
+      const coresTarget = round2(0.95 * threads);
+      const targetSpeedup = round2(0.97 * piscinaSpeedup);
       const inProcessMedian = median(inProcessMs);
       const workerMedian = median(workerMs);
       const toolMs = inProcessMedian / calls;
       const inProcess = delayOf(delays.inProcess);
       const worker = delayOf(delays.worker);
-      const speedupPass = speedup >= targetSpeedup;
+      // speedup / piscinaSpeedup, paired per round: ours against Piscina's batch time of the same round.
+      const speedupPass = speedupVsPiscina >= 0.97;
       const workerCoresUsed = median(cores.worker);
       const inProcessCoresUsed = median(cores.inProcess);
       const starved = workerCoresUsed < 0.85 * threads;
@@ -219,7 +227,7 @@ export async function benchCpuBatch(
           targets: [
             {
               id: "cpuBatch.speedup",
-              target: `worker/in-process throughput >= 0.95 x ${threads} cores = ${targetSpeedup}`,
+              target: `worker/in-process throughput >= 0.97 x bare Piscina's own on the same batch (${round(piscinaSpeedup)} here: ${targetSpeedup}); per round, Piscina's batch time / ours >= 0.97 (here ${round(speedupVsPiscina)})`,
               value: round(speedup),
               min: round(Math.min(...speedups)),
               pass: speedupPass,
@@ -228,10 +236,18 @@ export async function benchCpuBatch(
                 : {
                     note: starved
                       ? `the pool got only ${round2(workerCoresUsed)} cores of CPU time (other load on the machine): rerun on an idle machine`
-                      : piscinaSpeedup < targetSpeedup
-                        ? `bare Piscina on the same threads reached only ${round(piscinaSpeedup)}x in the same run (ours/Piscina ${round(oursVsPiscina)}): the machine's cores, not toolgate's overhead`
-                        : `the pool got ${round2(workerCoresUsed)} cores of CPU time and bare Piscina reached ${round(piscinaSpeedup)}x; ours/Piscina batch time ${round(oursVsPiscina)}`,
+                      : `the pool got ${round2(workerCoresUsed)} cores of CPU time and bare Piscina reached ${round(piscinaSpeedup)}x; ours/Piscina batch time ${round(oursVsPiscina)}`,
                   }),
+            },
+            {
+              id: "cpuBatch.speedupVsCores",
+              target: `worker/in-process throughput >= 0.95 x ${threads} cores = ${coresTarget} (informational since issue 43: what the machine gives is cpuBatch.piscinaSpeedup)`,
+              value: round(speedup),
+              pass: true,
+              informational: true,
+              ...(speedup >= coresTarget
+                ? {}
+                : { note: `below ${coresTarget}: bare Piscina reached ${round(piscinaSpeedup)}x in the same rounds` }),
             },
             {
               id: "cpuBatch.piscinaSpeedup",

@@ -48,7 +48,7 @@ const TARGET_COMMANDS_1 = 56;
 const TARGET_BYTES_1 = 4800;
 const TARGET_CRITICAL_PATH = 3;
 /** How long the proxy holds what a client sends: far above a call's own work, so time / delay counts requests. */
-const DELAY_MS = 50;
+export const DELAY_MS = 50;
 /** The INFO reading itself: one command, and its bytes as RESP puts them on the wire. */
 const READING_ARGS = ["INFO", "commandstats", "stats"];
 const READING_BYTES = Buffer.byteLength(
@@ -70,7 +70,7 @@ async function serverCounters(client: Redis): Promise<ServerCounters> {
 }
 
 /** Commands and bytes per call of `one` over `calls` calls at `inFlight` (the second INFO reading taken out). */
-async function costPerCall(stats: Redis, calls: number, inFlight: number, one: (n: number) => Promise<unknown>): Promise<CallCost> {
+export async function costPerCall(stats: Redis, calls: number, inFlight: number, one: (n: number) => Promise<unknown>): Promise<CallCost> {
   const before = await serverCounters(stats);
   await drive(calls, inFlight, one);
   const after = await serverCounters(stats);
@@ -81,7 +81,7 @@ async function costPerCall(stats: Redis, calls: number, inFlight: number, one: (
 }
 
 /** A TCP proxy to `port` that holds every chunk a client sends for `delayMs` (in order); answers pass at once. */
-async function startDelayProxy(port: number, delayMs: number): Promise<{ url: string; stop: () => Promise<void> }> {
+export async function startDelayProxy(port: number, delayMs: number): Promise<{ url: string; stop: () => Promise<void> }> {
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
     const upstream = tcpConnect(port, "127.0.0.1");
@@ -110,7 +110,7 @@ async function startDelayProxy(port: number, delayMs: number): Promise<{ url: st
 }
 
 /** Median ms per sequential call of `one`, after `warmup` calls. */
-async function msPerCall(one: (n: number) => Promise<unknown>, calls: number, warmup: number): Promise<number> {
+export async function msPerCall(one: (n: number) => Promise<unknown>, calls: number, warmup: number): Promise<number> {
   for (let n = 0; n < warmup; n += 1) await one(n);
   const times: number[] = [];
   for (let n = 0; n < calls; n += 1) {

@@ -84,6 +84,8 @@ export async function startRedis(): Promise<{ url: string; port: number; stop: (
 export interface SandboxSides {
   readonly oursCall: (n: number) => Promise<unknown>;
   readonly peerCall: (n: number) => Promise<unknown>;
+  /** A call on toolgate's side with `durable: { runId }` (durable-calls.ts). */
+  readonly oursDurable: (call: ToolCall, runId: string) => Promise<{ isError: boolean; content: string }>;
   close(): Promise<void>;
 }
 
@@ -115,7 +117,8 @@ export async function openSides(url: string): Promise<SandboxSides> {
     const peerCall = async (n: number) => (await peer.add("ping", { n }, JOB_OPTIONS)).waitUntilFinished(peerEvents);
     const first = await oursCall(7);
     if (first.isError || first.content !== JSON.stringify(await peerCall(7))) throw new Error("queue benchmark: the two sides disagree");
-    return { oursCall, peerCall, close };
+    const oursDurable = (call: ToolCall, runId: string) => ours.executeToolCall(call, signal, { durable: { runId } });
+    return { oursCall, peerCall, oursDurable, close };
   } catch (error) {
     await close();
     throw error;

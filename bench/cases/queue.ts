@@ -16,6 +16,7 @@ import { QueueToolExecutor } from "toolgate/queue";
 import { type CaseOptions, interleave, median, neverAborted, pairedRatios, round, type TargetCheck } from "../harness.js";
 import { TOOLS_MODULE } from "../paths.js";
 import { drive, startChild, stopChildren } from "./children.js";
+import { benchDurable, type DurableResult, durableTargets } from "./durable-calls.js";
 import { benchQueueSandbox, type SandboxResult, sandboxTargets } from "./queue-sandbox.js";
 
 export interface QueueVariant {
@@ -37,6 +38,8 @@ export type QueueResult =
       readonly variants: QueueVariant[];
       /** Side by side with BullMQ's sandboxed processor, on a private redis-server (queue-sandbox.ts). */
       readonly sandbox: SandboxResult;
+      /** Durable calls beside plain ones, in-process (redisDurableStore) and on the queue (durable-calls.ts). */
+      readonly durable: DurableResult;
       readonly targets: TargetCheck[];
     }
   | { readonly ran: false; readonly reason: string; readonly targets: TargetCheck[] };
@@ -140,13 +143,16 @@ export async function benchQueue(options: CaseOptions = {}): Promise<QueueResult
     variants.push(...(await measureHosts(url, hosts, calls, rounds, warmupRounds)));
   }
   const sandbox = await benchQueueSandbox(options);
+  const durable = await benchDurable(options);
   return {
     ran: true,
     rounds,
     variants,
     sandbox,
+    durable,
     targets: [
       ...sandboxTargets(sandbox),
+      ...durableTargets(durable),
       ...variants.map((variant) => ({
         id: `queue.hosts${variant.hosts}.inFlight${variant.inFlight}.ratio`,
         target: `ours/BullMQ (time per call, ${variant.hosts} host${variant.hosts === 1 ? "" : "s"}, ${variant.inFlight} in flight) (informational)`,

@@ -281,8 +281,10 @@ class DurableCall {
           const outcome = timeoutOutcome(timeoutMs as number);
           await this.#engine.stop(this.#key, attempt, encodeOutcome(storedOf(outcome))).catch(ignore);
           const record = await this.#store(() => this.#engine.read(this.#key));
-          // The time limit is this caller's answer unless another terminal write came first.
-          if (record === undefined || record === DAMAGED || isResult(record) || record.state !== "done") {
+          // The time limit is this caller's answer unless another terminal answer came first: an
+          // outcome, or a loss that will not run again (another caller may have seen the lease lapse
+          // between this caller's last look and its deadline).
+          if (record === undefined || record === DAMAGED || isResult(record) || !isSettled(record)) {
             this.#mark("attached");
             return this.#steps.publish(this.#request, outcome);
           }
@@ -448,6 +450,11 @@ function messageOf(error: NonRecoverableToolError): string {
 function maxAttemptsOf(tool: Tool): number {
   const durability = tool.durability;
   return durability === undefined || durability === "at-most-once" ? 1 : durability.atLeastOnce.maxAttempts;
+}
+
+/** A record whose answer is final: done, or lost with no attempt left. */
+function isSettled(record: DurableRecord): boolean {
+  return record.state === "done" || (record.state === "lost" && record.attempt >= record.maxAttempts);
 }
 
 /** A record some executor holds: claimed (approval) or running (the tool). */

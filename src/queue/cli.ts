@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // toolgate-worker: a worker host as a command.
 //   toolgate-worker --redis redis://127.0.0.1:6379 --queue tools [--prefix P] [--threads N]
-//                   [--timeout MS] [--abort-grace MS] [--lock-duration MS] [--metrics-port N]
+//                   [--timeout MS] [--abort-grace MS] [--lock-duration MS] [--metrics-port N] [--fetch-stall MS]
 //                   [--redis-ca ca.pem] [--cluster | --sentinel NAME] tools.js [more-tools.js ...]
 // --redis may carry an ACL user and password (rediss://user:password@host:port); --redis-ca is
 // the PEM file of the CA a rediss:// server's certificate must be signed by; --cluster makes the
-// --redis URL one startup node of a Redis Cluster, --sentinel NAME a sentinel of the primary NAME.
+// --redis URL one startup node of a Redis Cluster, --sentinel NAME a sentinel of the primary NAME;
+// with either, --redis may be given more than once (more startup nodes, more sentinels).
 // Prints one "ready" line on stdout once it consumes the queue; SIGINT or SIGTERM closes it
 // gracefully (running jobs finish), a second signal exits at once.
 // docs/queue.md — Topology (a worker host as a command), Options.
@@ -19,7 +20,7 @@ import { runToolWorkerHost, type ToolWorkerHostOptions } from "./host.js";
 import type { QueueConnection } from "./options.js";
 
 const USAGE =
-  "usage: toolgate-worker --redis redis[s]://[user:password@]host:port --queue NAME [--prefix P] [--threads N] [--timeout MS] [--abort-grace MS] [--lock-duration MS] [--metrics-port N] [--redis-ca FILE] [--cluster | --sentinel NAME] tools.js [...]";
+  "usage: toolgate-worker --redis redis[s]://[user:password@]host:port --queue NAME [--prefix P] [--threads N] [--timeout MS] [--abort-grace MS] [--lock-duration MS] [--metrics-port N] [--fetch-stall MS] [--redis-ca FILE] [--cluster | --sentinel NAME] tools.js [...]";
 
 /** `--help`: every flag with its default, what the command reads besides its flags, an example. */
 const HELP = `${USAGE}
@@ -35,9 +36,10 @@ definitions; the agents' QueueToolExecutor must know the same tools).
                          Cluster hash-tagged, as {tools} (default: bull)
   --redis-ca FILE        the PEM file of the CA a rediss:// server's certificate must be signed by
                          (default: the system's CAs)
-  --cluster              the --redis URL is one startup node of a Redis Cluster (default: off)
-  --sentinel NAME        the --redis URL is a sentinel of the primary NAME, excludes --cluster
-                         (default: none)
+  --cluster              each --redis URL is a startup node of a Redis Cluster; --redis may be
+                         given once per node (default: off)
+  --sentinel NAME        each --redis URL is a sentinel of the primary NAME; --redis may be given
+                         once per sentinel; excludes --cluster (default: none)
   --threads N            worker threads, 1 to 256 (default: the machine's available parallelism)
   --timeout MS           this host's default limit of a call in ms, 1 to 2147483647; a tool's own
                          and the limit a job carries override it (default: none)
@@ -48,6 +50,10 @@ definitions; the agents' QueueToolExecutor must know the same tools).
   --metrics-port N       serve GET /metrics (Prometheus text), /healthz and /readyz on this TCP port,
                          all interfaces, 0 to 65535 (0: a free port, printed on the ready line;
                          default: no server)
+  --fetch-stall MS       a host with a thread free that takes no job this long while jobs wait in
+                         its queue (or whose check of the queue Redis does not answer this long)
+                         counts itself stuck: /readyz says why, and it makes its connections to
+                         Redis again, 1000 to 600000 (default: 15000)
   --help                 this text
 
 Environment: none of its own (Node's own, such as NODE_OPTIONS and NODE_EXTRA_CA_CERTS, apply).
@@ -62,7 +68,7 @@ Example:
 `;
 
 const FLAGS = {
-  redis: { type: "string" },
+  redis: { type: "string", multiple: true },
   queue: { type: "string" },
   prefix: { type: "string" },
   "redis-ca": { type: "string" },
@@ -73,6 +79,7 @@ const FLAGS = {
   "abort-grace": { type: "string" },
   "lock-duration": { type: "string" },
   "metrics-port": { type: "string" },
+  "fetch-stall": { type: "string" },
   help: { type: "boolean" },
 } as const;
 const FLAG_NAMES: readonly string[] = Object.keys(FLAGS);
@@ -93,7 +100,7 @@ function numberFlag(values: Record<string, unknown>, flag: string): number | und
  * The command line, strictly: an unknown flag is a ToolContractError(INVALID_ARGUMENT) naming
  * it and the flag it is closest to (`--timout`: did you mean `--timeout`?), never ignored.
  */
-function parseCommandLine(): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
+function parseCommandLine(): { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] } {
   const { values, positionals, tokens } = parseArgs({ allowPositionals: true, strict: false, tokens: true, options: FLAGS });
   for (const token of tokens) {
     if (token.kind !== "option") continue;
@@ -107,18 +114,27 @@ function parseCommandLine(): { values: Record<string, string | boolean | undefin
     if (type === "string" && token.value === undefined) invalidArgument(`${token.rawName} needs a value; ${USAGE}`);
     if (type === "boolean" && token.value !== undefined) invalidArgument(`${token.rawName} takes no value; ${USAGE}`);
   }
-  return { values: values as Record<string, string | boolean | undefined>, positionals };
+  return { values: values as Record<string, string | boolean | string[] | undefined>, positionals };
 }
+
+/** "first", "second", "third", then "4th": which --redis a refusal is about. */
+const ordinal = (index: number): string => ["first", "second", "third"][index] ?? `${index + 1}th`;
 
 /**
  * The host's connection from the flags: the --redis URL as it is, or, with --redis-ca,
  * --cluster or --sentinel, the connection object they make of it (the URL's user and password
  * are every connection's; the host's option check reads the result).
  */
-function connectionOf(redis: string, values: Record<string, string | boolean | undefined>): QueueConnection {
+function connectionOf(urls: readonly string[], values: Record<string, unknown>): QueueConnection {
   const caFile = values["redis-ca"];
   const sentinel = values.sentinel;
   if (values.cluster === true && sentinel !== undefined) invalidArgument(`--cluster and --sentinel exclude each other; ${USAGE}`);
+  const redis = urls[0] as string;
+  if (urls.length > 1 && values.cluster !== true && sentinel === undefined) {
+    invalidArgument(
+      `--redis is given ${urls.length} times: more than one only with --cluster (startup nodes) or --sentinel (sentinels); ${USAGE}`,
+    );
+  }
   if (caFile === undefined && values.cluster !== true && sentinel === undefined) return redis;
   let ca: string | undefined;
   if (typeof caFile === "string") {
@@ -131,22 +147,31 @@ function connectionOf(redis: string, values: Record<string, string | boolean | u
     }
   }
   if (values.cluster !== true && sentinel === undefined) return { url: redis, tls: { ca } };
-  let url: URL;
-  try {
-    url = new URL(redis);
-  } catch {
-    invalidArgument(`--redis must be a parsable redis:// or rediss:// URL; ${USAGE}`);
+  const parsed = urls.map((text, index) => {
+    try {
+      return new URL(text);
+    } catch {
+      invalidArgument(`--redis must be a parsable redis:// or rediss:// URL (the ${ordinal(index)} --redis); ${USAGE}`);
+    }
+  });
+  const url = parsed[0] as URL;
+  // One connection object holds one scheme and one user for every node: URLs that disagree would have some ignored.
+  for (const [index, other] of parsed.entries()) {
+    if (other.protocol !== url.protocol || other.username !== url.username || other.password !== url.password) {
+      invalidArgument(
+        `every --redis must have the scheme, user and password of the first (the ${ordinal(index)} has ${describeServer(urls[index] as string)}, the first ${describeServer(redis)}); ${USAGE}`,
+      );
+    }
   }
-  const node = `${url.hostname}:${url.port || "6379"}`;
   const tls = url.protocol === "rediss:" ? { tls: ca === undefined ? {} : { ca } } : {};
   const credentials = {
     ...(url.username === "" ? {} : { username: decodeURIComponent(url.username) }),
     ...(url.password === "" ? {} : { password: decodeURIComponent(url.password) }),
   };
-  if (values.cluster === true) return { cluster: [node], ...credentials, ...tls };
+  if (values.cluster === true) return { cluster: parsed.map((node) => `${node.hostname}:${node.port || "6379"}`), ...credentials, ...tls };
   // The sentinels are reached as the primary is (TLS and the user); a sentinel of its own user is the options object's to say.
   return {
-    sentinels: [{ host: url.hostname, port: Number(url.port || "26379") }],
+    sentinels: parsed.map((node) => ({ host: node.hostname, port: Number(node.port || "26379") })),
     name: String(sentinel),
     ...credentials,
     ...tls,
@@ -165,6 +190,7 @@ async function main(): Promise<void> {
       abortGraceMs: numberFlag(parsed.values, "abort-grace"),
       lockDurationMs: numberFlag(parsed.values, "lock-duration"),
       metricsPort: numberFlag(parsed.values, "metrics-port"),
+      fetchStallMs: numberFlag(parsed.values, "fetch-stall"),
     };
   } catch (error) {
     process.stderr.write(`toolgate-worker: ${describeFailure(error).text}\n`);
@@ -176,15 +202,16 @@ async function main(): Promise<void> {
     process.stdout.write(HELP);
     return;
   }
-  if (typeof values.redis !== "string" || typeof values.queue !== "string" || positionals.length === 0) {
-    const missing = typeof values.redis !== "string" ? "--redis" : typeof values.queue !== "string" ? "--queue" : "a tool module";
+  const redisUrls = Array.isArray(values.redis) ? values.redis.filter((url): url is string => typeof url === "string") : [];
+  if (redisUrls.length === 0 || typeof values.queue !== "string" || positionals.length === 0) {
+    const missing = redisUrls.length === 0 ? "--redis" : typeof values.queue !== "string" ? "--queue" : "a tool module";
     process.stderr.write(`toolgate-worker: ${missing} is required\n${USAGE}\n(--help describes every flag)\n`);
     process.exitCode = 2;
     return;
   }
   let connection: QueueConnection;
   try {
-    connection = connectionOf(values.redis, values);
+    connection = connectionOf(redisUrls, values);
   } catch (error) {
     process.stderr.write(`toolgate-worker: ${describeFailure(error).text}\n`);
     process.exitCode = 2;

@@ -123,6 +123,12 @@ export interface QueueToolExecutorOptions {
    * `create()` (else at the first durable call). docs/durable.md — On the queue.
    */
   readonly durable?: QueueDurableOptions;
+  /**
+   * A call whose job no host has taken this long after it was enqueued ends TOOL_EXECUTION_TIMEOUT
+   * "no worker host took the call …", its job removed so that it never starts (default 300 000,
+   * 100..2^31 - 1): with no host, or none that takes jobs, a call without a time limit ends all the same.
+   */
+  readonly startTimeoutMs?: number;
 }
 
 interface ResolvedOptions {
@@ -134,6 +140,7 @@ interface ResolvedOptions {
   readonly connectTimeoutMs: number;
   readonly redisLostMs: number;
   readonly closeTimeoutMs: number;
+  readonly startTimeoutMs: number;
   /** The executor's attachment budgets as jobs carry them: absent when they are the defaults. */
   readonly sentAttachmentBudgets: ResolvedAttachmentBudgets | undefined;
   readonly durable: QueueDurableSettings;
@@ -164,6 +171,8 @@ interface PendingJob {
   giveUp(outcome: ToolOutcome): void;
   /** The job ended without a result (it stalled, failed, or went missing): as giveUp, except that a durable call's record decides what it gets. */
   lost(outcome: ToolOutcome): void;
+  /** No host took the job within startTimeoutMs: TOOL_EXECUTION_TIMEOUT, and the job is removed. */
+  startTimedOut(): void;
 }
 
 /** Jobs with a missing hash this many heartbeats in a row are lost (one tick may race the event). */
@@ -435,6 +444,10 @@ export class QueueToolExecutor implements ToolExecutor {
           if (durable === undefined) entry.giveUp(outcome);
           else if (stop("gave-up")) reject(new ExecutionLost("the durable call's job ended without a result"));
         },
+        // A timeout: should a host take the job as the cancel goes out, its tool is stopped as at a call's limit.
+        startTimedOut: () => {
+          if (stop("timeout")) resolve(notStartedInTime(this.#options.startTimeoutMs, this.#options.queue));
+        },
       };
       const unwatch = watchAbort(signal, () => {
         if (stop("abort")) reject(abortReason(signal));
@@ -537,9 +550,15 @@ export class QueueToolExecutor implements ToolExecutor {
       this.#lastHealthyAt = PerformanceNow();
       for (let index = 0; index < watched.length; index += 1) {
         const job = states[index] as JobState;
+        const entry = watched[index] as PendingJob;
+        // Still in the wait list (no host took it: a taken job has its start time or its lock).
+        if (job.state === "waiting" && this.#lastHealthyAt - entry.since >= this.#options.startTimeoutMs) {
+          entry.startTimedOut();
+          continue;
+        }
         // A finished job whose event never came: the event reader may have lost its place in the stream.
         if (job.state === "completed" || job.state === "failed") this.#events.checkPlace();
-        applyState(watched[index] as PendingJob, job);
+        applyState(entry, job);
       }
     } catch {
       // Redis did not answer: #lastHealthyAt stays where it was, and the next tick judges.
@@ -665,6 +684,17 @@ function agentFacts(facts: HostFacts, elapsedMs: number): RunFacts {
   };
 }
 
+/** A call whose job no host took within startTimeoutMs. */
+function notStartedInTime(startTimeoutMs: number, queue: string): ToolOutcome {
+  return ObjectFreeze({
+    content: errorContent(ToolErrorCode.EXECUTION_TIMEOUT, {
+      text: `no worker host took the call within ${startTimeoutMs} ms (startTimeoutMs): is a host running on the queue ${queue}, and taking jobs? The tool did not start, and it will not start after this`,
+      cut: false,
+    }),
+    isError: true,
+  });
+}
+
 function timedOut(timeoutMs: number): ToolOutcome {
   return ObjectFreeze({
     content: errorContent(ToolErrorCode.EXECUTION_TIMEOUT, { text: `the tool did not finish within ${timeoutMs} ms`, cut: false }),
@@ -715,6 +745,7 @@ const QUEUE_OPTION_KEYS: readonly string[] = ObjectFreeze([
   "redisLostMs",
   "closeTimeoutMs",
   "durable",
+  "startTimeoutMs",
   // refused, each with its reason (REFUSED_OPTIONS)
   "app",
   "outputBudgets",
@@ -766,6 +797,7 @@ function resolveOptions(options: QueueToolExecutorOptions): {
       connectTimeoutMs: integerOr(raw.connectTimeoutMs, "options.connectTimeoutMs", { min: 1, max: 60_000, fallback: 5000 }),
       redisLostMs,
       closeTimeoutMs: durationOption("closeTimeoutMs", raw.closeTimeoutMs, 0, 30_000),
+      startTimeoutMs: durationOption("startTimeoutMs", raw.startTimeoutMs, 100, 300_000),
       sentAttachmentBudgets: settings.attachmentBudgets === DEFAULT_ATTACHMENT_BUDGETS ? undefined : settings.attachmentBudgets,
       durable: readQueueDurableOptions(raw.durable, isClusterConnection(connection)),
       durableGiven: raw.durable !== undefined,

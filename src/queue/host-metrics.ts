@@ -1,8 +1,9 @@
 // What an operator watches on a worker host: its calls (by tool and outcome, and how long they
 // took), its threads (busy, total, killed), the jobs waiting for a thread, Redis reconnections,
 // and whether it is alive and ready. Served over HTTP when `metricsPort` is given: GET /metrics
-// (Prometheus text format 0.0.4), /healthz (the process answers), /readyz (Redis connected and
-// the threads booted; 503 while either is lost, or once the host closes).
+// (Prometheus text format 0.0.4), /healthz (the process answers), /readyz (Redis connected, the
+// threads booted and the host taking jobs; 503 while one is lost, with the reason when the host,
+// connected, takes no jobs (fetch-watchdog.ts), or once the host closes).
 // docs/queue.md — Watching a host (metrics and health).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { CallEndEvent, ThreadKilledEvent, ToolExecutorHooks } from "../executor/hooks.js";
@@ -26,12 +27,15 @@ export interface HostState {
   jobsWaitingForThread(): number;
   /** Every Redis client of the host is connected, and the host is not closing. */
   ready(): boolean;
+  /** Why the host, connected, takes no jobs (its fetch watchdog's finding), or undefined. */
+  stalled(): string | undefined;
 }
 
 export class HostMetrics {
   readonly #tools = new Map<string, ToolFigures>();
   #threadKills = 0;
   #redisReconnects = 0;
+  #fetchStalls = 0;
 
   constructor(readonly state: HostState) {}
 
@@ -77,6 +81,21 @@ export class HostMetrics {
     this.#redisReconnects += 1;
   }
 
+  /** The host found itself stuck (fetch-watchdog.ts) and made its connections again. */
+  fetchStalled(): void {
+    this.#fetchStalls += 1;
+  }
+
+  /**
+   * undefined when ready, else why not: the watchdog's finding (it stands while the host makes its
+   * connections again), or "" when a Redis connection is down or the host closes.
+   */
+  #unready(): string | undefined {
+    const stalled = this.state.stalled();
+    if (stalled !== undefined) return stalled;
+    return this.state.ready() ? undefined : "";
+  }
+
   /** The Prometheus text exposition of every figure. */
   render(): string {
     const lines: string[] = [];
@@ -120,7 +139,16 @@ export class HostMetrics {
       "Times a Redis connection of this host was lost and tried again.",
       this.#redisReconnects,
     );
-    gauge("toolgate_host_ready", "1 while Redis is connected and the threads are up, else 0.", this.state.ready() ? 1 : 0);
+    counter(
+      "toolgate_host_fetch_stalls_total",
+      "Times this host, connected, found itself taking no jobs while jobs waited (or its check unanswered) and made its connections again.",
+      this.#fetchStalls,
+    );
+    gauge(
+      "toolgate_host_ready",
+      "1 while Redis is connected, the threads are up and the host takes jobs, else 0.",
+      this.#unready() === undefined ? 1 : 0,
+    );
     return `${lines.join("\n")}\n`;
   }
 
@@ -142,8 +170,9 @@ export class HostMetrics {
     else if (path === "/metrics") reply(response, 200, this.render(), "text/plain; version=0.0.4; charset=utf-8");
     else if (path === "/healthz") reply(response, 200, "ok\n");
     else if (path === "/readyz") {
-      const ready = this.state.ready();
-      reply(response, ready ? 200 : 503, ready ? "ready\n" : "not ready\n");
+      const unready = this.#unready();
+      if (unready === undefined) reply(response, 200, "ready\n");
+      else reply(response, 503, unready === "" ? "not ready\n" : `not ready: ${unready}\n`);
     } else reply(response, 404, "not found: /metrics, /healthz, /readyz\n");
   }
 }

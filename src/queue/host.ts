@@ -38,6 +38,7 @@ import { MAX_THREADS } from "../worker/options.js";
 import type { ToolModuleSpecifier } from "../worker/tool-modules.js";
 import { closeRedis, connectOrFail, openRedis, settlesWithin } from "./connection.js";
 import { QueueHostDurable, readJobDurability } from "./durable.js";
+import { FetchWatchdog } from "./fetch-watchdog.js";
 import { closeServer, HostMetrics } from "./host-metrics.js";
 import { type QueueKeys, queueKeys, readJobId } from "./keys.js";
 import { durationOption, type QueueConnection, readConnection, readPrefix, readQueueName } from "./options.js";
@@ -83,13 +84,19 @@ export interface ToolWorkerHostOptions {
   readonly connectTimeoutMs?: number;
   /** How long `close()` lets running jobs finish before it stops them (default 30 000). */
   readonly closeTimeoutMs?: number;
-  /** Told of BullMQ and Redis errors the host survives (a lost connection, a failed lock renewal). */
+  /** Told of BullMQ and Redis errors the host survives (a lost connection, a failed lock renewal, a stall its fetch watchdog found). */
   readonly onError?: (error: unknown) => void;
   /**
    * Serve GET /metrics (Prometheus text), /healthz and /readyz on this TCP port, all interfaces
    * (0: a free port, see `ToolWorkerHost.metricsPort`; default: no server). docs/queue.md — Watching a host (metrics and health).
    */
   readonly metricsPort?: number;
+  /**
+   * A host with a thread free that takes no job this long while jobs wait in its queue, or whose
+   * check of its queue Redis does not answer this long, counts itself stuck: /readyz says so, and
+   * it makes its connections again (default 15 000, 1000..600 000). docs/queue.md — Watching a host.
+   */
+  readonly fetchStallMs?: number;
 }
 
 /** A running worker host. */
@@ -120,6 +127,7 @@ interface ResolvedHostOptions {
   readonly closeTimeoutMs: number;
   readonly onError: (error: unknown) => void;
   readonly metricsPort: number | undefined;
+  readonly fetchStallMs: number;
 }
 
 const CANCELLED: QueueJobResult = { kind: "cancelled" };
@@ -159,6 +167,7 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
           threadsBusy: () => running.size - starting,
           jobsWaitingForThread: () => starting,
           ready: () => closing === undefined && clients.every((client) => client.status === "ready"),
+          stalled: () => watchdog.problem,
         });
   for (const client of clients) client.on("reconnecting", () => metrics?.redisReconnecting());
   // Durable jobs run as durable calls of the host's executor, whose record is the job's own claim (durable.ts).
@@ -209,6 +218,7 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
   for (const client of [control, workerClient]) client.on("ready", () => startCheck.reconnected());
 
   const runJob = async (job: Job, token: string | undefined, bullSignal?: AbortSignal): Promise<QueueJobResult> => {
+    watchdog.taken();
     const jobId = readJobId(job.id);
     if (jobId === undefined) return notStarted("no-agent");
     const controller = new AbortController();
@@ -284,6 +294,21 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
     return known === undefined ? result : { ...result, facts: known };
   };
 
+  const watchdog = new FetchWatchdog({
+    client: control,
+    waitKey: keys.wait,
+    stallMs: resolved.fetchStallMs,
+    freeThreads: () => resolved.threads - running.size,
+    stalled: (reason, cutOff) => {
+      metrics?.fetchStalled();
+      resolved.onError(new Error(`the host is stuck: ${reason}; it makes its connections to Redis again`));
+      // The commands never answered are sent again on the new connections (ioredis's
+      // autoResendUnfulfilledCommands): BullMQ's fetch among them. Cut off, every connection is suspect.
+      for (const client of cutOff ? clients : [workerClient]) reconnect(client);
+      // BullMQ's own blocking connection (it resets it too when its wait overruns, 1 s past BullMQ's drainDelay).
+      void worker.backend.blockingClient?.then(reconnect, ignore);
+    },
+  });
   const worker = new Worker(resolved.queue, runJob, {
     connection: workerClient,
     prefix: resolved.prefix,
@@ -301,6 +326,7 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
   try {
     await worker.waitUntilReady();
     if (metrics !== undefined) server = await metrics.serve(resolved.metricsPort as number);
+    watchdog.start();
   } catch (error) {
     await worker.close(true);
     clearInterval(markPoll);
@@ -318,6 +344,7 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
     },
     close() {
       closing ??= (async () => {
+        watchdog.stop();
         const graceful = worker.close();
         // Running jobs get closeTimeoutMs; once none runs, BullMQ's close gets STOPPED_JOBS_RECORD_MS
         // to record their results (it waits for Redis, which a partitioned link never answers).
@@ -335,6 +362,15 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
       return closing;
     },
   };
+}
+
+/**
+ * Drops a connection and makes it again (through the sentinels, to the current primary); one
+ * BullMQ left for good is connected again.
+ */
+function reconnect(client: { readonly status: string; connect(): Promise<void>; disconnect(reconnect?: boolean): void }): void {
+  if (client.status === "end") client.connect().catch(ignore);
+  else if (client.status === "ready") client.disconnect(true);
 }
 
 /** The answer to a job the host did not start: the agent says why, in words (redis-data.ts). */
@@ -458,6 +494,7 @@ const HOST_OPTION_KEYS: readonly string[] = [
   "closeTimeoutMs",
   "onError",
   "metricsPort",
+  "fetchStallMs",
 ];
 
 function resolveHostOptions(options: ToolWorkerHostOptions): ResolvedHostOptions {
@@ -485,6 +522,7 @@ function resolveHostOptions(options: ToolWorkerHostOptions): ResolvedHostOptions
     onError: (onError as ((error: unknown) => void) | undefined) ?? ignore,
     metricsPort:
       raw.metricsPort === undefined ? undefined : integerOr(raw.metricsPort, "options.metricsPort", { min: 0, max: 65_535, fallback: 0 }),
+    fetchStallMs: integerOr(raw.fetchStallMs, "options.fetchStallMs", { min: 1000, max: 600_000, fallback: 15_000 }),
   };
 }
 

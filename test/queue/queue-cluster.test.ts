@@ -9,7 +9,7 @@ import { QueueToolExecutor, runToolWorkerHost, type ToolWorkerHost } from "toolg
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { contractError } from "../support/assertions.js";
 import { call, errorOf, fixture, neverAborted, scratchDir, settle } from "../support/helpers.js";
-import { hasRedisServerBinary } from "../support/redis.js";
+import { freePort, hasRedisServerBinary } from "../support/redis.js";
 import { awaitPromotion, primaryForKey, type RedisCluster, startRedisCluster } from "../support/redis-topologies.js";
 import { type HostProcess, startHostProcess } from "./host-process.js";
 
@@ -144,6 +144,20 @@ describe.skipIf(missing !== undefined)(
       expect(errorOf(result).message).toContain("stopped renewing its job lock");
       expect(performance.now() - startedAt).toBeLessThan(8000);
       expect(linesOf(log)).toHaveLength(1);
+    }, 30_000);
+
+    test("toolgate-worker --cluster with two --redis startup nodes, the last one dead: every node is a seed, not only the last given", async () => {
+      const topology = cluster as RedisCluster;
+      const dead = await freePort();
+      const process: HostProcess = await startHostProcess(
+        `redis://127.0.0.1:${topology.startupNodes[1]?.port}`,
+        "q",
+        [TOOLS],
+        ["--redis", `redis://127.0.0.1:${dead}`, "--cluster", "--prefix", "{seeds}", "--threads", "1"],
+      );
+      cleanups.push(() => process.stop("SIGKILL"));
+      const executor = await agent("{seeds}");
+      expect((await executor.executeToolCall(call("count", { n: 1 }, "seeds-1"), neverAborted())).isError).toBe(false);
     }, 30_000);
 
     test("two queues whose hash tags hash to different primaries are served by different primaries", async () => {

@@ -3,13 +3,14 @@
 // and an agent find the primary through the sentinels; the primary is SIGKILLed with 50 calls
 // in flight and more arriving: each settles exactly once (its result, or a documented error)
 // within its bounds, no call runs twice, and after the failover the same executor and the same
-// hosts serve calls again, each host taking some (none left idle).
+// hosts serve calls again, each host taking some (none left idle), each saying it is ready, and
+// neither having found itself stuck (its fetch watchdog, at its default fetchStallMs, fired not once).
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { QueueToolExecutor } from "toolgate/queue";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { call, errorOf, fixture, neverAborted, scratchDir, settle } from "../support/helpers.js";
-import { hasRedisServerBinary } from "../support/redis.js";
+import { freePort, hasRedisServerBinary } from "../support/redis.js";
 import { awaitSentinelFailover, type RedisSentinelSet, startRedisSentinel } from "../support/redis-topologies.js";
 import { type HostProcess, startHostProcess } from "./host-process.js";
 
@@ -51,10 +52,18 @@ describe.skipIf(missing !== undefined)(
       const log = join(scratchDir(), "starts.log");
       const sentinelUrl = `redis://127.0.0.1:${sentinels.sentinelAddresses[0]?.port}`;
       const hosts: HostProcess[] = [];
+      const metricsPorts: number[] = [];
       for (let index = 0; index < 2; index += 1) {
-        const host = await startHostProcess(sentinelUrl, "q", [TOOLS], ["--sentinel", sentinels.masterName, "--threads", "4"]);
+        const metricsPort = await freePort();
+        const host = await startHostProcess(
+          sentinelUrl,
+          "q",
+          [TOOLS],
+          [...["--sentinel", sentinels.masterName, "--threads", "4"], ...["--metrics-port", String(metricsPort)]],
+        );
         cleanups.push(() => host.stop("SIGKILL"));
         hosts.push(host);
+        metricsPorts.push(metricsPort);
       }
       const executor = await QueueToolExecutor.create({
         connection: { sentinels: sentinels.sentinelAddresses.map((address) => ({ ...address })), name: sentinels.masterName },
@@ -114,6 +123,11 @@ describe.skipIf(missing !== undefined)(
       expect(after.map((message) => message.isError)).toEqual(Array(16).fill(false));
       const pids = new Set(after.map((message) => (JSON.parse(message.content) as { pid: number }).pid));
       expect(pids).toEqual(new Set(hosts.map((host) => host.pid)));
+      for (const port of metricsPorts) {
+        const readyz = await fetch(`http://127.0.0.1:${port}/readyz`);
+        expect({ status: readyz.status, body: await readyz.text() }).toEqual({ status: 200, body: "ready\n" });
+      }
+      for (const host of hosts) expect(host.stderr()).not.toContain("the host is stuck");
 
       const reasons = [...new Set(failed.map((entry) => entry.text.slice(0, 50)))];
       process.stdout.write(

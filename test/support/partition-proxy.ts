@@ -11,6 +11,18 @@ export interface PartitionProxy {
   cut(): void;
   /** Delivers what was held and forwards again. */
   heal(): void;
+  /**
+   * Black-holes for good the connections open now that were accepted `from`-th (0-based) or
+   * later, both ways; later connections are forwarded (a client's old links are dead, a new link
+   * works: a failover behind a partition). Returns the local ports of their upstream sockets,
+   * which Redis's CLIENT LIST shows as each client's `addr`.
+   */
+  blackHoleOpen(from?: number): number[];
+  /**
+   * While on, new connections are accepted and held (nothing forwarded either way, as for a
+   * link that cannot get through yet); off: what they held is delivered and they forward.
+   */
+  holdNew(on: boolean): void;
   /** Destroys every connection and stops listening. */
   close(): Promise<void>;
 }
@@ -27,17 +39,22 @@ class Pipe {
     else this.to.write(chunk);
   }
   flush(): void {
+    if (this.isCut()) return;
     for (const chunk of this.#held.splice(0)) this.to.write(chunk);
   }
 }
 
 export async function startPartitionProxy(targetPort: number): Promise<PartitionProxy> {
   let cut = false;
-  const isCut = (): boolean => cut;
   const sockets = new Set<Socket>();
   const pipes = new Set<Pipe>();
+  const links: { readonly index: number; readonly upstream: Socket; holed: boolean; held: boolean }[] = [];
+  let holdingNew = false;
   const server: Server = createServer((client) => {
     const upstream = connect(targetPort, "127.0.0.1");
+    const link = { index: links.length, upstream, holed: false, held: holdingNew };
+    links.push(link);
+    const isLinkCut = (): boolean => cut || link.holed || link.held;
     for (const socket of [client, upstream]) {
       sockets.add(socket);
       socket.on("error", () => {});
@@ -48,8 +65,8 @@ export async function startPartitionProxy(targetPort: number): Promise<Partition
         upstream.destroy();
       });
     }
-    const up = new Pipe(upstream, isCut);
-    const down = new Pipe(client, isCut);
+    const up = new Pipe(upstream, isLinkCut);
+    const down = new Pipe(client, isLinkCut);
     pipes.add(up).add(down);
     client.on("data", (chunk: Buffer) => up.push(chunk));
     upstream.on("data", (chunk: Buffer) => down.push(chunk));
@@ -64,6 +81,17 @@ export async function startPartitionProxy(targetPort: number): Promise<Partition
     },
     heal() {
       cut = false;
+      for (const pipe of pipes) pipe.flush();
+    },
+    blackHoleOpen(from = 0) {
+      const holed = links.filter((link) => link.index >= from && !link.upstream.destroyed);
+      for (const link of holed) link.holed = true;
+      return holed.map((link) => link.upstream.localPort as number);
+    },
+    holdNew(on) {
+      holdingNew = on;
+      if (on) return;
+      for (const link of links) link.held = false;
       for (const pipe of pipes) pipe.flush();
     },
     async close() {

@@ -157,7 +157,7 @@ describe("toolgate-worker --help and --metrics-port", () => {
     const { stdout } = await run(process.execPath, [CLI, "--help"]);
     const flags = [
       ...["--redis", "--queue", "--prefix", "--redis-ca", "--cluster", "--sentinel"],
-      ...["--threads", "--timeout", "--abort-grace", "--lock-duration", "--metrics-port", "--help"],
+      ...["--threads", "--timeout", "--abort-grace", "--lock-duration", "--metrics-port", "--fetch-stall", "--help"],
     ];
     for (const flag of flags) expect(stdout).toMatch(new RegExp(`^  ${flag} `, "m"));
     expect(stdout.match(/default: [^)\n]+\)/g)?.length).toBe(flags.length - 3); // every flag but the two required ones and --help
@@ -179,5 +179,25 @@ describe("toolgate-worker --help and --metrics-port", () => {
     expect(bad).toMatchObject({ code: 2, stderr: expect.stringContaining("--metrics-port must be a whole number of decimal digits") });
     const missing = await run(process.execPath, [CLI, "--queue", "q", "t.js"]).catch((error: { code: number; stderr: string }) => error);
     expect(missing).toMatchObject({ code: 2, stderr: expect.stringContaining("toolgate-worker: --redis is required") });
+  });
+
+  test("--redis more than once: refused without --cluster or --sentinel, and when the URLs' users differ; exit code 2", async () => {
+    const refused = (args: string[]) =>
+      run(process.execPath, [CLI, ...args, "--queue", "q", "t.js"]).then(
+        () => undefined,
+        (error: { code: number; stderr: string }) => error,
+      );
+    expect(await refused(["--redis", "redis://127.0.0.1:1", "--redis", "redis://127.0.0.1:2"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--redis is given 2 times: more than one only with --cluster (startup nodes) or --sentinel"),
+    });
+    expect(await refused(["--cluster", "--redis", "redis://a:pw@127.0.0.1:1", "--redis", "redis://b:pw@127.0.0.1:2"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("every --redis must have the scheme, user and password of the first (the second has"),
+    });
+    // The password is never printed, whichever URL holds it.
+    const sentinel = await refused(["--sentinel", "m", "--redis", "redis://127.0.0.1:1", "--redis", "rediss://u:secret@127.0.0.1:2"]);
+    expect(sentinel).toMatchObject({ code: 2 });
+    expect(sentinel?.stderr).not.toContain("secret");
   });
 });
