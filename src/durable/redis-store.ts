@@ -14,7 +14,8 @@ import { describeFailure } from "../contract/untrusted.js";
 import { integerOr, invalidArgument, readOptions, validateBoolean } from "../contract/validators.js";
 import { keyPartProblem, redisName } from "../queue/keys.js";
 import type { ClaimOrder, DurableBackend, RawClaim, RawRecord, Renewal } from "./backend.js";
-import { DEFAULT_LEASE_MS, readMaxAttachmentBytes, readRetentionMs } from "./options.js";
+import { DEFAULT_LEASE_MS, readMaxAttachmentBytes, readRetentionMs, readWriteConcern, type WriteConcern } from "./options.js";
+import { CLAIM, READ, RENEW, SETTLE, START, STOP } from "./scripts.js";
 import { DurableEngine, type DurableStore, storeOf } from "./store.js";
 
 /** Options of `redisDurableStore`. */
@@ -36,6 +37,12 @@ export interface RedisDurableStoreOptions {
   readonly assumeNoEviction?: boolean;
   /** How long the first connection (and the policy check) may take, in ms (default 5000). */
   readonly connectTimeoutMs?: number;
+  /**
+   * After a claim and after an outcome is recorded, `WAIT` for this many replicas, at most
+   * `timeoutMs`: a claim fewer replicas acknowledged is given up (the call fails, the tool did
+   * not run); an outcome is answered anyway (the tool ran). `WAITAOF` is not offered.
+   */
+  readonly writeConcern?: { readonly replicas: number; readonly timeoutMs: number };
 }
 
 const REDIS_OPTION_KEYS = [
@@ -46,113 +53,8 @@ const REDIS_OPTION_KEYS = [
   "maxAttachmentBytes",
   "assumeNoEviction",
   "connectTimeoutMs",
+  "writeConcern",
 ] as const;
-
-// Shared by every script: Redis' clock in ms, and the lease rule (a running record whose lease
-// ran out is lost: its holder stopped renewing, and the tool may have run). A key that is not a
-// hash (not toolgate's) answers "damaged" rather than failing the script.
-const PRELUDE = `
-local time = redis.call("TIME")
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local function ms(value) return string.format("%.0f", value) end
-local function fields()
-  local r = redis.pcall("HMGET", KEYS[1], "state", "fp", "tool", "attempt", "max", "outcome", "token", "lease", "cancel")
-  if type(r) ~= "table" or r.err then return nil end
-  return r
-end
-local function held(r) return r[1] == "running" or r[1] == "claimed" end
-local function expire_lease(r)
-  if held(r) and (tonumber(r[8]) or 0) < now then
-    local state = "released"
-    if r[1] == "running" then state = "lost" end
-    redis.call("HSET", KEYS[1], "state", state)
-    redis.call("HDEL", KEYS[1], "token", "lease", "cancel")
-    r[1] = state
-  end
-end
-local function record(r) return {"record", r[1], r[2], r[3], r[4], r[5], r[6]} end
-`;
-
-// KEYS: the record. ARGV: fingerprint, tool name, max attempts, token, lease ms, retention ms, state ("claimed" or "running").
-const CLAIM = `${PRELUDE}
-local function claim(attempt, max)
-  redis.call("DEL", KEYS[1])
-  redis.call("HSET", KEYS[1], "v", "1", "state", ARGV[7], "fp", ARGV[1], "tool", ARGV[2], "attempt", tostring(attempt),
-    "max", tostring(max), "token", ARGV[4], "lease", ms(now + tonumber(ARGV[5])), "cancel", "0")
-  redis.call("PEXPIRE", KEYS[1], ARGV[6])
-  return {"claimed", tostring(attempt)}
-end
-if redis.call("EXISTS", KEYS[1]) == 0 then return claim(1, ARGV[3]) end
-local r = fields()
-if r == nil then return {"damaged"} end
-if r[2] ~= ARGV[1] then return record(r) end
-expire_lease(r)
-if r[1] == "released" then return claim(tonumber(r[4]) or 1, ARGV[3]) end
-if r[1] == "lost" then
-  local attempt, max = tonumber(r[4]), tonumber(r[5])
-  if attempt and max and attempt < max and max <= 100 then return claim(attempt + 1, max) end
-end
-return record(r)
-`;
-
-// KEYS: the record.
-const READ = `${PRELUDE}
-if redis.call("EXISTS", KEYS[1]) == 0 then return {} end
-local r = fields()
-if r == nil then return {"damaged"} end
-expire_lease(r)
-return record(r)
-`;
-
-// KEYS: the record. ARGV: token, lease ms, retention ms.
-const RENEW = `${PRELUDE}
-local r = fields()
-if r == nil or not held(r) or r[7] ~= ARGV[1] then return "gone" end
-if r[9] == "1" then return "cancelled" end
-redis.call("HSET", KEYS[1], "lease", ms(now + tonumber(ARGV[2])))
-redis.call("PEXPIRE", KEYS[1], ARGV[3])
-return "held"
-`;
-
-// KEYS: the record. ARGV: token. A claim whose tool starts now; not if its lease lapsed or a stop was asked.
-const START = `${PRELUDE}
-local r = fields()
-if r == nil then return 0 end
-expire_lease(r)
-if r[1] ~= "claimed" or r[7] ~= ARGV[1] or r[9] == "1" then return 0 end
-redis.call("HSET", KEYS[1], "state", "running")
-return 1
-`;
-
-// KEYS: the record. ARGV: token, the state to write ("done", "released", "lost", or "forgotten": no record),
-// outcome ("" unless done), retention ms. First terminal write wins: only the holder of a running record writes it.
-const SETTLE = `${PRELUDE}
-local r = fields()
-if r == nil or not held(r) or r[7] ~= ARGV[1] then return 0 end
-if ARGV[2] == "forgotten" then
-  redis.call("DEL", KEYS[1])
-  return 1
-end
-redis.call("HDEL", KEYS[1], "token", "lease", "cancel", "outcome")
-redis.call("HSET", KEYS[1], "state", ARGV[2])
-if ARGV[2] == "done" then redis.call("HSET", KEYS[1], "outcome", ARGV[3]) end
-redis.call("PEXPIRE", KEYS[1], ARGV[4])
-return 1
-`;
-
-// KEYS: the record. ARGV: attempt, outcome ("" asks the holder to stop), retention ms.
-const STOP = `${PRELUDE}
-local r = fields()
-if r == nil or not held(r) or r[4] ~= ARGV[1] then return 0 end
-if ARGV[2] == "" then
-  redis.call("HSET", KEYS[1], "cancel", "1")
-else
-  redis.call("HDEL", KEYS[1], "token", "lease", "cancel")
-  redis.call("HSET", KEYS[1], "state", "done", "outcome", ARGV[2])
-  redis.call("PEXPIRE", KEYS[1], ARGV[3])
-end
-return 1
-`;
 
 /** The policy a durable Redis must have. */
 const SAFE_POLICY = "noeviction";
@@ -166,6 +68,7 @@ class RedisBackend implements DurableBackend {
   readonly #retentionMs: number;
   readonly #assumeNoEviction: boolean;
   readonly #connectTimeoutMs: number;
+  readonly #writeConcern: WriteConcern | undefined;
   #client: Promise<Redis> | undefined;
   #closed = false;
 
@@ -177,7 +80,9 @@ class RedisBackend implements DurableBackend {
     maxAttachmentBytes: number;
     assumeNoEviction: boolean;
     connectTimeoutMs: number;
+    writeConcern: WriteConcern | undefined;
   }) {
+    this.#writeConcern = settings.writeConcern;
     this.#connection = settings.connection;
     this.#prefix = settings.prefix;
     this.#retentionMs = settings.retentionMs;
@@ -223,29 +128,12 @@ class RedisBackend implements DurableBackend {
     client.on("error", ignore); // reconnects are ioredis's; a failed step is the call's failure
     try {
       await within(client.connect(), this.#connectTimeoutMs, "connecting to Redis");
-      if (!this.#assumeNoEviction) await this.#checkPolicy(client);
+      if (!this.#assumeNoEviction) await checkEvictionPolicy(client, this.#connectTimeoutMs, "redisDurableStore", "assumeNoEviction: true");
     } catch (error) {
       client.disconnect();
       throw error;
     }
     return client;
-  }
-
-  async #checkPolicy(client: Redis): Promise<void> {
-    let reply: unknown;
-    try {
-      reply = await within(client.config("GET", "maxmemory-policy"), this.#connectTimeoutMs, "CONFIG GET maxmemory-policy");
-    } catch (error) {
-      invalidArgument(
-        `redisDurableStore cannot read the server's maxmemory-policy (${describeFailure(error).text}): durable records need "noeviction"; if the server is managed and hides CONFIG, set assumeNoEviction: true once you know it never evicts`,
-      );
-    }
-    const policy = ArrayIsArray(reply) && reply.length === 2 ? reply[1] : undefined;
-    if (policy !== SAFE_POLICY) {
-      invalidArgument(
-        `redisDurableStore refuses a Redis whose maxmemory-policy is ${typeof policy === "string" ? JSON.stringify(policy) : "unknown"}: it may evict durable records, and an evicted record runs its call again; set maxmemory-policy to "noeviction" (or assumeNoEviction: true, if you know better)`,
-      );
-    }
   }
 
   async #eval(script: string, key: string, args: readonly (string | number)[]): Promise<unknown> {
@@ -265,6 +153,11 @@ class RedisBackend implements DurableBackend {
     ]);
     if (ArrayIsArray(reply) && reply.length === 2 && reply[0] === "claimed") {
       const attempt = +reply[1];
+      const concern = this.#writeConcern;
+      if (!(await this.#replicated())) {
+        await this.#eval(SETTLE, order.key, [order.token, "released", "", this.#retentionMs]);
+        throw new Error(`the claim was not acknowledged by ${concern?.replicas} replicas within ${concern?.timeoutMs} ms (writeConcern)`);
+      }
       return { claimed: true, token: order.token, attempt };
     }
     return { claimed: false, record: recordOf(reply) ?? DAMAGED_RECORD };
@@ -286,7 +179,17 @@ class RedisBackend implements DurableBackend {
   }
 
   async finish(key: string, token: string, outcome: string): Promise<boolean> {
-    return (await this.#eval(SETTLE, key, [token, "done", outcome, this.#retentionMs])) === 1;
+    const won = (await this.#eval(SETTLE, key, [token, "done", outcome, this.#retentionMs])) === 1;
+    if (won) await this.#replicated();
+    return won;
+  }
+
+  /** The write concern: whether enough replicas acknowledged the writes so far (true without one). */
+  async #replicated(): Promise<boolean> {
+    const concern = this.#writeConcern;
+    if (concern === undefined) return true;
+    const client = await this.#redis();
+    return (await client.wait(concern.replicas, concern.timeoutMs)) >= concern.replicas;
   }
 
   async end(key: string, token: string, state: "released" | "lost" | "forgotten"): Promise<void> {
@@ -325,6 +228,28 @@ class RedisBackend implements DurableBackend {
     } finally {
       client.disconnect();
     }
+  }
+}
+
+/**
+ * Refuses (INVALID_ARGUMENT) a Redis whose maxmemory-policy may evict keys, or that hides it:
+ * an evicted record silently turns a replay into a second execution. `who` names the refuser,
+ * `override` the option that skips the check.
+ */
+export async function checkEvictionPolicy(client: Pick<Redis, "config">, timeoutMs: number, who: string, override: string): Promise<void> {
+  let reply: unknown;
+  try {
+    reply = await within(client.config("GET", "maxmemory-policy") as Promise<unknown>, timeoutMs, "CONFIG GET maxmemory-policy");
+  } catch (error) {
+    invalidArgument(
+      `${who} cannot read the server's maxmemory-policy (${describeFailure(error).text}): durable records need "noeviction"; if the server is managed and hides CONFIG, set ${override} once you know it never evicts`,
+    );
+  }
+  const policy = ArrayIsArray(reply) && reply.length === 2 ? reply[1] : undefined;
+  if (policy !== SAFE_POLICY) {
+    invalidArgument(
+      `${who} refuses a Redis whose maxmemory-policy is ${typeof policy === "string" ? JSON.stringify(policy) : "unknown"}: it may evict durable records, and an evicted record runs its call again; set maxmemory-policy to "noeviction" (or ${override}, if you know better)`,
+    );
   }
 }
 
@@ -373,6 +298,7 @@ export function redisDurableStore(options: RedisDurableStoreOptions): DurableSto
     maxAttachmentBytes: readMaxAttachmentBytes(read.maxAttachmentBytes),
     assumeNoEviction: read.assumeNoEviction === true,
     connectTimeoutMs: integerOr(read.connectTimeoutMs, "options.connectTimeoutMs", { min: 1, max: 60_000, fallback: 5000 }),
+    writeConcern: readWriteConcern(read.writeConcern, "options.writeConcern"),
   });
   return storeOf(new DurableEngine(backend));
 }

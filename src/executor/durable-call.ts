@@ -38,11 +38,24 @@ import { abortReason, isAborted, throwIfAborted, watchAbort } from "./signal.js"
 /** How a durable call ended, for onCallEnd's `durable`. */
 export type DurableCallEnd = "executed" | "attached" | "replayed" | "lost";
 
-/** What a durable call's run adds to the tool's context. */
+/** What a durable call's run adds to the tool's context, and what a runner that runs it elsewhere (the queue) needs of it. */
 export interface DurableRun {
   readonly idempotencyKey: string;
   readonly attempt: number;
+  /** The call's run id: a runner on another machine makes the same key from it and the call id. */
+  readonly runId: string;
+  /** The claim's token, as the store gave it (the queue's: the job id that must run it). */
+  readonly token: string;
 }
+
+/**
+ * What a runner rejects with, or what stops a run, when the execution ended without an outcome
+ * and without a caller asking (its lease ran out, the queue's job stalled or was not started):
+ * the record is made lost (released, when nothing had started it) and the call looks at it
+ * again: an at-least-once tool with attempts left runs its next attempt, a released key is
+ * claimed again, anything else answers from the record.
+ */
+export class ExecutionLost extends Error {}
 
 /** What the pipeline lends a durable call: its runner, its publication, and its approval (when the executor has `beforeExecute`: asked under the claim, never for a replay). */
 export interface DurableSteps {
@@ -103,7 +116,7 @@ export async function runDurable(
   steps: DurableSteps,
 ): Promise<ToolResultMessage> {
   const call = request.call;
-  const durable = new DurableCall(engine, request, trace, steps, durableKeyOf(runId, call.id), fingerprintOf(call.name, call.arguments));
+  const durable = new DurableCall(engine, request, trace, steps, runId, fingerprintOf(call.name, call.arguments));
   return durable.settle();
 }
 
@@ -112,6 +125,7 @@ class DurableCall {
   readonly #request: RunRequest;
   readonly #trace: CallTrace | undefined;
   readonly #steps: DurableSteps;
+  readonly #runId: string;
   readonly #key: string;
   readonly #fingerprint: string;
 
@@ -120,14 +134,15 @@ class DurableCall {
     request: RunRequest,
     trace: CallTrace | undefined,
     steps: DurableSteps,
-    key: string,
+    runId: string,
     fingerprint: string,
   ) {
     this.#engine = engine;
     this.#request = request;
     this.#trace = trace;
     this.#steps = steps;
-    this.#key = key;
+    this.#runId = runId;
+    this.#key = durableKeyOf(runId, request.call.id);
     this.#fingerprint = fingerprint;
   }
 
@@ -302,8 +317,13 @@ class DurableCall {
     }
     const controller = new NativeAbortController();
     const unwatch = watchAbort(signal, () => AbortControllerPrototypeAbort(controller, abortReason(signal)));
-    const letGo = engine.hold(key, claimToken, attempt, () =>
-      AbortControllerPrototypeAbort(controller, new NativeDOMException("another caller of this durable call ended it", "AbortError")),
+    const letGo = engine.hold(key, claimToken, attempt, (why) =>
+      AbortControllerPrototypeAbort(
+        controller,
+        why === "gone"
+          ? new ExecutionLost("the claim of this durable call ran out before it finished")
+          : new NativeDOMException("another caller of this durable call ended it", "AbortError"),
+      ),
     );
     // Approval under the claim: callers that re-issue the call meanwhile attach to this one decision.
     const approve = this.#steps.approve;
@@ -338,7 +358,7 @@ class DurableCall {
     const run: RunRequest = {
       ...request,
       signal: AbortControllerPrototypeGetSignal(controller),
-      durable: ObjectFreeze({ idempotencyKey: idempotencyKeyOf(key), attempt }),
+      durable: ObjectFreeze({ idempotencyKey: idempotencyKeyOf(key), attempt, runId: this.#runId, token: claimToken }),
     };
     let outcome: ToolOutcome;
     this.#trace?.runStarted();
@@ -366,9 +386,13 @@ class DurableCall {
   }
 
   /** The run rejected: a NonRecoverableToolError is recorded and rethrown; an abort leaves the key lost. */
-  async #failedRun(error: unknown, claimToken: string): Promise<ToolResultMessage> {
+  async #failedRun(error: unknown, claimToken: string): Promise<ToolResultMessage | typeof AGAIN> {
     const engine = this.#engine;
     const signal = this.#request.signal;
+    if (error instanceof ExecutionLost && !isAborted(signal)) {
+      await engine.end(this.#key, claimToken, "lost").catch(ignore);
+      return AGAIN;
+    }
     if (isNonRecoverableToolError(error)) {
       const won = await engine.finish(this.#key, claimToken, encodeOutcome({ fatal: true, message: messageOf(error) })).catch(() => true);
       if (won) throw error;

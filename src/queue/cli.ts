@@ -148,11 +148,10 @@ function connectionOf(urls: readonly string[], values: Record<string, unknown>):
   }
   if (values.cluster !== true && sentinel === undefined) return { url: redis, tls: { ca } };
   const parsed = urls.map((text, index) => {
-    try {
-      return new URL(text);
-    } catch {
+    const url = URL.canParse(text) ? new URL(text) : undefined;
+    if (url === undefined)
       invalidArgument(`--redis must be a parsable redis:// or rediss:// URL (the ${ordinal(index)} --redis); ${USAGE}`);
-    }
+    return url;
   });
   const url = parsed[0] as URL;
   // One connection object holds one scheme and one user for every node: URLs that disagree would have some ignored.

@@ -27,19 +27,14 @@ import {
 import { ContractErrorCode, ToolErrorCode } from "../contract/constants.js";
 import { NonRecoverableToolError, ToolContractError } from "../contract/errors.js";
 import { describeValue } from "../contract/grammar.js";
-import {
-  ArrayIsArray,
-  isProxy,
-  NativePromise,
-  ObjectFreeze,
-  ObjectGetOwnPropertyDescriptor,
-  PerformanceNow,
-} from "../contract/primordials.js";
+import { ArrayIsArray, isProxy, NativePromise, ObjectFreeze, PerformanceNow } from "../contract/primordials.js";
 import { adoptAttachments, errorContent, type ToolResultMessage } from "../contract/results.js";
 import { checkTimeoutMs } from "../contract/timeout.js";
 import { registeredTools, ToolRegistry } from "../contract/tools.js";
 import { describeFailure } from "../contract/untrusted.js";
 import { integerOr, invalidArgument, readOptions, readOwnOption, validateObject } from "../contract/validators.js";
+import { DurableEngine } from "../durable/store.js";
+import { ExecutionLost } from "../executor/durable-call.js";
 import { type RunFacts, resolveHooks, type ToolExecutorHooks } from "../executor/hooks.js";
 import {
   executeCall,
@@ -59,10 +54,17 @@ import { callAppRefusal } from "../worker/app-refusal.js";
 import { loadToolModules, type ToolModuleSpecifier } from "../worker/tool-modules.js";
 import { AgentLease } from "./agent-lease.js";
 import { BULLMQ_CLOSE_MS, closeRedis, connectOrFail, openRedis, settlesWithin } from "./connection.js";
+import {
+  checkQueueEvictionPolicy,
+  QueueAgentDurable,
+  type QueueDurableOptions,
+  type QueueDurableSettings,
+  readQueueDurableOptions,
+} from "./durable.js";
 import { EventReader, type RidingRead } from "./event-reader.js";
 import { finishedRead, readFinishedJobs, readJobStates } from "./job-states.js";
 import { jobIdFor, type QueueKeys, queueKeys } from "./keys.js";
-import { durationOption, type QueueConnection, readConnection, readPrefix, readQueueName } from "./options.js";
+import { durationOption, isClusterConnection, type QueueConnection, readConnection, readPrefix, readQueueName } from "./options.js";
 import { loadQueuePeers } from "./peers.js";
 import { checkPermissions } from "./permissions.js";
 import { openRemoteProgress } from "./progress.js";
@@ -116,6 +118,12 @@ export interface QueueToolExecutorOptions {
   /** How long `close()` waits for accepted calls before failing them (default 30 000). */
   readonly closeTimeoutMs?: number;
   /**
+   * Settings of durable calls (a call's `durable: { runId }`), whose records live in this
+   * queue's Redis: none are needed. Given, the server's eviction policy is checked by
+   * `create()` (else at the first durable call). docs/durable.md — On the queue.
+   */
+  readonly durable?: QueueDurableOptions;
+  /**
    * A call whose job no host has taken this long after it was enqueued ends TOOL_EXECUTION_TIMEOUT
    * "no worker host took the call …", its job removed so that it never starts (default 300 000,
    * 100..2^31 - 1): with no host, or none that takes jobs, a call without a time limit ends all the same.
@@ -135,6 +143,9 @@ interface ResolvedOptions {
   readonly startTimeoutMs: number;
   /** The executor's attachment budgets as jobs carry them: absent when they are the defaults. */
   readonly sentAttachmentBudgets: ResolvedAttachmentBudgets | undefined;
+  readonly durable: QueueDurableSettings;
+  /** `durable` was given: its eviction check is create()'s. */
+  readonly durableGiven: boolean;
 }
 
 /** One enqueued call waiting for its job to finish. */
@@ -158,6 +169,8 @@ interface PendingJob {
   progress(data: unknown): void;
   /** This side gives up with `outcome`, and marks the job so that no host starts it. */
   giveUp(outcome: ToolOutcome): void;
+  /** The job ended without a result (it stalled, failed, or went missing): as giveUp, except that a durable call's record decides what it gets. */
+  lost(outcome: ToolOutcome): void;
   /** No host took the job within startTimeoutMs: TOOL_EXECUTION_TIMEOUT, and the job is removed. */
   startTimedOut(): void;
 }
@@ -209,16 +222,25 @@ export class QueueToolExecutor implements ToolExecutor {
   #enqueueClosed = false;
   /** Jobs this side stopped, whose host may still terminate the thread: their `record`, for a late kill. */
   readonly #stopped = new StoppedJobs();
+  /** Durable calls' records, in this queue's Redis. */
+  readonly #durable: QueueAgentDurable;
 
   private constructor(registry: ToolRegistry, options: ResolvedOptions, connected: Connected) {
     const { queue, eventsClient, lastEventId, clients } = connected;
     this.#registry = registry;
-    this.#pipeline = { tools: registeredTools(registry), run: (request) => this.#run(request), settings: options.settings };
+    this.#keys = queueKeys(options.queue, options.prefix);
+    this.#control = clients[0] as Redis;
+    this.#durable = new QueueAgentDurable(this.#control, this.#keys, options.durable, options.connectTimeoutMs, () =>
+      this.#nextJobId("durable"),
+    );
+    this.#pipeline = {
+      tools: registeredTools(registry),
+      run: (request) => this.#run(request),
+      settings: ObjectFreeze({ ...options.settings, durable: new DurableEngine(this.#durable) }),
+    };
     recordArgumentBudgets(this, options.settings.argumentBudgets);
     this.#options = options;
     this.#queue = queue;
-    this.#keys = queueKeys(options.queue, options.prefix);
-    this.#control = clients[0] as Redis;
     this.#clients = clients;
     this.#lease = new AgentLease({
       client: this.#control,
@@ -269,6 +291,14 @@ export class QueueToolExecutor implements ToolExecutor {
     const control = openRedis(resolved.connection, { enableOfflineQueue: false, commandTimeout: resolved.redisLostMs });
     await connectOrFail(control, resolved.connectTimeoutMs, resolved.connection);
     await checkPermissions(control, queueKeys(resolved.queue, resolved.prefix), resolved.connection, resolved.connectTimeoutMs);
+    if (resolved.durableGiven && !resolved.durable.assumeNoEviction) {
+      try {
+        await checkQueueEvictionPolicy(control, resolved.connectTimeoutMs);
+      } catch (error) {
+        await closeRedis(control);
+        throw error;
+      }
+    }
     const eventsClient = openRedis(resolved.connection);
     const clients = [control, openRedis(resolved.connection), eventsClient];
     let queue: Queue | undefined;
@@ -313,7 +343,6 @@ export class QueueToolExecutor implements ToolExecutor {
   async executeToolCall(call: unknown, signal: AbortSignal, options?: CallOptions): Promise<ToolResultMessage> {
     this.#assertOpen();
     refuseCallApp(options);
-    refuseCallDurable(options);
     return this.#accepted.track(executeCall(this.#pipeline, call, signal, options));
   }
 
@@ -321,7 +350,6 @@ export class QueueToolExecutor implements ToolExecutor {
   async executeBatch(calls: readonly unknown[], signal: AbortSignal, options?: BatchOptions): Promise<ToolResultMessage[]> {
     this.#assertOpen();
     refuseCallApp(options);
-    refuseCallDurable(options);
     return this.#accepted.track(executeCalls(this.#pipeline, calls, signal, options));
   }
 
@@ -360,8 +388,9 @@ export class QueueToolExecutor implements ToolExecutor {
     // close() stopped waiting: this call (a batch member, or one whose approval came late) is never enqueued.
     if (this.#enqueueClosed) return NativePromise.resolve(failedOutcome("the executor closed before the call could be enqueued"));
     const limits = resultLimits(request);
-    this.#jobCount += 1;
-    const jobId = jobIdFor(this.#agentId, this.#jobCount, call.id);
+    // A durable call's job is the one its claim names (docs/durable.md — On the queue).
+    const durable = request.durable;
+    const jobId = durable === undefined ? this.#nextJobId(call.id) : durable.token;
     const startedAt = PerformanceNow();
     const remote = request.onProgress === undefined ? undefined : openRemoteProgress(request.onProgress, call.id, call.name, signal);
     return new NativePromise<ToolOutcome>((resolve, reject) => {
@@ -392,6 +421,12 @@ export class QueueToolExecutor implements ToolExecutor {
         answer: (text) => {
           if (!finish()) return;
           const decoded = decodeResult(text, limits);
+          // Not started (its claim was given up, or is another job's): the record decides.
+          if (durable !== undefined && decoded.notStarted === true) {
+            reject(new ExecutionLost("the host did not start the durable call's job"));
+            return;
+          }
+          if (durable !== undefined && decoded.recorded === true) this.#durable.recordedByHost(jobId);
           if (decoded.facts !== undefined) request.record(agentFacts(decoded.facts, PerformanceNow() - startedAt));
           if (decoded.fatal) reject(new NonRecoverableToolError(decoded.message));
           else resolve(withinAttachmentBudgets(decoded.outcome, request));
@@ -404,6 +439,10 @@ export class QueueToolExecutor implements ToolExecutor {
         progress: (data) => remote?.deliver(data),
         giveUp: (outcome) => {
           if (stop("gave-up")) resolve(outcome);
+        },
+        lost: (outcome) => {
+          if (durable === undefined) entry.giveUp(outcome);
+          else if (stop("gave-up")) reject(new ExecutionLost("the durable call's job ended without a result"));
         },
         // A timeout: should a host take the job as the cancel goes out, its tool is stopped as at a call's limit.
         startTimedOut: () => {
@@ -432,6 +471,7 @@ export class QueueToolExecutor implements ToolExecutor {
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
         ...(remote === undefined ? {} : { progress: true }),
         ...(this.#options.sentAttachmentBudgets === undefined ? {} : { attachmentBudgets: this.#options.sentAttachmentBudgets }),
+        ...(durable === undefined ? {} : { durable: this.#durable.jobDurability(durable.runId) }),
         ...activeTraceContext(),
       };
       // Added only while the agent's lease is fresh (hosts refuse jobs of an agent whose lease expired),
@@ -456,6 +496,12 @@ export class QueueToolExecutor implements ToolExecutor {
           (error: unknown) => entry.giveUp(failedOutcome(`the call could not be enqueued: ${describeFailure(error).text}`)),
         );
     });
+  }
+
+  /** A new job id of this agent. */
+  #nextJobId(callId: string): string {
+    this.#jobCount += 1;
+    return jobIdFor(this.#agentId, this.#jobCount, callId);
   }
 
   #startHeartbeat(): void {
@@ -572,22 +618,22 @@ function applyState(entry: PendingJob, job: JobState): void {
       entry.answer(job.returnValue);
       return;
     case "failed":
-      entry.giveUp(failedOutcome(`the job failed on its host: ${job.failedReason}`));
+      entry.lost(failedOutcome(`the job failed on its host: ${job.failedReason}`));
       return;
     case "stalled":
-      entry.giveUp(
+      entry.lost(
         failedOutcome(
           "the host running the tool stopped renewing its job lock (it was killed, or cut off from Redis); the tool may have run, and it will not run again",
         ),
       );
       return;
     case "not-a-job":
-      entry.giveUp(failedOutcome("the job's key in Redis holds something that is not a job (another client wrote it)"));
+      entry.lost(failedOutcome("the job's key in Redis holds something that is not a job (another client wrote it)"));
       return;
     case "missing":
       entry.missingTicks += 1;
       if (entry.missingTicks >= MISSING_TICKS) {
-        entry.giveUp(
+        entry.lost(
           failedOutcome(
             "the job is gone from Redis (the server restarted or was flushed); the tool may have run, and it will not run again",
           ),
@@ -683,19 +729,6 @@ function refuseCallApp(options: unknown): void {
   if (callAppRefusal(options) !== undefined) invalidArgument(REFUSED_OPTIONS[0]?.[1] as string);
 }
 
-/**
- * INVALID_ARGUMENT for a call's (or batch's) `durable`: durable calls on the queue are not
- * available yet (issue 42), and a durable option silently ignored would run a re-issued call twice.
- */
-function refuseCallDurable(options: unknown): void {
-  if (typeof options !== "object" || options === null || isProxy(options)) return; // the pipeline refuses what is not an options object
-  const descriptor = ObjectGetOwnPropertyDescriptor(options, "durable");
-  if (descriptor === undefined || ("value" in descriptor && descriptor.value === undefined)) return;
-  invalidArgument(
-    "options.durable: durable calls on the QueueToolExecutor are not available yet; use an InProcessToolExecutor or a WorkerToolExecutor with durable: { store } (toolgate/durable)",
-  );
-}
-
 /** The QueueToolExecutor's options: the shared ones it takes, and its own. */
 const QUEUE_OPTION_KEYS: readonly string[] = ObjectFreeze([
   "connection",
@@ -711,6 +744,7 @@ const QUEUE_OPTION_KEYS: readonly string[] = ObjectFreeze([
   "connectTimeoutMs",
   "redisLostMs",
   "closeTimeoutMs",
+  "durable",
   "startTimeoutMs",
   // refused, each with its reason (REFUSED_OPTIONS)
   "app",
@@ -765,6 +799,8 @@ function resolveOptions(options: QueueToolExecutorOptions): {
       closeTimeoutMs: durationOption("closeTimeoutMs", raw.closeTimeoutMs, 0, 30_000),
       startTimeoutMs: durationOption("startTimeoutMs", raw.startTimeoutMs, 100, 300_000),
       sentAttachmentBudgets: settings.attachmentBudgets === DEFAULT_ATTACHMENT_BUDGETS ? undefined : settings.attachmentBudgets,
+      durable: readQueueDurableOptions(raw.durable, isClusterConnection(connection)),
+      durableGiven: raw.durable !== undefined,
     },
     registry: registry as ToolRegistry | undefined,
     modules: modules as readonly ToolModuleSpecifier[] | undefined,

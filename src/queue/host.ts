@@ -31,10 +31,13 @@ import { checkTimeoutMs } from "../contract/timeout.js";
 import type { ToolRegistry } from "../contract/tools.js";
 import { describeFailure, readDataProperty } from "../contract/untrusted.js";
 import { integerOr, invalidArgument, readOptions, validateFunction } from "../contract/validators.js";
+import { durableKeyOf } from "../durable/key.js";
+import { DurableEngine, storeOf } from "../durable/store.js";
 import { threadBootFailures, WorkerToolExecutor } from "../worker/executor.js";
 import { MAX_THREADS } from "../worker/options.js";
 import type { ToolModuleSpecifier } from "../worker/tool-modules.js";
 import { closeRedis, connectOrFail, openRedis, settlesWithin } from "./connection.js";
+import { QueueHostDurable, readJobDurability } from "./durable.js";
 import { FetchWatchdog } from "./fetch-watchdog.js";
 import { closeServer, HostMetrics } from "./host-metrics.js";
 import { type QueueKeys, queueKeys, readJobId } from "./keys.js";
@@ -168,8 +171,11 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
           stalled: () => watchdog.problem,
         });
   for (const client of clients) client.on("reconnecting", () => metrics?.redisReconnecting());
+  // Durable jobs run as durable calls of the host's executor, whose record is the job's own claim (durable.ts).
+  const durableJobs = new QueueHostDurable(control, keys);
   try {
     executor = await WorkerToolExecutor.create({
+      durable: { store: storeOf(new DurableEngine(durableJobs)) },
       modules: resolved.modules,
       hooks: metrics === undefined ? facts.hooks : metrics.hooksOver(facts.hooks),
       // The job's budgets bound each result (encodeResult): the pool's own admit anything a budget may.
@@ -223,6 +229,11 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
     running.set(jobId, controller);
     let book: ReturnType<HostFactsBook["begin"]> | undefined;
     const data = decodeJobData(job.data);
+    /** A durable job's key, once announced to durableJobs: its record says whether the tool may start. */
+    let durableKey: string | undefined;
+    /** How the durable call ended here ("refused": the record did not let the job start; the agent hears "not started"). */
+    const durableEnd = (): "refused" | "recorded" | undefined =>
+      durableKey === undefined ? undefined : durableJobs.done(durableKey, jobId);
     try {
       const reason = early.take(jobId);
       if (reason !== undefined) controller.abort(stopReason(reason));
@@ -241,6 +252,16 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
         starting -= 1;
       }
       if (refusal !== undefined) return notStarted(refusal);
+      const durability = readJobDurability(data.durable);
+      if (typeof durability === "string") return refusedJob(durability);
+      if (durability !== undefined) {
+        if (data.callId === undefined) return refusedJob("a durable job needs a call id");
+        durableKey = durableKeyOf(durability.runId, data.callId);
+        if (!durableJobs.expect(durableKey, jobId, durability)) {
+          durableKey = undefined;
+          return notStarted("durable");
+        }
+      }
       const budgets = jobAttachmentBudgets(data.attachmentBudgets, tools.get(String(data.call.name))?.attachmentBudgets);
       // The agent's limit for the call: the host's pipeline applies it as the call's own (a
       // malformed one is refused with the job, as a malformed call is).
@@ -248,13 +269,19 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
       const options = {
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
         ...(data.progress ? { onProgress: relayToJob(job) } : {}),
+        ...(durability === undefined ? {} : { durable: { runId: durability.runId } }),
       };
       if (data.callId !== undefined) book = facts.begin(jobId, data.callId);
       const message = await withinJobTrace(job.data, () => executor.executeToolCall(data.call, controller.signal, options));
-      return withFacts(encodeMessage(message, budgets), book, data.callId);
+      const ended = durableEnd();
+      if (ended === "refused") return notStarted("durable");
+      return withFacts(recordedIf(ended, encodeMessage(message, budgets)), book, data.callId);
     } catch (error) {
-      return withFacts(encodeFailure(error, controller.signal), book, data.callId);
+      const ended = durableEnd();
+      if (ended === "refused") return notStarted("durable");
+      return withFacts(recordedIf(ended, encodeFailure(error, controller.signal)), book, data.callId);
     } finally {
+      durableEnd();
       running.delete(jobId);
       if (running.size === 0) for (const wake of idleWaiters.splice(0)) wake();
       bullSignal?.removeEventListener("abort", onBullAbort);
@@ -350,6 +377,20 @@ function reconnect(client: { readonly status: string; connect(): Promise<void>; 
 /** The answer to a job the host did not start: the agent says why, in words (redis-data.ts). */
 function notStarted(reason: NotStartedReason): QueueJobResult {
   return { kind: "not-started", reason };
+}
+
+/** A durable job's answer that is its record's outcome says so: its agent need not read the record. */
+function recordedIf(ended: "recorded" | undefined, result: QueueJobResult): QueueJobResult {
+  return ended === "recorded" && (result.kind === "result" || result.kind === "fatal") ? { ...result, recorded: true } : result;
+}
+
+/** The answer to a job whose data no agent writes: refused, as a malformed call is. */
+function refusedJob(why: string): QueueJobResult {
+  return {
+    kind: "result",
+    content: errorContent(ToolErrorCode.EXECUTION_FAILED, { text: `the host refused the job: ${why}`, cut: false }),
+    isError: true,
+  };
 }
 
 /** Cancel messages for jobs not running here, kept a while (bounded) for a job taken but not yet started. */

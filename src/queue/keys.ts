@@ -78,6 +78,8 @@ export interface QueueKeys {
   mark(jobId: string): string;
   /** An agent's lease: hosts start its jobs only while it is fresh. */
   lease(agentId: string): string;
+  /** A durable call's record (its key: a SHA-256 in hex), on the queue's slot. */
+  durable(key: string): string;
 }
 
 /**
@@ -99,6 +101,7 @@ export function queueKeys(queue: string, prefix: string = BULL_PREFIX): QueueKey
     lock: (jobId) => redisName(prefix, queue, jobId, "lock"),
     mark: (jobId) => own("cancelled", jobId),
     lease: (agentId) => own("lease", agentId),
+    durable: (key) => own("durable", key),
   };
 }
 

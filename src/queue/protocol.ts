@@ -10,6 +10,7 @@ import { ObjectFreeze } from "../contract/primordials.js";
 import { errorContent } from "../contract/results.js";
 import { cutToCodePoints } from "../contract/serialize.js";
 import type { ToolOutcome } from "../executor/run-tool.js";
+import type { JobDurability } from "./durable.js";
 import type { EncodedAttachment } from "./result-codec.js";
 import type { JobTraceContext } from "./trace-context.js";
 
@@ -25,10 +26,12 @@ export interface QueueJobData extends JobTraceContext {
   readonly progress?: true;
   /** The agent's attachment budgets, when not the defaults: the host bounds the result's attachments by them (a tool's own override them). */
   readonly attachmentBudgets?: { readonly maxAttachments: number; readonly maxAttachmentBytes: number };
+  /** A durable call's: its run id and record settings (durable.ts); only a host that starts the call's claim runs it. */
+  readonly durable?: JobDurability;
 }
 
 /** Why a host did not start a job it had taken (redis-data.ts says each in words on the agent). */
-export type NotStartedReason = "cancelled" | "lock-lost" | "lease-expired" | "unconfirmed" | "no-agent";
+export type NotStartedReason = "cancelled" | "lock-lost" | "lease-expired" | "unconfirmed" | "no-agent" | "durable";
 
 /** What the host tells the agent about where and how long its call ran (checked on the agent: redis-data.ts). */
 export interface QueueJobFacts {
@@ -46,7 +49,11 @@ export type QueueJobResult = (
   | { readonly kind: "fatal"; readonly message: string }
   | { readonly kind: "cancelled" }
   | { readonly kind: "not-started"; readonly reason: NotStartedReason }
-) & { readonly facts?: QueueJobFacts };
+) & {
+  readonly facts?: QueueJobFacts;
+  /** A durable job's: this result (or fatal) is the outcome the host recorded, first terminal write. */
+  readonly recorded?: true;
+};
 
 /** Why the agent asks hosts to stop a job. */
 export type CancelReason = "abort" | "timeout" | "gave-up";

@@ -41,7 +41,7 @@ export type HostFacts = QueueJobFacts;
 export type DecodedResult = (
   | { readonly fatal: false; readonly outcome: ToolOutcome }
   | { readonly fatal: true; readonly message: string }
-) & { readonly facts?: HostFacts; readonly stopped: boolean };
+) & { readonly facts?: HostFacts; readonly stopped: boolean; readonly notStarted?: true; readonly recorded?: true };
 
 /** What bounds one call's result, as the agent knows them. */
 export interface ResultLimits {
@@ -135,7 +135,9 @@ export function decodeResult(text: unknown, limits: ResultLimits): DecodedResult
   if (typeof value !== "object" || value === null || ArrayIsArray(value)) return malformed("the host's result is not an object");
   const facts = decodeFacts(readOwnDataProperty(value, "facts"));
   if (typeof facts === "string") return malformed(facts);
-  const decoded = decodeKind(value, limits);
+  const kind = decodeKind(value, limits);
+  // A durable job's host says the outcome is the one it recorded (as untrusted as the record itself).
+  const decoded = readOwnDataProperty(value, "recorded") === true && !kind.notStarted ? { ...kind, recorded: true as const } : kind;
   if (facts === undefined) return decoded;
   return { ...decoded, facts, stopped: decoded.stopped || facts.stopped === true };
 }
@@ -165,7 +167,12 @@ function decodeKind(value: object, limits: ResultLimits): DecodedResult {
   if (kind === "not-started") {
     const reason = readOwnDataProperty(value, "reason");
     const why = typeof reason === "string" && ObjectHasOwn(NOT_STARTED, reason) ? NOT_STARTED[reason] : undefined;
-    return { fatal: false, outcome: failedOutcome(`the host did not start the tool: ${why ?? "it gave no known reason"}`), stopped: false };
+    return {
+      fatal: false,
+      outcome: failedOutcome(`the host did not start the tool: ${why ?? "it gave no known reason"}`),
+      stopped: false,
+      notStarted: true,
+    };
   }
   return malformed("the host's result has an unknown kind");
 }
@@ -177,6 +184,7 @@ const NOT_STARTED: Readonly<Record<string, string>> = ObjectFreeze({
   "lease-expired": "the agent's lease in Redis had expired (the agent had not reached Redis for longer than its redisLostMs)",
   unconfirmed: "the host could not reach Redis to confirm the call was still wanted",
   "no-agent": "the job was not made by a toolgate agent",
+  durable: "the durable call's record no longer wanted this job (its claim was given up, or is another job's)",
 });
 
 /** An attachment as the agent decodes it: the pipeline adopts it only after the checks a tool's attachment passes. */
@@ -466,6 +474,8 @@ export interface JobData {
   readonly timeoutMs: number | undefined;
   readonly progress: boolean;
   readonly attachmentBudgets: unknown;
+  /** A durable job's settings, unread (durable.ts reads them). */
+  readonly durable: unknown;
 }
 
 export function decodeJobData(data: unknown): JobData {
@@ -483,5 +493,6 @@ export function decodeJobData(data: unknown): JobData {
     timeoutMs: readOwnDataProperty(record, "timeoutMs") as number | undefined,
     progress: readOwnDataProperty(record, "progress") === true,
     attachmentBudgets: readOwnDataProperty(record, "attachmentBudgets"),
+    durable: readOwnDataProperty(record, "durable"),
   };
 }

@@ -1,6 +1,6 @@
 // The public names of issue 42, validated like their neighbours: the tool field `durability`,
 // the call and batch option `durable: { runId }`, the executor option `durable: { store }`, the
-// stores' options, and the queue executor's refusal of durable calls (not available there yet).
+// stores' options, and the queue executor's own durable option (its records live in its Redis).
 import { ContractErrorCode, defineTool, InProcessToolExecutor, isToolContractError, type ToolDefinition, ToolRegistry } from "toolgate";
 import { memoryDurableStore, redisDurableStore } from "toolgate/durable";
 import { QueueToolExecutor, runToolWorkerHost } from "toolgate/queue";
@@ -145,6 +145,14 @@ describe("the stores' options", () => {
     [() => redisDurableStore({ connection: "redis://x", prefix: "a:b" }), 'options.prefix contains ":" (the key separator)'],
     [() => redisDurableStore({ connection: "redis://x", leaseMs: 999 }), "options.leaseMs must be an integer from 1000 to 60000"],
     [() => redisDurableStore({ connection: "redis://x", assumeNoEviction: "yes" } as never), "options.assumeNoEviction must be a boolean"],
+    [
+      () => redisDurableStore({ connection: "redis://x", writeConcern: { replicas: 0, timeoutMs: 10 } }),
+      "options.writeConcern.replicas must be an integer from 1 to 64",
+    ],
+    [
+      () => redisDurableStore({ connection: "redis://x", writeConcern: { replicas: 1, timeoutMs: 10, aof: 1 } as never }),
+      "options.writeConcern.aof is not offered: WAITAOF needs Redis 7.2",
+    ],
   ])("%#: refused with INVALID_ARGUMENT", (make, message) => {
     const refused = contractFailure(make);
     expect(refused.code).toBe("INVALID_ARGUMENT");
@@ -152,43 +160,38 @@ describe("the stores' options", () => {
   });
 });
 
-describe.runIf(redisUrl !== undefined)("the QueueToolExecutor refuses durable calls (not available on the queue yet)", () => {
+describe.runIf(redisUrl !== undefined)("the QueueToolExecutor takes durable calls with nothing more (records in its own Redis)", () => {
   const closers: (() => Promise<unknown>)[] = [];
   afterAll(async () => {
     for (const close of closers) await close();
   });
 
-  test("a call or batch with durable: INVALID_ARGUMENT naming the queue; durable: undefined runs as usual", async () => {
-    const queue = uniqueQueue("durable-refusal");
+  test("a call or batch with durable runs once and is replayed; durable: undefined runs as usual", async () => {
+    const queue = uniqueQueue("durable-names");
     const modules = [fixture("queue-tools")];
     const executor = await QueueToolExecutor.create({ connection: redisUrl as string, queue, modules });
     closers.push(() => executor.close());
     const host = await runToolWorkerHost({ connection: redisUrl as string, queue, modules, threads: 1 });
     closers.push(() => host.close());
-    const message =
-      "options.durable: durable calls on the QueueToolExecutor are not available yet; use an InProcessToolExecutor or a WorkerToolExecutor with durable: { store } (toolgate/durable)";
-    expect(await rejection(executor.executeToolCall(call("count", { n: 1 }), neverAborted(), { durable: { runId: "r" } }))).toEqual({
-      code: "INVALID_ARGUMENT",
-      message,
-    });
-    expect(await rejection(executor.executeBatch([call("count", { n: 1 })], neverAborted(), { durable: { runId: "r" } }))).toEqual({
-      code: "INVALID_ARGUMENT",
-      message,
-    });
+    const runId = uniqueQueue("run");
+    const first = await executor.executeToolCall(call("count", { n: 1 }), neverAborted(), { durable: { runId } });
+    const [batched] = await executor.executeBatch([call("count", { n: 1 })], neverAborted(), { durable: { runId } });
+    expect(first.isError).toBe(false);
+    expect(batched?.content).toBe(first.content); // the same key (runId, call id): replayed
     // durable: undefined is no durable option: the call runs.
     expect((await executor.executeToolCall(call("count", { n: 1 }), neverAborted(), { durable: undefined } as never)).isError).toBe(false);
   });
 
-  test("the executor option durable is refused as unknown", async () => {
+  test("the executor option durable takes the queue's settings: a store is refused as unknown", async () => {
     const refused = await rejection(
       QueueToolExecutor.create({
         connection: redisUrl as string,
-        queue: uniqueQueue("durable-refusal"),
+        queue: uniqueQueue("durable-names"),
         modules: [fixture("queue-tools")],
         durable: { store: memoryDurableStore() },
       } as never),
     );
     expect(refused.code).toBe("INVALID_ARGUMENT");
-    expect(refused.message).toContain('unknown option "durable"');
+    expect(refused.message).toContain('unknown option "store"');
   });
 });

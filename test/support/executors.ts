@@ -31,7 +31,9 @@ const redis = await findRedis();
 export async function queueExecutor(modules: readonly URL[], options?: ExecutorOptions): Promise<ToolExecutor> {
   if (!("url" in redis)) throw new Error(redis.unavailable);
   const queue = uniqueQueue("contract");
-  const executor = await QueueToolExecutor.create({ connection: redis.url, queue, modules, heartbeatMs: 200, ...options });
+  // The shared executor options: the queue's own `durable` holds its settings, not a store (a store given is refused as unknown).
+  const shared = options as Omit<ExecutorOptions, "durable"> | undefined;
+  const executor = await QueueToolExecutor.create({ connection: redis.url, queue, modules, heartbeatMs: 200, ...shared });
   const host = await runToolWorkerHost({ connection: redis.url, queue, modules, threads: 2, abortGraceMs: 500 }).catch(
     async (error: unknown) => {
       await executor.close();

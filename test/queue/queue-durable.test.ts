@@ -1,0 +1,322 @@
+// Durable calls on the QueueToolExecutor (docs/durable.md — On the queue): the semantics table
+// row by row, with real Redis and worker hosts in this process. The records live in the
+// queue's own Redis under its prefix; every tool counts its executions with an INCR outside
+// the record and waits on a Redis gate when a test holds it mid-run.
+import { Redis } from "ioredis";
+import {
+  type CallEndEvent,
+  isNonRecoverableToolError,
+  isToolContractError,
+  type ToolExecutorHooks,
+  type ToolResultMessage,
+} from "toolgate";
+import { QueueToolExecutor, type QueueToolExecutorOptions, runToolWorkerHost, type ToolWorkerHost } from "toolgate/queue";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { durableKeyOf } from "../../dist/src/durable/key.js";
+import { call, errorOf, neverAborted, settle } from "../support/helpers.js";
+import { findRedis, hasRedisServerBinary, startRedisServer, uniqueQueue } from "../support/redis.js";
+import { monitorOf } from "./monitor.js";
+
+const TOOLS = new URL("../durable/fixtures/durable-tools.mjs", import.meta.url);
+const found = await findRedis();
+const url = "url" in found ? found.url : "";
+process.env.DURABLE_TEST_REDIS = url;
+
+let redis: Redis;
+const cleanups: (() => Promise<unknown>)[] = [];
+beforeAll(() => {
+  if (url !== "") redis = new Redis(url);
+});
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+});
+afterAll(async () => {
+  redis?.disconnect();
+});
+
+const unique = (label: string): string => uniqueQueue(label);
+const count = async (counter: string): Promise<number> => Number((await redis.get(counter)) ?? 0);
+const content = (result: ToolResultMessage): unknown => JSON.parse(result.content);
+
+/** Resolves once `condition` holds (polled), or rejects after 10 s. */
+async function until(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("the condition never held");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Resolves once `list` has `entries` entries (a tool reported it started). */
+async function started(list: string, entries = 1): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while ((await redis.llen(list)) < entries) {
+    if (Date.now() > deadline) throw new Error(`${list} never reached ${entries} entries`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+async function agent(
+  queue: string,
+  options: Partial<QueueToolExecutorOptions> = {},
+  events?: CallEndEvent[],
+  hooks: ToolExecutorHooks = {},
+) {
+  const executor = await QueueToolExecutor.create({
+    connection: url,
+    queue,
+    modules: [TOOLS],
+    heartbeatMs: 100,
+    redisLostMs: 2000,
+    durable: { leaseMs: 1000 },
+    hooks: { ...hooks, ...(events === undefined ? {} : { onCallEnd: (event) => void events.push(event) }) },
+    ...options,
+  });
+  cleanups.push(() => executor.close());
+  return executor;
+}
+
+async function host(queue: string, threads = 2): Promise<ToolWorkerHost> {
+  const started = await runToolWorkerHost({ connection: url, queue, modules: [TOOLS], threads, lockDurationMs: 1000, closeTimeoutMs: 500 });
+  cleanups.push(() => started.close());
+  return started;
+}
+
+/** The record's fields as the test reads them straight from Redis (the default prefix: `toolgate:<queue>:durable:<key>`). */
+async function recordState(queue: string, runId: string, callId: string): Promise<string | null> {
+  return redis.hget(`toolgate:${queue}:durable:${durableKeyOf(runId, callId)}`, "state");
+}
+
+describe.runIf(url !== "")("durable calls on the queue: the semantics table", () => {
+  test("nothing recorded → executed once (idempotencyKey and attempt reach the tool on its host); a re-issue → replayed, beforeExecute not asked", async () => {
+    const queue = unique("durable");
+    await host(queue);
+    const events: CallEndEvent[] = [];
+    const approvals: string[] = [];
+    const executor = await agent(queue, {}, events, {
+      beforeExecute: (toolCall) => {
+        approvals.push(toolCall.id);
+        return { allow: true };
+      },
+    });
+    const [counter, runId] = [unique("count"), unique("run")];
+    const first = await executor.executeToolCall(call("charge", { counter, amount: 5 }, "c1"), neverAborted(), { durable: { runId } });
+    expect(content(first)).toEqual({ charged: 5, attempt: 1, idempotencyKey: `tg:${durableKeyOf(runId, "c1")}` });
+    // The same JSON with another key order: the same call.
+    const again = await executor.executeToolCall(call("charge", { amount: 5, counter }, "c1"), neverAborted(), { durable: { runId } });
+    expect(again.content).toBe(first.content);
+    expect(Object.isFrozen(again)).toBe(true);
+    expect(events.map((event) => event.durable)).toEqual(["executed", "replayed"]);
+    expect(approvals).toEqual(["c1"]);
+    expect(await count(counter)).toBe(1);
+    expect(await recordState(queue, runId, "c1")).toBe("done");
+  });
+
+  test("a plain call on the same executor stores nothing and runs each time", async () => {
+    const queue = unique("durable");
+    await host(queue);
+    const executor = await agent(queue);
+    const counter = unique("count");
+    await executor.executeToolCall(call("charge", { counter }, "p1"), neverAborted());
+    await executor.executeToolCall(call("charge", { counter }, "p1"), neverAborted());
+    expect(await count(counter)).toBe(2);
+    expect(await redis.keys(`toolgate:${queue}:durable:*`)).toEqual([]);
+  });
+
+  test("a stored fatal rejects again with a genuine NonRecoverableToolError, without running", async () => {
+    const queue = unique("durable");
+    await host(queue);
+    const executor = await agent(queue);
+    const [counter, runId] = [unique("count"), unique("run")];
+    const options = { durable: { runId } };
+    const first = await settle(executor.executeToolCall(call("fatal", { counter }, "f1"), neverAborted(), options));
+    const second = await settle(executor.executeToolCall(call("fatal", { counter }, "f1"), neverAborted(), options));
+    for (const outcome of [first, second]) {
+      expect(outcome.ok).toBe(false);
+      const reason = (outcome as { reason: unknown }).reason;
+      expect(isNonRecoverableToolError(reason)).toBe(true);
+      expect((reason as Error).message).toBe(`invariant broken for ${counter}`);
+    }
+    expect(await count(counter)).toBe(1);
+  });
+
+  test("claimed or running, same fingerprint → attached: two agents, one execution, the same outcome", async () => {
+    const queue = unique("durable");
+    await host(queue);
+    const eventsA: CallEndEvent[] = [];
+    const eventsB: CallEndEvent[] = [];
+    const a = await agent(queue, {}, eventsA);
+    const b = await agent(queue, {}, eventsB);
+    const [counter, gate, begun, runId] = [unique("count"), unique("gate"), unique("started"), unique("run")];
+    const toolCall = call("charge", { counter, gate, started: begun }, "a1");
+    const seen = await monitorOf(url, queue, cleanups);
+    const first = a.executeToolCall(toolCall, neverAborted(), { durable: { runId } });
+    await started(begun);
+    const second = b.executeToolCall(toolCall, neverAborted(), { durable: { runId } });
+    // b's claim (the second one sent) found a's execution running: b attaches, then the gate opens.
+    await until(() => seen.filter((command) => command.args.at(-1) === "claimed").length === 2);
+    expect(await recordState(queue, runId, "a1")).toBe("running");
+    await redis.rpush(gate, "go");
+    const [one, two] = await Promise.all([first, second]);
+    expect(two.content).toBe(one.content);
+    expect(eventsA.map((event) => event.durable)).toEqual(["executed"]);
+    expect(eventsB.map((event) => event.durable)).toEqual(["attached"]);
+    expect(await count(counter)).toBe(1);
+  });
+
+  test("any state, other fingerprint → DURABLE_CALL_CONFLICT naming the key and the stored tool; nothing runs, nothing changes", async () => {
+    const queue = unique("durable");
+    await host(queue);
+    const executor = await agent(queue);
+    const [counter, runId] = [unique("count"), unique("run")];
+    await executor.executeToolCall(call("charge", { counter, amount: 1 }, "x1"), neverAborted(), { durable: { runId } });
+    const conflict = await settle(
+      executor.executeToolCall(call("charge", { counter, amount: 2 }, "x1"), neverAborted(), { durable: { runId } }),
+    );
+    const reason = (conflict as { reason: unknown }).reason;
+    expect(isToolContractError(reason) && reason.code).toBe("DURABLE_CALL_CONFLICT");
+    expect((reason as Error).message).toContain(durableKeyOf(runId, "x1"));
+    expect((reason as Error).message).toContain('tool "charge"');
+    expect((reason as Error).message).not.toContain("amount");
+    expect(await count(counter)).toBe(1);
+    expect(await recordState(queue, runId, "x1")).toBe("done");
+  });
+
+  test("unknown tools, invalid arguments and denials store nothing", async () => {
+    const queue = unique("durable");
+    await host(queue);
+    const executor = await agent(queue, {}, undefined, { beforeExecute: () => ({ allow: false, reason: "no" }) });
+    const runId = unique("run");
+    const options = { durable: { runId } };
+    expect(errorOf(await executor.executeToolCall(call("nope", {}, "u1"), neverAborted(), options)).code).toBe("TOOL_NOT_FOUND");
+    expect(errorOf(await executor.executeToolCall(call("charge", { counter: 1 }, "u2"), neverAborted(), options)).code).toBe(
+      "TOOL_ARGUMENTS_INVALID",
+    );
+    const counter = unique("count");
+    expect(errorOf(await executor.executeToolCall(call("charge", { counter }, "u3"), neverAborted(), options)).code).toBe(
+      "TOOL_CALL_DENIED",
+    );
+    expect(await count(counter)).toBe(0);
+    expect(await redis.keys(`toolgate:${queue}:durable:*`)).toEqual([]);
+  });
+
+  test("aborted before any host started it → released (the job never runs); a re-issue with a host up runs once", async () => {
+    const queue = unique("durable");
+    const executor = await agent(queue);
+    const [counter, runId] = [unique("count"), unique("run")];
+    const controller = new AbortController();
+    const pending = settle(executor.executeToolCall(call("charge", { counter }, "r1"), controller.signal, { durable: { runId } }));
+    // The claim is written before the job is enqueued: once the job waits, abort.
+    const deadline = Date.now() + 5000;
+    while ((await redis.llen(`bull:${queue}:wait`)) === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await recordState(queue, runId, "r1")).toBe("claimed");
+    controller.abort(new Error("stop"));
+    expect(await pending).toEqual({ ok: false, reason: new Error("stop") });
+    expect(await recordState(queue, runId, "r1")).toBe("released");
+    await host(queue);
+    const events: CallEndEvent[] = [];
+    const again = await (await agent(queue, {}, events)).executeToolCall(call("charge", { counter }, "r1"), neverAborted(), {
+      durable: { runId },
+    });
+    expect(content(again)).toMatchObject({ attempt: 1 });
+    expect(events.map((event) => event.durable)).toEqual(["executed"]);
+    expect(await count(counter)).toBe(1);
+  });
+
+  test("aborted mid-run → lost (at-most-once): a re-issue gets the lost result, nothing runs again", async () => {
+    const queue = unique("durable");
+    await host(queue);
+    const executor = await agent(queue);
+    const [counter, gate, begun, runId] = [unique("count"), unique("gate"), unique("started"), unique("run")];
+    const controller = new AbortController();
+    const pending = settle(
+      executor.executeToolCall(call("charge", { counter, gate, started: begun }, "m1"), controller.signal, { durable: { runId } }),
+    );
+    await started(begun);
+    controller.abort(new Error("stop"));
+    expect(await pending).toEqual({ ok: false, reason: new Error("stop") });
+    const events: CallEndEvent[] = [];
+    const later = await (await agent(queue, {}, events)).executeToolCall(
+      call("charge", { counter, gate, started: begun }, "m1"),
+      neverAborted(),
+      {
+        durable: { runId },
+      },
+    );
+    expect(errorOf(later)).toEqual({
+      code: "TOOL_EXECUTION_FAILED",
+      message: "an earlier execution of this call was lost; the tool may have run, and it will not run again under this key",
+    });
+    expect(events.map((event) => event.durable)).toEqual(["lost"]);
+    expect(await count(counter)).toBe(1);
+  });
+
+  test("a batch's members are durable under (runId, their own call id)", async () => {
+    const queue = unique("durable");
+    await host(queue);
+    const executor = await agent(queue);
+    const [counter, runId] = [unique("count"), unique("run")];
+    const calls = [call("charge", { counter, amount: 1 }, "b1"), call("charge", { counter, amount: 2 }, "b2")];
+    const first = await executor.executeBatch(calls, neverAborted(), { durable: { runId } });
+    const second = await executor.executeBatch(calls, neverAborted(), { durable: { runId } });
+    expect(second.map((result) => result.content)).toEqual(first.map((result) => result.content));
+    expect(await count(counter)).toBe(2);
+  });
+
+  test("writeConcern: a claim fewer replicas acknowledged in time is given up (released), the tool did not run", async () => {
+    const queue = unique("durable");
+    await host(queue);
+    const replicas = Number(/connected_slaves:(\d+)/.exec(await redis.info("replication"))?.[1] ?? 0);
+    const executor = await agent(queue, { durable: { leaseMs: 1000, writeConcern: { replicas: replicas + 1, timeoutMs: 50 } } });
+    const [counter, runId] = [unique("count"), unique("run")];
+    const result = await executor.executeToolCall(call("charge", { counter }, "w1"), neverAborted(), { durable: { runId } });
+    expect(errorOf(result)).toEqual({
+      code: "TOOL_EXECUTION_FAILED",
+      message: `the durable store could not be used (the claim was not acknowledged by ${replicas + 1} replicas within 50 ms (writeConcern)): the tool did not run`,
+    });
+    expect(await count(counter)).toBe(0);
+    expect(await recordState(queue, runId, "w1")).toBe("released");
+  });
+
+  test("the executor option durable is validated: unknown keys, bounds, aof refused", async () => {
+    const queue = unique("durable");
+    const cases: [unknown, string][] = [
+      [{ lease: 1 }, 'unknown option "lease"'],
+      [{ retentionMs: 1 }, "options.durable.retentionMs must be an integer from 60000 to 2592000000 (got the number 1)"],
+      [{ writeConcern: { replicas: 1, timeoutMs: 10, aof: true } }, "options.durable.writeConcern.aof is not offered"],
+      [{ assumeNoEviction: "yes" }, "options.durable.assumeNoEviction must be a boolean"],
+    ];
+    for (const [durable, message] of cases) {
+      const refused = await settle(QueueToolExecutor.create({ connection: url, queue, modules: [TOOLS], durable } as never));
+      const reason = (refused as { reason: unknown }).reason;
+      expect(isToolContractError(reason) && reason.code).toBe("INVALID_ARGUMENT");
+      expect((reason as Error).message).toContain(message);
+    }
+  });
+});
+
+describe.runIf(url !== "" && hasRedisServerBinary())("durable calls on the queue: a Redis that may evict records", () => {
+  test("maxmemory-policy allkeys-lru: create() refuses durable settings; without them the first durable call is refused; assumeNoEviction overrides", async () => {
+    const server = await startRedisServer();
+    cleanups.push(() => server.kill());
+    const admin = new Redis(server.url);
+    await admin.config("SET", "maxmemory-policy", "allkeys-lru");
+    admin.disconnect();
+    const queue = unique("durable");
+    const refused = await settle(QueueToolExecutor.create({ connection: server.url, queue, modules: [TOOLS], durable: {} }));
+    const reason = (refused as { reason: unknown }).reason;
+    expect(isToolContractError(reason) && reason.code).toBe("INVALID_ARGUMENT");
+    expect((reason as Error).message).toContain('maxmemory-policy is "allkeys-lru"');
+    const plain = await QueueToolExecutor.create({ connection: server.url, queue, modules: [TOOLS] });
+    cleanups.push(() => plain.close());
+    const first = await settle(plain.executeToolCall(call("charge", { counter: "c" }, "e1"), neverAborted(), { durable: { runId: "r" } }));
+    expect(isToolContractError((first as { reason: unknown }).reason)).toBe(true);
+    const trusting = await QueueToolExecutor.create({
+      connection: server.url,
+      queue,
+      modules: [TOOLS],
+      durable: { assumeNoEviction: true },
+    });
+    await trusting.close();
+  });
+});
