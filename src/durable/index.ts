@@ -4,4 +4,4 @@
 // docs/durable.md.
 export { type MemoryDurableStoreOptions, memoryDurableStore } from "./memory-store.js";
 export { type RedisDurableStoreOptions, redisDurableStore } from "./redis-store.js";
-export type { DurableCallKey, DurableCallView, DurableStore } from "./store.js";
+export type { DurableCallKey, DurableCallRecords, DurableCallView, DurableStore } from "./store.js";

@@ -13,9 +13,10 @@ import { ArrayIsArray, ObjectFreeze } from "../contract/primordials.js";
 import { describeFailure } from "../contract/untrusted.js";
 import { integerOr, invalidArgument, readOptions, validateBoolean } from "../contract/validators.js";
 import { keyPartProblem, redisName } from "../queue/keys.js";
+import { type QueueScript, runScript } from "../queue/scripts.js";
 import type { ClaimOrder, DurableBackend, RawClaim, RawRecord, Renewal } from "./backend.js";
 import { DEFAULT_LEASE_MS, readMaxAttachmentBytes, readRetentionMs, readWriteConcern, type WriteConcern } from "./options.js";
-import { CLAIM, READ, RENEW, SETTLE, START, STOP } from "./scripts.js";
+import { DURABLE_SCRIPTS } from "./scripts.js";
 import { DurableEngine, type DurableStore, storeOf } from "./store.js";
 
 /** Options of `redisDurableStore`. */
@@ -136,13 +137,12 @@ class RedisBackend implements DurableBackend {
     return client;
   }
 
-  async #eval(script: string, key: string, args: readonly (string | number)[]): Promise<unknown> {
-    const client = await this.#redis();
-    return client.eval(script, 1, this.#name(key), ...args);
+  async #eval(script: QueueScript, key: string, args: readonly (string | number)[]): Promise<unknown> {
+    return runScript(await this.#redis(), script, [this.#name(key)], args);
   }
 
   async claim(order: ClaimOrder): Promise<RawClaim> {
-    const reply = await this.#eval(CLAIM, order.key, [
+    const reply = await this.#eval(DURABLE_SCRIPTS.claim, order.key, [
       order.fingerprint,
       order.toolName,
       order.maxAttempts,
@@ -155,7 +155,7 @@ class RedisBackend implements DurableBackend {
       const attempt = +reply[1];
       const concern = this.#writeConcern;
       if (!(await this.#replicated())) {
-        await this.#eval(SETTLE, order.key, [order.token, "released", "", this.#retentionMs]);
+        await this.#eval(DURABLE_SCRIPTS.settle, order.key, [order.token, "released", "", this.#retentionMs]);
         throw new Error(`the claim was not acknowledged by ${concern?.replicas} replicas within ${concern?.timeoutMs} ms (writeConcern)`);
       }
       return { claimed: true, token: order.token, attempt };
@@ -164,22 +164,22 @@ class RedisBackend implements DurableBackend {
   }
 
   async read(key: string): Promise<RawRecord | undefined> {
-    const reply = await this.#eval(READ, key, []);
+    const reply = await this.#eval(DURABLE_SCRIPTS.read, key, []);
     if (ArrayIsArray(reply) && reply.length === 0) return undefined;
     return recordOf(reply) ?? DAMAGED_RECORD;
   }
 
   async renew(key: string, token: string): Promise<Renewal> {
-    const reply = await this.#eval(RENEW, key, [token, this.leaseMs, this.#retentionMs]);
+    const reply = await this.#eval(DURABLE_SCRIPTS.renew, key, [token, this.leaseMs, this.#retentionMs]);
     return reply === "held" || reply === "cancelled" ? reply : "gone";
   }
 
   async start(key: string, token: string): Promise<boolean> {
-    return (await this.#eval(START, key, [token])) === 1;
+    return (await this.#eval(DURABLE_SCRIPTS.start, key, [token])) === 1;
   }
 
   async finish(key: string, token: string, outcome: string): Promise<boolean> {
-    const won = (await this.#eval(SETTLE, key, [token, "done", outcome, this.#retentionMs])) === 1;
+    const won = (await this.#eval(DURABLE_SCRIPTS.settle, key, [token, "done", outcome, this.#retentionMs])) === 1;
     if (won) await this.#replicated();
     return won;
   }
@@ -193,11 +193,11 @@ class RedisBackend implements DurableBackend {
   }
 
   async end(key: string, token: string, state: "released" | "lost" | "forgotten"): Promise<void> {
-    await this.#eval(SETTLE, key, [token, state, "", this.#retentionMs]);
+    await this.#eval(DURABLE_SCRIPTS.settle, key, [token, state, "", this.#retentionMs]);
   }
 
   async stop(key: string, attempt: number, outcome: string | undefined): Promise<void> {
-    await this.#eval(STOP, key, [attempt, outcome ?? "", this.#retentionMs]);
+    await this.#eval(DURABLE_SCRIPTS.stop, key, [attempt, outcome ?? "", this.#retentionMs]);
   }
 
   async ready(): Promise<void> {

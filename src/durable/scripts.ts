@@ -3,6 +3,7 @@
 // machine. Each script is atomic and reads the time from Redis' own clock (TIME), so no
 // process's clock decides a lease or a retention.
 // docs/durable.md — The record's states, On the queue.
+import type { QueueScript } from "../queue/scripts.js";
 
 // Shared by every script: Redis' clock in ms, and the lease rule (a running record whose lease
 // ran out is lost: its holder stopped renewing, and the tool may have run). A key that is not a
@@ -144,3 +145,18 @@ redis.call("HSET", KEYS[1], "state", "running", "lease", ms(now + tonumber(ARGV[
 redis.call("PEXPIRE", KEYS[1], ARGV[4])
 return tonumber(r[4]) or 0
 `;
+
+/**
+ * Every script under the name ioredis defines it by on a client: sent by EVALSHA (runScript),
+ * its text once per server, not with every step (a claim's text is about 1 kB).
+ */
+export const DURABLE_SCRIPTS = {
+  claim: { name: "toolgateDurableClaim", lua: CLAIM },
+  read: { name: "toolgateDurableRead", lua: READ },
+  renew: { name: "toolgateDurableRenew", lua: RENEW },
+  watch: { name: "toolgateDurableWatch", lua: WATCH },
+  start: { name: "toolgateDurableStart", lua: START },
+  hostStart: { name: "toolgateDurableHostStart", lua: HOST_START },
+  settle: { name: "toolgateDurableSettle", lua: SETTLE },
+  stop: { name: "toolgateDurableStop", lua: STOP },
+} as const satisfies Record<string, QueueScript>;

@@ -15,6 +15,7 @@ import {
   MapPrototypeSet,
   NativePromise,
   ObjectFreeze,
+  PromiseReject,
   PromiseResolve,
   SetPrototypeAdd,
   SetPrototypeDelete,
@@ -45,15 +46,19 @@ export interface DurableCallView {
     | { readonly fatal: true; readonly message: string };
 }
 
-/**
- * Where durable calls keep their records (`memoryDurableStore`, `redisDurableStore`): give it
- * to an executor as `durable: { store }`. One store may serve many executors.
- */
-export interface DurableStore {
+/** An operator's hold on durable records: a store's, or a QueueToolExecutor's (`executor.durableCalls`). */
+export interface DurableCallRecords {
   /** The record of (runId, callId), or undefined when there is none (never made, forgotten, or past retention). Rejects when the record is damaged. */
   read(key: DurableCallKey): Promise<DurableCallView | undefined>;
   /** Deletes the record of (runId, callId): the next call with that key runs. True when there was one. */
   forget(key: DurableCallKey): Promise<boolean>;
+}
+
+/**
+ * Where durable calls keep their records (`memoryDurableStore`, `redisDurableStore`): give it
+ * to an executor as `durable: { store }`. One store may serve many executors.
+ */
+export interface DurableStore extends DurableCallRecords {
   /** Closes the store's connection (a Redis store's); a memory store forgets everything. Idempotent. */
   close(): Promise<void>;
 }
@@ -219,17 +224,32 @@ export class DurableEngine {
 
 const engines = new WeakMap<object, DurableEngine>();
 
-/** The public store object of `engine`. */
-export function storeOf(engine: DurableEngine): DurableStore {
-  const store: DurableStore = ObjectFreeze({
-    read: (key: DurableCallKey) => readView(engine, keyOf(key, "store.read")),
-    forget: (key: DurableCallKey) => {
+/** An operator's read and forget of `engine`'s records, `what` naming the object in refusals ("store", "durableCalls"). */
+export function recordsOf(engine: DurableEngine, what: string): DurableCallRecords {
+  return ObjectFreeze({
+    read: (key: DurableCallKey) => {
       try {
-        return engine.forget(keyOf(key, "store.forget"));
+        return readView(engine, keyOf(key, `${what}.read`));
       } catch (error) {
-        return Promise.reject(error);
+        return PromiseReject(error);
       }
     },
+    forget: (key: DurableCallKey) => {
+      try {
+        return engine.forget(keyOf(key, `${what}.forget`));
+      } catch (error) {
+        return PromiseReject(error);
+      }
+    },
+  });
+}
+
+/** The public store object of `engine`. */
+export function storeOf(engine: DurableEngine): DurableStore {
+  const records = recordsOf(engine, "store");
+  const store: DurableStore = ObjectFreeze({
+    read: records.read,
+    forget: records.forget,
     close: () => engine.close(),
   });
   WeakMapPrototypeSet(engines, store, engine);

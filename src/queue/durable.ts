@@ -22,7 +22,7 @@ import {
   type WriteConcern,
 } from "../durable/options.js";
 import { checkEvictionPolicy } from "../durable/redis-store.js";
-import { CLAIM, HOST_START, READ, RENEW, SETTLE, STOP, WATCH } from "../durable/scripts.js";
+import { DURABLE_SCRIPTS } from "../durable/scripts.js";
 import { checkId } from "../durable/store.js";
 import type { QueueKeys } from "./keys.js";
 import { type QueueScript, runScript } from "./scripts.js";
@@ -118,15 +118,7 @@ function isIntegerIn(value: unknown, min: number, max: number): value is number 
   return typeof value === "number" && NumberIsSafeInteger(value) && value >= min && value <= max;
 }
 
-const SCRIPTS = {
-  claim: { name: "toolgateDurableClaim", lua: CLAIM },
-  read: { name: "toolgateDurableRead", lua: READ },
-  renew: { name: "toolgateDurableRenew", lua: RENEW },
-  watch: { name: "toolgateDurableWatch", lua: WATCH },
-  hostStart: { name: "toolgateDurableHostStart", lua: HOST_START },
-  settle: { name: "toolgateDurableSettle", lua: SETTLE },
-  stop: { name: "toolgateDurableStop", lua: STOP },
-} as const satisfies Record<string, QueueScript>;
+const SCRIPTS = DURABLE_SCRIPTS;
 
 /** The steps both sides share: reading a record, settling it in the queue's way, stopping it, forgetting it. */
 abstract class QueueRecords {

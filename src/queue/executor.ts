@@ -33,7 +33,7 @@ import { checkTimeoutMs } from "../contract/timeout.js";
 import { registeredTools, ToolRegistry } from "../contract/tools.js";
 import { describeFailure } from "../contract/untrusted.js";
 import { integerOr, invalidArgument, readOptions, readOwnOption, validateObject } from "../contract/validators.js";
-import { DurableEngine } from "../durable/store.js";
+import { type DurableCallRecords, DurableEngine, recordsOf } from "../durable/store.js";
 import { ExecutionLost } from "../executor/durable-call.js";
 import { type RunFacts, resolveHooks, type ToolExecutorHooks } from "../executor/hooks.js";
 import {
@@ -224,6 +224,8 @@ export class QueueToolExecutor implements ToolExecutor {
   readonly #stopped = new StoppedJobs();
   /** Durable calls' records, in this queue's Redis. */
   readonly #durable: QueueAgentDurable;
+  /** An operator's read and forget of them (`durableCalls`). */
+  readonly #durableCalls: DurableCallRecords;
 
   private constructor(registry: ToolRegistry, options: ResolvedOptions, connected: Connected) {
     const { queue, eventsClient, lastEventId, clients } = connected;
@@ -233,10 +235,12 @@ export class QueueToolExecutor implements ToolExecutor {
     this.#durable = new QueueAgentDurable(this.#control, this.#keys, options.durable, options.connectTimeoutMs, () =>
       this.#nextJobId("durable"),
     );
+    const durableEngine = new DurableEngine(this.#durable);
+    this.#durableCalls = recordsOf(durableEngine, "durableCalls");
     this.#pipeline = {
       tools: registeredTools(registry),
       run: (request) => this.#run(request),
-      settings: ObjectFreeze({ ...options.settings, durable: new DurableEngine(this.#durable) }),
+      settings: ObjectFreeze({ ...options.settings, durable: durableEngine }),
     };
     recordArgumentBudgets(this, options.settings.argumentBudgets);
     this.#options = options;
@@ -351,6 +355,15 @@ export class QueueToolExecutor implements ToolExecutor {
     this.#assertOpen();
     refuseCallApp(options);
     return this.#accepted.track(executeCalls(this.#pipeline, calls, signal, options));
+  }
+
+  /**
+   * Durable calls' records in this queue's Redis, for an operator: `read({ runId, callId })`
+   * and `forget({ runId, callId })` (the next call with that key runs), as a store's
+   * (docs/durable.md — Operators). They use this executor's connection: after `close()` they reject.
+   */
+  get durableCalls(): DurableCallRecords {
+    return this.#durableCalls;
   }
 
   /**

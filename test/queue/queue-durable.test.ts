@@ -112,6 +112,31 @@ describe.runIf(url !== "")("durable calls on the queue: the semantics table", ()
     expect(await recordState(queue, runId, "c1")).toBe("done");
   });
 
+  test("operators: executor.durableCalls reads a record and forgets it (the next call runs); a bad key is refused", async () => {
+    const queue = unique("durable");
+    await host(queue);
+    const executor = await agent(queue);
+    const [counter, runId] = [unique("count"), unique("run")];
+    expect(await executor.durableCalls.read({ runId, callId: "o1" })).toBeUndefined();
+    const first = await executor.executeToolCall(call("charge", { counter, amount: 2 }, "o1"), neverAborted(), { durable: { runId } });
+    const view = await executor.durableCalls.read({ runId, callId: "o1" });
+    expect(view).toEqual({
+      state: "done",
+      toolName: "charge",
+      attempt: 1,
+      maxAttempts: 1,
+      outcome: { fatal: false, content: first.content, isError: false, attachmentCount: 0 },
+    });
+    expect(Object.isFrozen(view)).toBe(true);
+    expect(await executor.durableCalls.forget({ runId, callId: "o1" })).toBe(true);
+    expect(await executor.durableCalls.forget({ runId, callId: "o1" })).toBe(false);
+    await executor.executeToolCall(call("charge", { counter, amount: 2 }, "o1"), neverAborted(), { durable: { runId } });
+    expect(await count(counter)).toBe(2);
+    const refused = await executor.durableCalls.read({ runId, callId: "o1", extra: 1 } as never).catch((error: unknown) => error);
+    expect(isToolContractError(refused) && refused.code).toBe("INVALID_ARGUMENT");
+    expect(isToolContractError(refused) && refused.message).toContain("durableCalls.read");
+  });
+
   test("a plain call on the same executor stores nothing and runs each time", async () => {
     const queue = unique("durable");
     await host(queue);
