@@ -25,7 +25,9 @@ export interface RowPlan {
    * Calls before the counted windows (the JIT settles), then the two window lengths. 1,000
    * warm-up calls were too few for the agent steps and the pool round trip: Turbofan still
    * compiled 0.3-1.5M instructions a call inside their windows, and two repeats of the pool
-   * row read 3.3 and 1.4 (docs/benchmarks.md, Instructions).
+   * row read 3.3 and 1.4 (docs/benchmarks.md, Instructions). The agent steps' windows are
+   * 500 and 1,500 calls: with 300 and 900, one major GC in or out of a window moved a repeat's
+   * figure by up to 5%.
    */
   readonly warmup: number;
   readonly short: number;
@@ -166,8 +168,8 @@ export const ROWS = {
     ours: "toAiSdkTools",
     peer: "the SDK's tool()",
     warmup: 10_000,
-    short: 300,
-    long: 900,
+    short: 500,
+    long: 1500,
     max: 0.9,
     setup: { ours: () => aiSdkStepSide("ours"), peer: () => aiSdkStepSide("peer") },
   },
@@ -175,8 +177,8 @@ export const ROWS = {
     ours: "toOpenAiAgentsTools",
     peer: "the SDK's tool() (zod)",
     warmup: 10_000,
-    short: 300,
-    long: 900,
+    short: 500,
+    long: 1500,
     max: 1.0,
     setup: { ours: () => openAiAgentsSide("ours"), peer: () => openAiAgentsSide("peer") },
   },
@@ -184,8 +186,8 @@ export const ROWS = {
     ours: "createMcpServer",
     peer: "McpServer.registerTool",
     warmup: 10_000,
-    short: 300,
-    long: 900,
+    short: 500,
+    long: 1500,
     max: 1.0,
     setup: { ours: () => mcpSide("ours"), peer: () => mcpSide("peer") },
   },
@@ -193,8 +195,8 @@ export const ROWS = {
     ours: "toPiAgentTools (zod)",
     peer: "Pi's own TypeBox tool",
     warmup: 10_000,
-    short: 300,
-    long: 900,
+    short: 500,
+    long: 1500,
     max: 1.0,
     setup: { ours: () => piSide("ours"), peer: () => piSide("peer") },
   },

@@ -1,10 +1,12 @@
 // One side of one row, run under callgrind by bench/instructions/count.ts:
 //   node <V8 flags> subject.js <row> <ours|peer> <warm-up calls> <short> <long>
 // It sets the side up, checks what one call returns, makes the warm-up calls, then runs two
-// windows, `short` calls and `long` calls, each between two calls of the marker (the windows
-// share the middle one). Callgrind dumps its counts whenever the marker's native function is
-// entered, so the second and third dumps hold these calls and nothing else (each loop awaits
-// its calls to their end before the marker).
+// windows, `short` calls and `long` calls, each between two calls of the marker. Callgrind
+// dumps its counts whenever the marker's native function is entered, so the second and fourth
+// dumps hold these calls and nothing else (each loop awaits its calls to their end before the
+// marker). A full GC runs before each window, outside it (the third dump holds the second
+// one): both windows start from the same emptied heap, so where a major GC falls depends on
+// the window's own calls, not on what the warm-up left behind.
 import { marker } from "./marker.js";
 import { isRowName, ROWS, type SideName } from "./rows.js";
 
@@ -37,9 +39,16 @@ async function run(count: number): Promise<void> {
   }
 }
 
+/** A full GC (node runs with --expose-gc, bench/instructions/count.ts V8_FLAGS). */
+const collect = (globalThis as { gc?: () => void }).gc;
+if (collect === undefined) throw new Error("instructions benchmark: run node with --expose-gc");
+
 await run(warmup);
+collect();
 marker();
 await run(short);
+marker();
+collect();
 marker();
 await run(long);
 marker();
