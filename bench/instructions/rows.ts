@@ -25,9 +25,11 @@ export interface RowPlan {
    * Calls before the counted windows (the JIT settles), then the two window lengths. 1,000
    * warm-up calls were too few for the agent steps and the pool round trip: Turbofan still
    * compiled 0.3-1.5M instructions a call inside their windows, and two repeats of the pool
-   * row read 3.3 and 1.4 (docs/benchmarks.md, Instructions). The agent steps' windows are
-   * 500 and 1,500 calls: with 300 and 900, one major GC in or out of a window moved a repeat's
-   * figure by up to 5%.
+   * row read 3.3 and 1.4 (docs/benchmarks.md, Instructions). Each window starts from the
+   * same state (bench/instructions/subject.ts: a full GC, then calls that settle), so a
+   * repeat's figure moves only by where the window's own GCs fall; one scavenge more in the
+   * long window adds its cost over (long - short) to every call (the AI SDK's own steps: 3.2M
+   * instructions, 3.2k a call over 1,000 calls), hence windows of thousands of calls.
    */
   readonly warmup: number;
   readonly short: number;
@@ -159,8 +161,8 @@ export const ROWS = {
     ours: "executeToolCall",
     peer: "the AI SDK's own per-call steps",
     warmup: 10_000,
-    short: 500,
-    long: 1500,
+    short: 2000,
+    long: 6000,
     max: 0.65,
     setup: { ours: () => inProcessSide("ours"), peer: () => inProcessSide("peer") },
   },
@@ -168,8 +170,8 @@ export const ROWS = {
     ours: "toAiSdkTools",
     peer: "the SDK's tool()",
     warmup: 10_000,
-    short: 500,
-    long: 1500,
+    short: 1000,
+    long: 3000,
     max: 0.9,
     setup: { ours: () => aiSdkStepSide("ours"), peer: () => aiSdkStepSide("peer") },
   },
@@ -177,8 +179,8 @@ export const ROWS = {
     ours: "toOpenAiAgentsTools",
     peer: "the SDK's tool() (zod)",
     warmup: 10_000,
-    short: 500,
-    long: 1500,
+    short: 1000,
+    long: 3000,
     max: 1.0,
     setup: { ours: () => openAiAgentsSide("ours"), peer: () => openAiAgentsSide("peer") },
   },
@@ -186,8 +188,8 @@ export const ROWS = {
     ours: "createMcpServer",
     peer: "McpServer.registerTool",
     warmup: 10_000,
-    short: 500,
-    long: 1500,
+    short: 1000,
+    long: 3000,
     max: 1.0,
     setup: { ours: () => mcpSide("ours"), peer: () => mcpSide("peer") },
   },
@@ -195,8 +197,8 @@ export const ROWS = {
     ours: "toPiAgentTools (zod)",
     peer: "Pi's own TypeBox tool",
     warmup: 10_000,
-    short: 500,
-    long: 1500,
+    short: 1000,
+    long: 3000,
     max: 1.0,
     setup: { ours: () => piSide("ours"), peer: () => piSide("peer") },
   },
@@ -213,8 +215,8 @@ export const ROWS = {
     ours: "serializeToolOutput",
     peer: "safe-stable-stringify",
     warmup: 10_000,
-    short: 500,
-    long: 1500,
+    short: 1000,
+    long: 3000,
     max: 0.95,
     setup: { ours: () => serializerSide("ours"), peer: () => serializerSide("peer") },
   },

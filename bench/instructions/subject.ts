@@ -4,9 +4,11 @@
 // windows, `short` calls and `long` calls, each between two calls of the marker. Callgrind
 // dumps its counts whenever the marker's native function is entered, so the second and fourth
 // dumps hold these calls and nothing else (each loop awaits its calls to their end before the
-// marker). A full GC runs before each window, outside it (the third dump holds the second
-// one): both windows start from the same emptied heap, so where a major GC falls depends on
-// the window's own calls, not on what the warm-up left behind.
+// marker). Before each window, outside it, a full GC and then `SETTLE_CALLS` calls (the third
+// dump holds the second of these): both windows start from the same state, an emptied heap
+// and code optimized again, so where a major GC falls depends on the window's own calls, not
+// on what the warm-up left behind. (The calls after the GC matter: a full GC made V8 optimize
+// again, and without them Turbofan ran inside the long window, 40-74k instructions a call.)
 import { marker } from "./marker.js";
 import { isRowName, ROWS, type SideName } from "./rows.js";
 
@@ -43,12 +45,19 @@ async function run(count: number): Promise<void> {
 const collect = (globalThis as { gc?: () => void }).gc;
 if (collect === undefined) throw new Error("instructions benchmark: run node with --expose-gc");
 
+/** Calls after each full GC, before the window (V8 compiles again there, not in the window); never more than the warm-up (smoke mode's 20). */
+const SETTLE_CALLS = Math.min(2000, warmup);
+const settled = async (): Promise<void> => {
+  collect();
+  await run(SETTLE_CALLS);
+};
+
 await run(warmup);
-collect();
+await settled();
 marker();
 await run(short);
 marker();
-collect();
+await settled();
 marker();
 await run(long);
 marker();
