@@ -9,8 +9,9 @@
 // and code optimized again, so where a major GC falls depends on the window's own calls, not
 // on what the warm-up left behind. (The calls after the GC matter: a full GC made V8 optimize
 // again, and without them Turbofan ran inside the long window, 40-74k instructions a call.)
+// A row may go without them (rows.ts `collectBeforeWindows`): the third dump is then empty.
 import { marker } from "./marker.js";
-import { isRowName, ROWS, type SideName } from "./rows.js";
+import { isRowName, ROWS, type RowPlan, type SideName } from "./rows.js";
 
 const [rowName = "", side = "", ...countsText] = process.argv.slice(2);
 if (
@@ -47,7 +48,9 @@ if (collect === undefined) throw new Error("instructions benchmark: run node wit
 
 /** Calls after each full GC, before the window (V8 compiles again there, not in the window); never more than the warm-up (smoke mode's 20). */
 const SETTLE_CALLS = Math.min(2000, warmup);
+const plan: RowPlan = ROWS[rowName];
 const settled = async (): Promise<void> => {
+  if (plan.collectBeforeWindows === false) return; // the third dump is then empty
   collect();
   await run(SETTLE_CALLS);
 };
