@@ -24,6 +24,8 @@ export const V8_FLAGS = [
   // GC decisions by rule, not by measured time (heap growing, idle and memory-reducing GCs):
   // without it, how fast a loaded machine ran a process moved a major GC into a window.
   "--predictable-gc-schedule",
+  // subject.ts collects the heap fully before each window, outside it.
+  "--expose-gc",
   "--hash-seed=1",
   "--random-seed=1",
   "--perf-basic-prof-only-functions",
@@ -97,7 +99,7 @@ export function countSide(dir: string, row: RowName, side: SideName, warmup: num
 export function readSide(dir: string, row: RowName, side: SideName, pid: number, short: number, long: number): SideCount {
   const base = `${row}.${side}.${pid}`;
   checkMarkerDumps(dir, base);
-  return { pid, short: readWindow(join(dir, `${base}.2`), short), long: readWindow(join(dir, `${base}.3`), long) };
+  return { pid, short: readWindow(join(dir, `${base}.${SHORT_DUMP}`), short), long: readWindow(join(dir, `${base}.${LONG_DUMP}`), long) };
 }
 
 /** The pids of the processes whose dumps of `row`'s `side` are kept in `dir`, in the order they ran (by the first dump's time). */
@@ -112,13 +114,21 @@ export function keptPids(dir: string, row: RowName, side: SideName): number[] {
     .map((entry) => entry.pid);
 }
 
+/** The dumps that hold the windows (bench/instructions/subject.ts): 1 is start-up and warm-up, 3 the GC between the windows. */
+export const SHORT_DUMP = 2;
+export const LONG_DUMP = 4;
+const DUMPS = 4;
+
 /**
- * The process must have dumped at the marker exactly three times (start-up and warm-up, then
- * each window), so a marker entered by anything else fails the count instead of skewing it.
+ * The process must have dumped at the marker exactly four times (start-up and warm-up, the
+ * short window, the full GC between the windows, the long window), so a marker entered by
+ * anything else fails the count instead of skewing it.
  */
 function checkMarkerDumps(dir: string, base: string): void {
   const parts = readdirSync(dir).filter((name) => /^\d+$/.test(name.slice(base.length + 1)) && name.startsWith(`${base}.`));
-  if (parts.length !== 3) throw new Error(`instructions: ${base} dumped ${parts.length} times at the marker, not 3 (${parts.join(", ")})`);
+  if (parts.length !== DUMPS) {
+    throw new Error(`instructions: ${base} dumped ${parts.length} times at the marker, not ${DUMPS} (${parts.join(", ")})`);
+  }
 }
 
 function readWindow(file: string, calls: number): Window {

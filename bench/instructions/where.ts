@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ownByFunction, parseDump, perfMapLookup } from "./callgrind.js";
+import { LONG_DUMP, SHORT_DUMP } from "./count.js";
 import { isRowName, ROWS } from "./rows.js";
 
 const [dir = "", row = "", side = "", topText = "40"] = process.argv.slice(2);
@@ -22,15 +23,15 @@ const base = readdirSync(dir)
 if (base === undefined) throw new Error(`where: no kept dumps of ${row} ${side} in ${dir}`);
 const lookup = perfMapLookup(readFileSync(`${base}.perf.map`, "utf8"));
 
-/** The own instructions per function of a window (dump 2: the short window, 3: the long one). */
+/** The own instructions per function of a window (count.ts SHORT_DUMP or LONG_DUMP). */
 const window = (part: number, calls: number): { calls: number; own: Map<string, number> } => ({
   calls,
   own: ownByFunction(parseDump(readFileSync(`${base}.${part}`, "utf8")), lookup),
 });
 
 const plan = ROWS[row];
-const short = window(2, plan.short);
-const long = window(3, plan.long);
+const short = window(SHORT_DUMP, plan.short);
+const long = window(LONG_DUMP, plan.long);
 const perCall = new Map<string, number>();
 for (const name of new Set([...short.own.keys(), ...long.own.keys()])) {
   perCall.set(name, ((long.own.get(name) ?? 0) - (short.own.get(name) ?? 0)) / (long.calls - short.calls));
