@@ -19,6 +19,8 @@ export const OTEL_PINS = {
   "@opentelemetry/api": "1.9.1",
   "@opentelemetry/sdk-trace-base": "2.12.1",
   "@opentelemetry/context-async-hooks": "2.12.1",
+  // The metrics SDK (test/telemetry/otel-metrics-sdk.test.ts), of the same release.
+  "@opentelemetry/sdk-metrics": "2.12.1",
   // The AI SDK's OpenTelemetry integration, of the release of our `ai` devDependency.
   "@ai-sdk/otel": "1.0.173",
 } as const;

@@ -1,8 +1,9 @@
 // docs/operations.md — Metrics: every executor records its calls (by tool and outcome), their
 // duration, and thread kills through the global OpenTelemetry meter provider; a worker pool its
 // threads (total and busy, observable gauges) and the threads that could not boot. Against a
-// meter provider written here and registered with the API's own metrics.setGlobalMeterProvider
-// (@opentelemetry/sdk-metrics is not among the devDependencies): it keeps every measurement.
+// meter provider written here and registered with the API's own metrics.setGlobalMeterProvider:
+// it keeps every measurement (each one, not an aggregate; the real SDK's aggregates are
+// otel-metrics-sdk.test.ts's).
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { metrics } from "@opentelemetry/api";
