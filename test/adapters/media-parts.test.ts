@@ -243,4 +243,30 @@ describe("docs/adapters.md — resource links in each framework", () => {
       { type: "text", text: SOURCE_LINE },
     ]);
   });
+
+  it.skipIf(MASTRA_UNAVAILABLE !== undefined)(
+    `Mastra: the output lists the links; the model reads each as a text line${MASTRA_UNAVAILABLE === undefined ? "" : ` (does not run here: ${MASTRA_UNAVAILABLE})`}`,
+    async () => {
+      const tool = toMastraTools(linking).links as unknown as {
+        toModelOutput: (output: unknown) => unknown;
+        execute: (...args: unknown[]) => Promise<unknown>;
+      };
+      const output = await tool.execute({}, { agent: { toolCallId: "m-2", messages: [], suspend: async () => {} } });
+      expect(output).toMatchObject({
+        links: [
+          { type: "resourceLink", ...REPORT },
+          { type: "resourceLink", ...SOURCE },
+        ],
+      });
+      expect(tool.toModelOutput(output)).toEqual({
+        type: "content",
+        value: [
+          { type: "text", text: "two links" },
+          { type: "media", data: base64(png), mediaType: "image/png" },
+          { type: "text", text: REPORT_LINE },
+          { type: "text", text: SOURCE_LINE },
+        ],
+      });
+    },
+  );
 });
