@@ -10,6 +10,7 @@
 // printed, and DURABLE_SOAK_SEED runs the same choices again.
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { seededRandom } from "../support/seeded-random.js";
 import { killAll, killed, startFixture, whileUp } from "./e2e-processes.js";
 import { redisUrl, testRedis, unique } from "./kit.js";
 
@@ -35,18 +36,6 @@ interface Report {
   readonly threadsKilled: number;
 }
 
-/** mulberry32: a small seeded generator, [0, 1). */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 let redis: Redis;
 beforeAll(() => {
   redis = testRedis();
@@ -63,7 +52,7 @@ describe.runIf(redisUrl !== undefined)(
     test("zero double executions of at-most-once tools, zero hung calls, one outcome per key for every copy and re-issue", async () => {
       const seed = Number(process.env.DURABLE_SOAK_SEED ?? Math.floor(Math.random() * 2 ** 32));
       console.log(`durable soak: seed ${seed} (DURABLE_SOAK_SEED=${seed} repeats these choices)`);
-      const random = generator(seed);
+      const random = seededRandom(seed);
       const started = Date.now();
       const runId = unique("soak-run");
       const timeouts: Record<string, number> = {};

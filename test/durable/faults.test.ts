@@ -4,8 +4,7 @@
 // processes re-issuing one key 25 times each, a Redis restarted with appendfsync always, a Redis
 // that may evict (refused), and retention expiry (runs again). Each tool counts its executions
 // with an INCR outside the record.
-import { type ChildProcess, spawn } from "node:child_process";
-import { createInterface } from "node:readline";
+import type { ChildProcess } from "node:child_process";
 import { Redis } from "ioredis";
 import { InProcessToolExecutor, isToolContractError, ToolRegistry, type ToolResultMessage } from "toolgate";
 import { redisDurableStore } from "toolgate/durable";
@@ -14,22 +13,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { durableKeyOf } from "../../dist/src/durable/key.js";
 import { call, errorOf, neverAborted, scratchDir, settle } from "../support/helpers.js";
 import { hasRedisServerBinary, type RedisServer, startRedisServer } from "../support/redis.js";
+import { type Agent, killed, startAgent } from "./agent-process.js";
 import { count, redisUrl, started, TOOLS, testRedis, unique } from "./kit.js";
 
 const AGENT = new URL("./fixtures/agent.mjs", import.meta.url);
 const LOST = "an earlier execution of this call was lost; the tool may have run, and it will not run again under this key";
-
-interface AgentReport {
-  readonly outcomes: readonly ({ result: ToolResultMessage } | { rejected: { name: string; code?: string; message: string } })[];
-  readonly ends: readonly (string | undefined)[];
-}
-
-/** A running agent process: its "issued" line, its report, and its pid to kill. */
-interface Agent {
-  readonly child: ChildProcess;
-  readonly issued: Promise<void>;
-  readonly report: Promise<AgentReport>;
-}
 
 let redis: Redis;
 const children: ChildProcess[] = [];
@@ -46,32 +34,7 @@ afterAll(async () => {
 });
 
 function agent(config: Record<string, unknown>): Agent {
-  const child = spawn(process.execPath, [AGENT.pathname, JSON.stringify(config)], {
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, DURABLE_TEST_REDIS: redisUrl },
-  });
-  children.push(child);
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  let onIssued: () => void = () => {};
-  const issued = new Promise<void>((resolve) => (onIssued = resolve));
-  const report = new Promise<AgentReport>((resolve, reject) => {
-    lines.on("line", (line) => {
-      if (line === "issued") onIssued();
-      else resolve(JSON.parse(line) as AgentReport);
-    });
-    child.once("exit", (code, signal) => reject(new Error(`agent exited (${code ?? signal}) without a report`)));
-  });
-  report.catch(() => {}); // a killed agent's report is never awaited
-  return { child, issued, report };
-}
-
-/** SIGKILLs `child` and resolves once it is gone (at once if it already exited: a fast call may beat the kill). */
-function killed(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once("exit", () => resolve());
-    child.kill("SIGKILL");
-  });
+  return startAgent(AGENT, config, redisUrl as string, children);
 }
 
 /** One durable call's setting: its store on `connection`, its key, its counters. */

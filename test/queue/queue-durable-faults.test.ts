@@ -4,14 +4,14 @@
 // host processes SIGKILLed mid-call (at-most-once: lost; at-least-once: attempt 2); two agent
 // processes × 50 concurrent re-issues of one key. Each tool counts its executions with an INCR
 // outside the record; every race is held open by a gate (a BLPOP the test pushes to).
-import { type ChildProcess, spawn } from "node:child_process";
-import { createInterface } from "node:readline";
+import type { ChildProcess } from "node:child_process";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import type { ToolResultMessage } from "toolgate";
 import { QueueToolExecutor } from "toolgate/queue";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { durableKeyOf } from "../../dist/src/durable/key.js";
+import { type Agent, type AgentReport, killed, startAgent } from "../durable/agent-process.js";
 import { call, errorOf, neverAborted, settle } from "../support/helpers.js";
 import { findRedis, uniqueQueue } from "../support/redis.js";
 import { startHostProcess } from "./host-process.js";
@@ -23,17 +23,6 @@ const LOST = "an earlier execution of this call was lost; the tool may have run,
 const found = await findRedis();
 const url = "url" in found ? found.url : "";
 process.env.DURABLE_TEST_REDIS = url;
-
-interface AgentReport {
-  readonly outcomes: readonly ({ result: ToolResultMessage } | { rejected: { name: string; code?: string; message: string } })[];
-  readonly ends: readonly (string | undefined)[];
-}
-
-interface Agent {
-  readonly child: ChildProcess;
-  readonly issued: Promise<void>;
-  readonly report: Promise<AgentReport>;
-}
 
 let redis: Redis;
 const children: ChildProcess[] = [];
@@ -62,31 +51,7 @@ async function until(condition: () => boolean | Promise<boolean>, ms = 10_000): 
 }
 
 function agent(config: Record<string, unknown>): Agent {
-  const child = spawn(process.execPath, [AGENT.pathname, JSON.stringify(config)], {
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, DURABLE_TEST_REDIS: url },
-  });
-  children.push(child);
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  let onIssued: () => void = () => {};
-  const issued = new Promise<void>((resolve) => (onIssued = resolve));
-  const report = new Promise<AgentReport>((resolve, reject) => {
-    lines.on("line", (line) => {
-      if (line === "issued") onIssued();
-      else resolve(JSON.parse(line) as AgentReport);
-    });
-    child.once("exit", (code, signal) => reject(new Error(`agent exited (${code ?? signal}) without a report`)));
-  });
-  report.catch(() => {});
-  return { child, issued, report };
-}
-
-function killed(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once("exit", () => resolve());
-    child.kill("SIGKILL");
-  });
+  return startAgent(AGENT, config, url, children);
 }
 
 async function hostProcess(queue: string) {

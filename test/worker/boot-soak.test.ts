@@ -14,20 +14,9 @@ import { InProcessToolExecutor, ToolRegistry } from "toolgate";
 import { WorkerToolExecutor } from "toolgate/worker";
 import { describe, expect, test } from "vitest";
 import { call, errorOf, fixture, scratchDir } from "../support/helpers.js";
+import { seededRandom } from "../support/seeded-random.js";
 
 const HUNG = "hung";
-
-/** Deterministic pseudo-random numbers (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Kind = "echo" | "slow" | "crash";
 type Approval = "allow" | "wait" | "reject" | "deny";
@@ -46,7 +35,7 @@ interface Plan {
 }
 
 function planner(seed: number, crashes: boolean): () => Plan {
-  const next = random(seed);
+  const next = seededRandom(seed);
   return () => {
     const kindRoll = next();
     const kind: Kind = crashes && kindRoll < 0.012 ? "crash" : kindRoll < 0.3 ? "slow" : "echo";

@@ -9,6 +9,7 @@ import type { ToolResultMessage } from "toolgate";
 import { WorkerToolExecutor } from "toolgate/worker";
 import { expect, test } from "vitest";
 import { call, errorOf, fixture } from "../support/helpers.js";
+import { seededRandom } from "../support/seeded-random.js";
 
 // 50,000 calls take about 13 s alone on this 2-core machine, so the run stays under a minute
 // while other test files share the cores. With seed 9 they include about 27 exits, 9 spins
@@ -26,18 +27,6 @@ const EXECUTOR_TIMEOUT_MS = 30_000;
  * (every thread retiring and idle once kept all 16 lanes waiting 25-27 s) fails here by name.
  */
 const CALL_BOUND_MS = 10_000;
-
-/** Deterministic pseudo-random numbers (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Kind = "echo" | "slow" | "exit" | "spin" | "lateThrow";
 
@@ -65,7 +54,7 @@ test("soak: every call settles once, with its own outcome, under faults; heap fl
     timeoutMs: EXECUTOR_TIMEOUT_MS,
     abortGraceMs: 50,
   });
-  const next = random(9);
+  const next = seededRandom(9);
   const problems: string[] = [];
   const counts: Record<string, number> = {};
   const note = (label: string): void => {
