@@ -26,8 +26,8 @@ const TOOLS = fixture("queue-tools");
 const TRIALS = Number(process.env.TOOLGATE_FAILOVER_TRIALS ?? "40");
 /** Each durable variant's trials: as many when TOOLGATE_FAILOVER_TRIALS is set, else 20 (CI's budget). */
 const DURABLE_TRIALS = process.env.TOOLGATE_FAILOVER_TRIALS === undefined ? 20 : TRIALS;
-/** The write concern's WAIT bound. */
-const WAIT_TIMEOUT_MS = 1000;
+/** The write concern's WAIT bound: below the host's lockDurationMs, its Redis client's command timeout. */
+const WAIT_TIMEOUT_MS = 500;
 const LOCK_DURATION_MS = 1000;
 const REDIS_LOST_MS = 3000;
 /** A trial's call settles within this: the host's lock expiring, or Redis's silence, and a few heartbeats. */
