@@ -41,7 +41,14 @@ describe.runIf(hasRedisServerBinary())("the queue's writeConcern at the host's s
     };
     await redis.config("SET", "repl-diskless-sync-delay", "0");
     await follow();
-    const host = await runToolWorkerHost({ connection: url, queue: "w", modules: [TOOLS], threads: 1, lockDurationMs: 1000, closeTimeoutMs: 500 });
+    const host = await runToolWorkerHost({
+      connection: url,
+      queue: "w",
+      modules: [TOOLS],
+      threads: 1,
+      lockDurationMs: 1000,
+      closeTimeoutMs: 500,
+    });
     cleanups.push(() => host.close());
     let detach = true;
     let starts = 0;

@@ -213,7 +213,13 @@ describe.skipIf(missing !== undefined)(
         const log = join(scratchDir(), "starts.log");
         const url = (endpoint as Endpoint).url;
         const runId = `run-${variant.writeConcern === undefined ? "plain" : "wait"}-${process.pid}`;
-        const host = await runToolWorkerHost({ connection: url, queue: "d", modules: [TOOLS], threads: 2, lockDurationMs: LOCK_DURATION_MS });
+        const host = await runToolWorkerHost({
+          connection: url,
+          queue: "d",
+          modules: [TOOLS],
+          threads: 2,
+          lockDurationMs: LOCK_DURATION_MS,
+        });
         const executor = await QueueToolExecutor.create({
           connection: url,
           queue: "d",
