@@ -209,7 +209,7 @@ describe.skipIf(missing !== undefined)(
       { name: "durable, no write concern", writeConcern: undefined },
       { name: "durable, writeConcern { replicas: 1 } (WAIT)", writeConcern: { replicas: 1, timeoutMs: WAIT_TIMEOUT_MS } },
     ]) {
-      test(`${variant.name}: each call settles within its bound; runs twice and lost acknowledged results counted (none with WAIT)`, async () => {
+      test(`${variant.name}: each call settles within its bound; second runs (none with WAIT) and lost acknowledged results counted`, async () => {
         const log = join(scratchDir(), "starts.log");
         const url = (endpoint as Endpoint).url;
         const runId = `run-${variant.writeConcern === undefined ? "plain" : "wait"}-${process.pid}`;
