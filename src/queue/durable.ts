@@ -327,7 +327,18 @@ export class QueueHostDurable extends QueueRecords implements DurableBackend {
       job.durability.leaseMs,
       job.durability.retentionMs,
     ]);
-    if (typeof reply === "number" && NumberIsSafeInteger(reply) && reply >= 1) return { claimed: true, token: job.jobId, attempt: reply };
+    if (typeof reply === "number" && NumberIsSafeInteger(reply) && reply >= 1) {
+      // The start is the write a failover must not lose: a replica without it would let this
+      // job, redelivered, start the tool a second time. Not acknowledged: given up (released),
+      // not run, and the agent hears "not started" (its call claims again). A WAIT that failed
+      // (the primary gone mid-failover) says no more: the tool does not run either.
+      if (!(await this.replicated(job.durability.wait).catch(() => false))) {
+        await this.settle(order.key, job.jobId, "released", "").catch(() => false);
+        job.refused = "unacknowledged";
+        throw new Error("the host's start of this job was not acknowledged by the write concern's replicas");
+      }
+      return { claimed: true, token: job.jobId, attempt: reply };
+    }
     job.refused = typeof reply === "string" ? reply : "unknown";
     throw new Error(`the durable record did not let this job start (${job.refused})`);
   }

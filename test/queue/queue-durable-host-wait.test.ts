@@ -1,0 +1,92 @@
+// The write concern on the queue covers the host's start too (src/queue/durable.ts,
+// QueueHostDurable.claim): a start no replica acknowledged is given up (released) before the
+// tool runs. Without that, a failover that lost the start but kept the claim let the job,
+// redelivered, start the at-most-once tool a second time (issue 44's failover trials found it).
+// The race is forced by a hook: the agent's beforeExecute, which runs after the claim was
+// acknowledged and before the job is enqueued, detaches the only replica.
+import { Redis } from "ioredis";
+import { QueueToolExecutor, runToolWorkerHost } from "toolgate/queue";
+import { afterEach, describe, expect, test } from "vitest";
+import { call, errorOf, neverAborted } from "../support/helpers.js";
+import { hasRedisServerBinary } from "../support/redis.js";
+import { startRedisNode } from "../support/redis-topologies.js";
+
+const TOOLS = new URL("../durable/fixtures/durable-tools.mjs", import.meta.url);
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+});
+
+describe.runIf(hasRedisServerBinary())("the queue's writeConcern at the host's start", () => {
+  test("a start no replica acknowledged is released and the tool does not run; a re-issue with the replica back runs it once", async () => {
+    const primaryNode = await startRedisNode({ name: "primary" });
+    cleanups.push(() => primaryNode.stop());
+    const replicaNode = await startRedisNode({ name: "replica" });
+    cleanups.push(() => replicaNode.stop());
+    const url = `redis://127.0.0.1:${primaryNode.node.port}`;
+    process.env.DURABLE_TEST_REDIS = url; // the tools count on this server
+    const redis = new Redis(url);
+    const replica = new Redis(`redis://127.0.0.1:${replicaNode.node.port}`);
+    cleanups.push(async () => {
+      redis.disconnect();
+      replica.disconnect();
+    });
+    const follow = async (): Promise<void> => {
+      await replica.replicaof("127.0.0.1", String(primaryNode.node.port));
+      const deadline = Date.now() + 10_000;
+      while (!/master_link_status:up/.test(await replica.info("replication"))) {
+        if (Date.now() > deadline) throw new Error("the replica never synced");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    await redis.config("SET", "repl-diskless-sync-delay", "0");
+    await follow();
+    const host = await runToolWorkerHost({
+      connection: url,
+      queue: "w",
+      modules: [TOOLS],
+      threads: 1,
+      lockDurationMs: 1000,
+      closeTimeoutMs: 500,
+    });
+    cleanups.push(() => host.close());
+    let detach = true;
+    let starts = 0;
+    const executor = await QueueToolExecutor.create({
+      connection: url,
+      queue: "w",
+      modules: [TOOLS],
+      heartbeatMs: 100,
+      redisLostMs: 2000,
+      durable: { leaseMs: 1000, writeConcern: { replicas: 1, timeoutMs: 200 } },
+      hooks: {
+        // The claim was acknowledged; the host's start will not be.
+        beforeExecute: async () => {
+          starts += 1;
+          if (detach) await replica.replicaof("NO", "ONE");
+          return { allow: true };
+        },
+      },
+    });
+    cleanups.push(() => executor.close());
+    const [counter, runId] = ["count", "run"];
+    const refused = await executor.executeToolCall(call("charge", { counter }, "s1"), neverAborted(), { durable: { runId } });
+    // The host gave its start up and answered "not started"; the call claimed again, and that
+    // claim, with the replica still gone, was not acknowledged.
+    expect(errorOf(refused)).toEqual({
+      code: "TOOL_EXECUTION_FAILED",
+      message:
+        "the durable store could not be used (the claim was not acknowledged by 1 replicas within 200 ms (writeConcern)): the tool did not run",
+    });
+    // Asked once: the first claim was acknowledged (the approval comes under it), the second was not.
+    expect(starts).toBe(1);
+    expect(Number(await redis.get(counter))).toBe(0);
+    expect((await executor.durableCalls.read({ runId, callId: "s1" }))?.state).toBe("released");
+
+    detach = false;
+    await follow();
+    const ran = await executor.executeToolCall(call("charge", { counter }, "s1"), neverAborted(), { durable: { runId } });
+    expect(JSON.parse(ran.content)).toMatchObject({ attempt: 1 });
+    expect(Number(await redis.get(counter))).toBe(1);
+  });
+});
