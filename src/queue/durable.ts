@@ -10,7 +10,7 @@
 // docs/durable.md — On the queue.
 import type { Redis } from "ioredis";
 import { Limits } from "../contract/constants.js";
-import { ArrayIsArray, NumberIsSafeInteger, ObjectFreeze } from "../contract/primordials.js";
+import { ArrayIsArray, NativePromise, NumberIsSafeInteger, ObjectFreeze, PerformanceNow, SetTimeout } from "../contract/primordials.js";
 import { integerOr, invalidArgument, readOptions, validateBoolean } from "../contract/validators.js";
 import type { ClaimOrder, DurableBackend, RawClaim, RawRecord, Renewal } from "../durable/backend.js";
 import {
@@ -356,10 +356,45 @@ export class QueueHostDurable extends QueueRecords implements DurableBackend {
 
   async finish(key: string, token: string, outcome: string): Promise<boolean> {
     const job = this.#jobs.get(key);
-    const won = await this.settle(key, token, "done", outcome);
-    if (won) await this.replicated(job?.durability.wait);
+    const wait = job?.durability.wait;
+    const won =
+      wait === undefined ? await this.settle(key, token, "done", outcome) : await this.#keptByReplicas(key, token, outcome, job as HostJob);
     if (won && job !== undefined && job.jobId === token) job.recorded = true;
     return won;
+  }
+
+  /**
+   * With a write concern, the outcome is answered only once the replicas hold it: a record
+   * write or a WAIT that fails (the primary died: the failover trials found acknowledged
+   * outcomes whose record the new primary never had, `running` there) or falls short writes the
+   * outcome again where Redis now is and waits again, for as long as the job's lease. False when
+   * the record there already ended otherwise (the agent found the execution lost first): the
+   * answer is then the record's. Past the lease, the outcome is answered as it stands (or the
+   * write's failure thrown, as without a write concern).
+   */
+  async #keptByReplicas(key: string, token: string, outcome: string, job: HostJob): Promise<boolean> {
+    const wait = job.durability.wait as readonly [number, number];
+    const deadline = PerformanceNow() + job.durability.leaseMs;
+    const pause = () => new NativePromise((resolve) => SetTimeout(resolve, 50));
+    for (let attempt = 0; ; attempt += 1) {
+      let written: boolean;
+      try {
+        written = await this.settle(key, token, "done", outcome);
+      } catch (error) {
+        if (PerformanceNow() > deadline) throw error;
+        await pause(); // no connection yet: give the reconnection a moment
+        continue;
+      }
+      if (!written) {
+        if (attempt === 0) return false; // another terminal write came first
+        const record = await this.read(key).catch(() => undefined);
+        // Still ours (done with this outcome: the write was there after all): wait for the replicas again.
+        if (record === undefined || record[0] !== "done" || record[5] !== outcome) return false;
+      }
+      const kept = await this.replicated(wait).catch(() => undefined);
+      if (kept === true || PerformanceNow() > deadline) return true;
+      if (kept === undefined) await pause();
+    }
   }
 }
 

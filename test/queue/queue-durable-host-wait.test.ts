@@ -1,6 +1,6 @@
 // The write concern on the queue covers the host's start too (src/queue/durable.ts,
 // QueueHostDurable.claim): a start no replica acknowledged is given up (released) before the
-// tool runs. Without that, a failover that lost the start but kept the claim let the job,
+// tool runs. And the host's record: an outcome is answered only once a replica holds it. Without that, a failover that lost the start but kept the claim let the job,
 // redelivered, start the at-most-once tool a second time (issue 44's failover trials found it).
 // The race is forced by a hook: the agent's beforeExecute, which runs after the claim was
 // acknowledged and before the job is enqueued, detaches the only replica.
@@ -58,7 +58,7 @@ describe.runIf(hasRedisServerBinary())("the queue's writeConcern at the host's s
       modules: [TOOLS],
       heartbeatMs: 100,
       redisLostMs: 2000,
-      durable: { leaseMs: 1000, writeConcern: { replicas: 1, timeoutMs: 200 } },
+      durable: { leaseMs: 5000, writeConcern: { replicas: 1, timeoutMs: 200 } },
       hooks: {
         // The claim was acknowledged; the host's start will not be.
         beforeExecute: async () => {
@@ -88,5 +88,35 @@ describe.runIf(hasRedisServerBinary())("the queue's writeConcern at the host's s
     const ran = await executor.executeToolCall(call("charge", { counter }, "s1"), neverAborted(), { durable: { runId } });
     expect(JSON.parse(ran.content)).toMatchObject({ attempt: 1 });
     expect(Number(await redis.get(counter))).toBe(1);
+
+    // The record: the tool held on a gate, the replica detached meanwhile. The host records the
+    // outcome; its WAIT falls short, so it writes and waits again (WAIT after WAIT on the
+    // primary) and the call stays unanswered; once the replica follows again, the answer comes,
+    // and the replica already holds the outcome (a failover now would keep it).
+    const waits = async (): Promise<number> => Number(/cmdstat_wait:calls=(\d+)/.exec(await redis.info("commandstats"))?.[1] ?? 0);
+    const [gate, begun] = ["gate", "begun"];
+    let settled = false;
+    const pending = executor
+      .executeToolCall(call("charge", { counter, gate, started: begun }, "s2"), neverAborted(), { durable: { runId } })
+      .finally(() => {
+        settled = true;
+      });
+    while ((await redis.llen(begun)) === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await replica.replicaof("NO", "ONE");
+    const before = await waits();
+    await redis.rpush(gate, "go");
+    const deadline = Date.now() + 10_000;
+    while ((await waits()) < before + 3) {
+      if (Date.now() > deadline) throw new Error("the host never waited for its record a second time");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(settled).toBe(false);
+    await follow();
+    const answered = await pending;
+    expect(JSON.parse(answered.content)).toMatchObject({ attempt: 1 });
+    expect((await executor.durableCalls.read({ runId, callId: "s2" }))?.state).toBe("done");
+    const replicated = await replica.keys("*durable*");
+    const states = await Promise.all(replicated.map((key) => replica.hget(key, "state")));
+    expect(states.filter((state) => state === "done")).toHaveLength(2);
   });
 });

@@ -273,9 +273,8 @@ describe.skipIf(missing !== undefined)(
             if (acknowledged && !(record?.state === "done" && again.content === outcome.value.content)) counts.lostAcknowledged += 1;
             tally(reissues, `${record?.state ?? "no record"} -> ${again.isError ? errorOf(again).message.slice(0, 40) : "result"}`);
           }
-          expect((await executor.executeToolCall(call("whoAmI", {}, "after-all"), neverAborted(), { durable: { runId } })).isError).toBe(
-            false,
-          );
+          const afterAll = await executor.executeToolCall(call("whoAmI", {}, "after-all"), neverAborted(), { durable: { runId } });
+          expect(afterAll.isError, afterAll.content).toBe(false);
         } finally {
           await executor.close();
           await host.close();
