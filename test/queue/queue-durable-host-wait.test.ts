@@ -58,7 +58,8 @@ describe.runIf(hasRedisServerBinary())("the queue's writeConcern at the host's s
       modules: [TOOLS],
       heartbeatMs: 100,
       redisLostMs: 2000,
-      durable: { leaseMs: 5000, writeConcern: { replicas: 1, timeoutMs: 200 } },
+      // timeoutMs: room for a loaded machine's replica to acknowledge, below the host's lockDurationMs.
+      durable: { leaseMs: 10_000, writeConcern: { replicas: 1, timeoutMs: 800 } },
       hooks: {
         // The claim was acknowledged; the host's start will not be.
         beforeExecute: async () => {
@@ -76,7 +77,7 @@ describe.runIf(hasRedisServerBinary())("the queue's writeConcern at the host's s
     expect(errorOf(refused)).toEqual({
       code: "TOOL_EXECUTION_FAILED",
       message:
-        "the durable store could not be used (the claim was not acknowledged by 1 replicas within 200 ms (writeConcern)): the tool did not run",
+        "the durable store could not be used (the claim was not acknowledged by 1 replicas within 800 ms (writeConcern)): the tool did not run",
     });
     // Asked once: the first claim was acknowledged (the approval comes under it), the second was not.
     expect(starts).toBe(1);
@@ -115,7 +116,7 @@ describe.runIf(hasRedisServerBinary())("the queue's writeConcern at the host's s
     const answered = await pending;
     expect(JSON.parse(answered.content)).toMatchObject({ attempt: 1 });
     expect((await executor.durableCalls.read({ runId, callId: "s2" }))?.state).toBe("done");
-    const replicated = await replica.keys("*durable*");
+    const replicated = await replica.keys("toolgate:w:durable:*"); // the records (BullMQ's job keys name durable jobs too)
     const states = await Promise.all(replicated.map((key) => replica.hget(key, "state")));
     expect(states.filter((state) => state === "done")).toHaveLength(2);
   });
