@@ -359,7 +359,7 @@ function renderDurable(durable: DurableResult): string {
     [
       "in-process, redisDurableStore",
       `${fmt(inProcess.durableUsPerCall, 1)} µs vs ${fmt(inProcess.plainUsPerCall, 1)} µs (PING ${fmt(inProcess.roundTripUs, 1)} µs)`,
-      `${fmt(inProcess.vsBound)}x the bound 1.1 × plain + 1 round trip`,
+      `${fmt(inProcess.vsBound)}x the bound 1.1 × plain + 1 round trip; ${fmt(inProcess.vsFloor)}x the floor (its two scripts alone: ${fmt(inProcess.floorProbeUs, 1)} µs)`,
       fmt(inProcess.commandsPerCall, 1),
       `${inProcess.criticalPathRequests} (plain: 0)`,
     ],

@@ -65,12 +65,17 @@ class RedisBackend implements DurableBackend {
   readonly leaseMs: number;
   readonly maxAttachmentBytes: number;
   readonly #connection: string | RedisOptions;
-  readonly #prefix: string;
-  readonly #retentionMs: number;
+  /** `<prefix>:durable:`, made once: every key after it is a SHA-256 in hex (key.ts), safe as a key part. */
+  readonly #keyPrefix: string;
+  /** The numbers the scripts take, as the strings ioredis would send: converted once per store, not per call. */
+  readonly #retentionMs: string;
+  readonly #leaseMs: string;
   readonly #assumeNoEviction: boolean;
   readonly #connectTimeoutMs: number;
   readonly #writeConcern: WriteConcern | undefined;
   #client: Promise<Redis> | undefined;
+  /** The client once connected and checked: a call's script is sent without waiting on a promise first. */
+  #connected: Redis | undefined;
   #closed = false;
 
   constructor(settings: {
@@ -85,8 +90,9 @@ class RedisBackend implements DurableBackend {
   }) {
     this.#writeConcern = settings.writeConcern;
     this.#connection = settings.connection;
-    this.#prefix = settings.prefix;
-    this.#retentionMs = settings.retentionMs;
+    this.#keyPrefix = `${redisName(settings.prefix, "durable")}:`;
+    this.#retentionMs = `${settings.retentionMs}`;
+    this.#leaseMs = `${settings.leaseMs}`;
     this.leaseMs = settings.leaseMs;
     this.maxAttachmentBytes = settings.maxAttachmentBytes;
     this.#assumeNoEviction = settings.assumeNoEviction;
@@ -94,16 +100,22 @@ class RedisBackend implements DurableBackend {
   }
 
   #name(key: string): string {
-    return redisName(this.#prefix, "durable", key);
+    return this.#keyPrefix + key;
   }
 
   /** The connected client, once: connected, and its eviction policy checked. A failure is tried again at the next use. */
   #redis(): Promise<Redis> {
     if (this.#closed) return Promise.reject(new ToolContractError(ContractErrorCode.EXECUTOR_CLOSED, "the durable store is closed"));
-    this.#client ??= this.#connect().catch((error: unknown) => {
-      this.#client = undefined;
-      throw error;
-    });
+    this.#client ??= this.#connect().then(
+      (client) => {
+        if (!this.#closed) this.#connected = client;
+        return client;
+      },
+      (error: unknown) => {
+        this.#client = undefined;
+        throw error;
+      },
+    );
     return this.#client;
   }
 
@@ -138,7 +150,7 @@ class RedisBackend implements DurableBackend {
   }
 
   async #eval(script: QueueScript, key: string, args: readonly (string | number)[]): Promise<unknown> {
-    return runScript(await this.#redis(), script, [this.#name(key)], args);
+    return runScript(this.#connected ?? (await this.#redis()), script, [this.#name(key)], args);
   }
 
   async claim(order: ClaimOrder): Promise<RawClaim> {
@@ -147,14 +159,14 @@ class RedisBackend implements DurableBackend {
       order.toolName,
       order.maxAttempts,
       order.token,
-      this.leaseMs,
+      this.#leaseMs,
       this.#retentionMs,
       order.state,
     ]);
     if (ArrayIsArray(reply) && reply.length === 2 && reply[0] === "claimed") {
       const attempt = +reply[1];
       const concern = this.#writeConcern;
-      if (!(await this.#replicated())) {
+      if (concern !== undefined && !(await this.#replicated(concern))) {
         await this.#eval(DURABLE_SCRIPTS.settle, order.key, [order.token, "released", "", this.#retentionMs]);
         throw new Error(`the claim was not acknowledged by ${concern?.replicas} replicas within ${concern?.timeoutMs} ms (writeConcern)`);
       }
@@ -170,7 +182,7 @@ class RedisBackend implements DurableBackend {
   }
 
   async renew(key: string, token: string): Promise<Renewal> {
-    const reply = await this.#eval(DURABLE_SCRIPTS.renew, key, [token, this.leaseMs, this.#retentionMs]);
+    const reply = await this.#eval(DURABLE_SCRIPTS.renew, key, [token, this.#leaseMs, this.#retentionMs]);
     return reply === "held" || reply === "cancelled" ? reply : "gone";
   }
 
@@ -180,14 +192,13 @@ class RedisBackend implements DurableBackend {
 
   async finish(key: string, token: string, outcome: string): Promise<boolean> {
     const won = (await this.#eval(DURABLE_SCRIPTS.settle, key, [token, "done", outcome, this.#retentionMs])) === 1;
-    if (won) await this.#replicated();
+    const concern = this.#writeConcern;
+    if (won && concern !== undefined) await this.#replicated(concern);
     return won;
   }
 
-  /** The write concern: whether enough replicas acknowledged the writes so far (true without one). */
-  async #replicated(): Promise<boolean> {
-    const concern = this.#writeConcern;
-    if (concern === undefined) return true;
+  /** Whether `concern`'s replicas acknowledged the writes so far (called only with a write concern: without one there is nothing to wait for, not even a promise). */
+  async #replicated(concern: WriteConcern): Promise<boolean> {
     const client = await this.#redis();
     return (await client.wait(concern.replicas, concern.timeoutMs)) >= concern.replicas;
   }
@@ -214,6 +225,7 @@ class RedisBackend implements DurableBackend {
     this.#closed = true;
     const pending = this.#client;
     this.#client = undefined;
+    this.#connected = undefined;
     if (pending === undefined) return;
     let client: Redis;
     try {

@@ -95,7 +95,11 @@ const SANDBOX_TARGET_IDS = [
   "queue.commandsPerCall.inFlight8.peer",
 ];
 /** Issue 42: durable calls on a private redis-server (the queue's rows once the queue takes durable calls). */
-const DURABLE_TARGET_IDS = ["queue.durable.inProcess.vsBound", "queue.durable.inProcess.criticalPathRequests"];
+const DURABLE_TARGET_IDS = [
+  "queue.durable.inProcess.vsBound",
+  "queue.durable.inProcess.vsFloor",
+  "queue.durable.inProcess.criticalPathRequests",
+];
 const DURABLE_QUEUE_TARGET_IDS = [
   "queue.durable.vsPlain1",
   "queue.durable.vsPlain8",
@@ -297,6 +301,10 @@ describe("docs/benchmarks.md — How to reproduce: benchmarks, smoke mode (one t
     expect(durable.inProcess.criticalPathRequests).toBeGreaterThanOrEqual(1);
     expect(durable.inProcess.durableUsPerCall).toBeGreaterThan(0);
     expect(Number.isFinite(durable.inProcess.vsBound)).toBe(true);
+    // The floor probe sends the same two scripts in turn: it takes time, and the bound's PING is one request of it.
+    expect(durable.inProcess.floorProbeUs).toBeGreaterThan(0);
+    expect(Number.isFinite(durable.inProcess.vsFloor)).toBe(true);
+    expect(durable.inProcess.unacknowledged.usPerCall).toBeGreaterThan(0);
     if (durable.queue !== undefined) {
       expect(durable.queue.commandsPerCall.durable.commands).toBeGreaterThan(durable.queue.commandsPerCall.plain.commands);
     } else {
