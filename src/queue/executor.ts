@@ -232,8 +232,14 @@ export class QueueToolExecutor implements ToolExecutor {
     this.#registry = registry;
     this.#keys = queueKeys(options.queue, options.prefix);
     this.#control = clients[0] as Redis;
-    this.#durable = new QueueAgentDurable(this.#control, this.#keys, options.durable, options.connectTimeoutMs, () =>
-      this.#nextJobId("durable"),
+    // The queue's connection (clients[1]) adds the jobs: a durable call's claim may go out on it right before its job.
+    this.#durable = new QueueAgentDurable(
+      this.#control,
+      this.#keys,
+      options.durable,
+      options.connectTimeoutMs,
+      () => this.#nextJobId("durable"),
+      clients[1] as Redis,
     );
     const durableEngine = new DurableEngine(this.#durable);
     this.#durableCalls = recordsOf(durableEngine, "durableCalls");
@@ -508,6 +514,17 @@ export class QueueToolExecutor implements ToolExecutor {
           },
           (error: unknown) => entry.giveUp(failedOutcome(`the call could not be enqueued: ${describeFailure(error).text}`)),
         );
+      // A claim sent with its job (durable.ts: claim): one that was not made ends the run as not
+      // started, and its job is cancelled (no host would start it: the record does not name it).
+      const early = durable === undefined ? undefined : this.#durable.earlyClaim(jobId);
+      if (early !== undefined) {
+        const notMade = (): void => {
+          if (stop("gave-up")) reject(new ExecutionLost("the durable call's claim was not made: its job is not started"));
+        };
+        early.then((made) => {
+          if (!made) notMade();
+        }, notMade);
+      }
     });
   }
 
