@@ -357,6 +357,15 @@ interface HostJob {
  */
 export class QueueHostDurable extends QueueRecords implements DurableBackend {
   readonly #jobs = new Map<string, HostJob>();
+  readonly #keys: QueueKeys;
+  /** The connection BullMQ completes the jobs on (the worker's): an outcome's record write goes out on it just before. */
+  readonly #jobClient: Redis;
+
+  constructor(client: Redis, keys: QueueKeys, jobClient: Redis) {
+    super(client, keys);
+    this.#keys = keys;
+    this.#jobClient = jobClient;
+  }
 
   /** The renewal period follows the shortest lease of the jobs running here. */
   get leaseMs(): number {
@@ -429,6 +438,20 @@ export class QueueHostDurable extends QueueRecords implements DurableBackend {
   async finish(key: string, token: string, outcome: string): Promise<boolean> {
     const job = this.#jobs.get(key);
     const wait = job?.durability.wait;
+    if (wait === undefined && job !== undefined && job.jobId === token) {
+      // Sent on the worker's connection and not waited for: BullMQ's completion of the job,
+      // sent next on that connection, runs after it, a round trip sooner. Whether it won, the
+      // agent reads with the job's result (HOST_FINISH marks the job's hash); if it did not,
+      // the agent answers from the record, never from this host's outcome. A write that failed
+      // leaves the record running: the agent records this outcome itself, or finds it lost.
+      runScript(
+        this.#jobClient,
+        SCRIPTS.hostFinish,
+        [this.#keys.durable(key), this.#keys.job(token)],
+        [token, outcome, job.durability.retentionMs],
+      ).catch(() => undefined);
+      return true;
+    }
     const won =
       wait === undefined ? await this.settle(key, token, "done", outcome) : await this.#keptByReplicas(key, token, outcome, job as HostJob);
     if (won && job !== undefined && job.jobId === token) job.recorded = true;
