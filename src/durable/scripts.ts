@@ -5,6 +5,9 @@
 // docs/durable.md — The record's states, On the queue.
 import type { QueueScript } from "../queue/scripts.js";
 
+/** The field of a durable job's hash that HOST_FINISH sets to the job id when its outcome is the one recorded. */
+export const HOST_RECORDED_FIELD = "toolgateRecorded";
+
 // Shared by every script: Redis' clock in ms, and the lease rule (a running record whose lease
 // ran out is lost: its holder stopped renewing, and the tool may have run). A key that is not a
 // hash (not toolgate's) answers "damaged" rather than failing the script.
@@ -146,6 +149,28 @@ redis.call("PEXPIRE", KEYS[1], ARGV[4])
 return tonumber(r[4]) or 0
 `;
 
+// A queue host records its job's outcome (KEYS: the record, the job's hash; ARGV: the job id,
+// which is the claim's token, the outcome, retention ms), sent on the connection BullMQ then
+// completes the job on, without waiting for its answer: Redis runs it first. First terminal
+// write wins, as SETTLE's "done" on the queue; the winner also marks the job's hash (when it is
+// there) with the job id, so the agent that reads the job's result reads in the same HMGET
+// whether that outcome is the recorded one. A job whose mark is absent is answered from the
+// record. BullMQ ignores the extra field, and drops it with the hash.
+export const HOST_FINISH = `${PRELUDE}
+local r = fields()
+if r == nil or not held(r) or r[7] ~= ARGV[1] then return 0 end
+local state = "done"
+if r[1] == "claimed" then state = "released" end
+redis.call("HDEL", KEYS[1], "token", "lease", "cancel", "outcome")
+redis.call("HSET", KEYS[1], "state", state)
+if state == "done" then
+  redis.call("HSET", KEYS[1], "outcome", ARGV[2])
+  if redis.call("EXISTS", KEYS[2]) == 1 then redis.call("HSET", KEYS[2], "${HOST_RECORDED_FIELD}", ARGV[1]) end
+end
+redis.call("PEXPIRE", KEYS[1], ARGV[3])
+return 1
+`;
+
 /**
  * Every script under the name ioredis defines it by on a client: sent by EVALSHA (runScript),
  * its text once per server, not with every step (a claim's text is about 1 kB).
@@ -157,6 +182,7 @@ export const DURABLE_SCRIPTS = {
   watch: { name: "toolgateDurableWatch", lua: WATCH },
   start: { name: "toolgateDurableStart", lua: START },
   hostStart: { name: "toolgateDurableHostStart", lua: HOST_START },
+  hostFinish: { name: "toolgateDurableHostFinish", lua: HOST_FINISH },
   settle: { name: "toolgateDurableSettle", lua: SETTLE },
   stop: { name: "toolgateDurableStop", lua: STOP },
 } as const satisfies Record<string, QueueScript>;

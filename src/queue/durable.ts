@@ -182,13 +182,28 @@ export class QueueAgentDurable extends QueueRecords implements DurableBackend {
   #checked: Promise<void> | undefined;
   /** Jobs whose host says its outcome is the recorded one: their caller's finish has nothing to write. */
   readonly #recorded = new Set<string>();
+  /** Early claims (claim): the connection the jobs are added on, and each job's claim answer until its run takes it. */
+  readonly #early: { readonly client: Redis | undefined; readonly keys: QueueKeys; readonly claims: Map<string, Promise<boolean>> };
+  /** Keys this agent holds or is claiming → the claim's token (its job id). */
+  readonly #mine = new Map<string, string>();
+  /** Keys whose early claim was not made: their next claim asks first. */
+  readonly #askFirst = new Set<string>();
 
-  constructor(client: Redis, keys: QueueKeys, settings: QueueDurableSettings, connectTimeoutMs: number, newJobId: () => string) {
+  /** `jobClient`: the connection the executor adds its jobs on (undefined: claims are never sent with their job). */
+  constructor(
+    client: Redis,
+    keys: QueueKeys,
+    settings: QueueDurableSettings,
+    connectTimeoutMs: number,
+    newJobId: () => string,
+    jobClient?: Redis,
+  ) {
     super(client, keys);
     this.leaseMs = settings.leaseMs;
     this.#settings = settings;
     this.#connectTimeoutMs = connectTimeoutMs;
     this.#newJobId = newJobId;
+    this.#early = { client: jobClient, keys, claims: new Map() };
   }
 
   /** What a durable job carries to its host. */
@@ -222,22 +237,55 @@ export class QueueAgentDurable extends QueueRecords implements DurableBackend {
     await this.ready();
     const token = this.#newJobId();
     // Always "claimed": on the queue, a host starts the tool (HOST_START), never the agent.
-    const reply = await this.run(SCRIPTS.claim, order.key, [
-      order.fingerprint,
-      order.toolName,
-      order.maxAttempts,
-      token,
-      this.leaseMs,
-      this.#settings.retentionMs,
-      "claimed",
-    ]);
+    const args = [order.fingerprint, order.toolName, order.maxAttempts, token, this.leaseMs, this.#settings.retentionMs, "claimed"];
+    const jobClient = this.#mayClaimEarly(order) ? this.#early.client : undefined;
+    if (jobClient !== undefined) {
+      // Sent on the queue's own connection, so Redis runs it before the job's add (sent right
+      // after it on that connection by the executor's run, which waits for this answer: earlyClaim):
+      // the job goes out a round trip sooner. A claim that was not made (the key is held, done,
+      // another call's) ends that run as not started: its job is cancelled, and no host starts
+      // it anyway (HOST_START finds the record naming another job, or none); the key's next
+      // claim then asks first. Only an at-most-once call with nothing between its claim and
+      // its run (no approval, no write concern): its attempt is 1 whenever it claims.
+      const claimed = runScript(jobClient, SCRIPTS.claim, [this.#early.keys.durable(order.key)], args).then(
+        (reply) => ArrayIsArray(reply) && reply.length === 2 && reply[0] === "claimed",
+      );
+      // Its rejection is handled by whoever waits for it (the run, or the claim's end); not unhandled meanwhile.
+      claimed.catch(() => undefined);
+      this.#early.claims.set(token, claimed);
+      this.#mine.set(order.key, token);
+      return { claimed: true, token, attempt: 1 };
+    }
+    const reply = await this.run(SCRIPTS.claim, order.key, args);
     if (!(ArrayIsArray(reply) && reply.length === 2 && reply[0] === "claimed")) return { claimed: false, record: recordOf(reply) };
+    this.#mine.set(order.key, token);
     if (!(await this.replicated(this.#wait()))) {
-      await this.settle(order.key, token, "released", "");
+      await this.#ended(order.key, token, "released", "");
       const [replicas, timeoutMs] = this.#wait() as readonly [number, number];
       throw new Error(`the claim was not acknowledged by ${replicas} replicas within ${timeoutMs} ms (writeConcern)`);
     }
     return { claimed: true, token, attempt: +reply[1] };
+  }
+
+  /**
+   * Whether this claim may go out with its job (claim above). Not while this agent holds (or
+   * is claiming) the key itself: a claim that lost to its own other call would hold the key in
+   * this process beside that call's. Not right after an early claim of the key was not made:
+   * the next one asks, and reads the record (else a held key would be claimed early again and
+   * again).
+   */
+  #mayClaimEarly(order: ClaimOrder): boolean {
+    if (this.#early.client === undefined || this.#settings.writeConcern !== undefined) return false;
+    if (order.state !== "running" || order.maxAttempts !== 1 || this.#mine.has(order.key)) return false;
+    return !this.#askFirst.delete(order.key);
+  }
+
+  /**
+   * The answer of job `jobId`'s early claim, for its run: resolves to whether the claim was
+   * made (false, or a rejection, when it was not); undefined when its claim was not early.
+   */
+  earlyClaim(jobId: string): Promise<boolean> | undefined {
+    return this.#early.claims.get(jobId);
   }
 
   async renew(key: string, token: string): Promise<Renewal> {
@@ -255,16 +303,40 @@ export class QueueAgentDurable extends QueueRecords implements DurableBackend {
     this.#recorded.add(jobId);
   }
 
+  override async end(key: string, token: string, state: "released" | "lost" | "forgotten"): Promise<void> {
+    await this.#ended(key, token, state, "");
+  }
+
   /**
    * The caller's own end of a claim it holds: nothing to write when its host answered with the
    * recorded outcome; else (its time limit, a lost Redis, close) released before a host started
    * it, done after.
    */
   async finish(key: string, token: string, outcome: string): Promise<boolean> {
-    if (this.#recorded.delete(token)) return true;
-    const won = await this.settle(key, token, "done", outcome);
+    if (this.#recorded.delete(token)) {
+      this.#released(key, token);
+      return true;
+    }
+    const won = await this.#ended(key, token, "done", outcome);
     if (won) await this.replicated(this.#wait());
     return won;
+  }
+
+  /** A claim of this agent ends: its terminal write (after its early claim's answer: never before the claim itself). */
+  async #ended(key: string, token: string, state: string, outcome: string): Promise<boolean> {
+    try {
+      const early = this.#early.claims.get(token);
+      // Not made: the call looks at the record again next (durable-call.ts), and that claim asks first.
+      if (early !== undefined && !(await early.catch(() => false))) this.#askFirst.add(key);
+      return await this.settle(key, token, state, outcome);
+    } finally {
+      this.#released(key, token);
+    }
+  }
+
+  #released(key: string, token: string): void {
+    this.#early.claims.delete(token);
+    if (this.#mine.get(key) === token) this.#mine.delete(key);
   }
 }
 
@@ -285,6 +357,15 @@ interface HostJob {
  */
 export class QueueHostDurable extends QueueRecords implements DurableBackend {
   readonly #jobs = new Map<string, HostJob>();
+  readonly #keys: QueueKeys;
+  /** The connection BullMQ completes the jobs on (the worker's): an outcome's record write goes out on it just before. */
+  readonly #jobClient: Redis;
+
+  constructor(client: Redis, keys: QueueKeys, jobClient: Redis) {
+    super(client, keys);
+    this.#keys = keys;
+    this.#jobClient = jobClient;
+  }
 
   /** The renewal period follows the shortest lease of the jobs running here. */
   get leaseMs(): number {
@@ -357,6 +438,20 @@ export class QueueHostDurable extends QueueRecords implements DurableBackend {
   async finish(key: string, token: string, outcome: string): Promise<boolean> {
     const job = this.#jobs.get(key);
     const wait = job?.durability.wait;
+    if (wait === undefined && job !== undefined && job.jobId === token) {
+      // Sent on the worker's connection and not waited for: BullMQ's completion of the job,
+      // sent next on that connection, runs after it, a round trip sooner. Whether it won, the
+      // agent reads with the job's result (HOST_FINISH marks the job's hash); if it did not,
+      // the agent answers from the record, never from this host's outcome. A write that failed
+      // leaves the record running: the agent records this outcome itself, or finds it lost.
+      runScript(
+        this.#jobClient,
+        SCRIPTS.hostFinish,
+        [this.#keys.durable(key), this.#keys.job(token)],
+        [token, outcome, job.durability.retentionMs],
+      ).catch(() => undefined);
+      return true;
+    }
     const won =
       wait === undefined ? await this.settle(key, token, "done", outcome) : await this.#keptByReplicas(key, token, outcome, job as HostJob);
     if (won && job !== undefined && job.jobId === token) job.recorded = true;

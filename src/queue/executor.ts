@@ -33,6 +33,7 @@ import { checkTimeoutMs } from "../contract/timeout.js";
 import { registeredTools, ToolRegistry } from "../contract/tools.js";
 import { describeFailure } from "../contract/untrusted.js";
 import { integerOr, invalidArgument, readOptions, readOwnOption, validateObject } from "../contract/validators.js";
+import { HOST_RECORDED_FIELD } from "../durable/scripts.js";
 import { type DurableCallRecords, DurableEngine, recordsOf } from "../durable/store.js";
 import { ExecutionLost } from "../executor/durable-call.js";
 import { type RunFacts, resolveHooks, type ToolExecutorHooks } from "../executor/hooks.js";
@@ -163,6 +164,10 @@ interface PendingJob {
   killHeard: boolean;
   /** Its `active` event came (a host took it): its confirmation may ride behind the events read. */
   activeSeen: boolean;
+  /** A durable call's job: its confirmation also reads whether its host's outcome is the recorded one (HOST_RECORDED_FIELD). */
+  readonly durable: boolean;
+  /** Its job's hash says the host's outcome is the recorded one (read with the result, before answer). */
+  hostRecorded: boolean;
   /** The host's answer, as read from the job's hash (its raw text, still untrusted). */
   answer(text: string): void;
   /** A progress event's data (untrusted), for a call whose caller listens. */
@@ -232,8 +237,14 @@ export class QueueToolExecutor implements ToolExecutor {
     this.#registry = registry;
     this.#keys = queueKeys(options.queue, options.prefix);
     this.#control = clients[0] as Redis;
-    this.#durable = new QueueAgentDurable(this.#control, this.#keys, options.durable, options.connectTimeoutMs, () =>
-      this.#nextJobId("durable"),
+    // The queue's connection (clients[1]) adds the jobs: a durable call's claim may go out on it right before its job.
+    this.#durable = new QueueAgentDurable(
+      this.#control,
+      this.#keys,
+      options.durable,
+      options.connectTimeoutMs,
+      () => this.#nextJobId("durable"),
+      clients[1] as Redis,
     );
     const durableEngine = new DurableEngine(this.#durable);
     this.#durableCalls = recordsOf(durableEngine, "durableCalls");
@@ -431,6 +442,8 @@ export class QueueToolExecutor implements ToolExecutor {
         missingTicks: 0,
         killHeard: false,
         activeSeen: false,
+        durable: durable !== undefined,
+        hostRecorded: false,
         answer: (text) => {
           if (!finish()) return;
           const decoded = decodeResult(text, limits);
@@ -439,7 +452,7 @@ export class QueueToolExecutor implements ToolExecutor {
             reject(new ExecutionLost("the host did not start the durable call's job"));
             return;
           }
-          if (durable !== undefined && decoded.recorded === true) this.#durable.recordedByHost(jobId);
+          if (durable !== undefined && (decoded.recorded === true || entry.hostRecorded)) this.#durable.recordedByHost(jobId);
           if (decoded.facts !== undefined) request.record(agentFacts(decoded.facts, PerformanceNow() - startedAt));
           if (decoded.fatal) reject(new NonRecoverableToolError(decoded.message));
           else resolve(withinAttachmentBudgets(decoded.outcome, request));
@@ -508,6 +521,17 @@ export class QueueToolExecutor implements ToolExecutor {
           },
           (error: unknown) => entry.giveUp(failedOutcome(`the call could not be enqueued: ${describeFailure(error).text}`)),
         );
+      // A claim sent with its job (durable.ts: claim): one that was not made ends the run as not
+      // started, and its job is cancelled (no host would start it: the record does not name it).
+      const early = durable === undefined ? undefined : this.#durable.earlyClaim(jobId);
+      if (early !== undefined) {
+        const notMade = (): void => {
+          if (stop("gave-up")) reject(new ExecutionLost("the durable call's claim was not made: its job is not started"));
+        };
+        early.then((made) => {
+          if (!made) notMade();
+        }, notMade);
+      }
     });
   }
 
@@ -591,11 +615,16 @@ export class QueueToolExecutor implements ToolExecutor {
     if (this.#pending.size !== 1) return undefined;
     const [entry] = this.#pending.values();
     if (entry === undefined || !entry.activeSeen) return undefined;
+    const hmget = finishedRead(this.#keys, entry.jobId);
+    if (entry.durable) hmget.push(HOST_RECORDED_FIELD);
     return {
-      hmget: finishedRead(this.#keys, entry.jobId),
+      hmget,
       answer: (reply) => {
-        const job = decodeFinishedJob(reply);
-        if (this.#pending.get(entry.jobId) === entry && (job.state === "completed" || job.state === "failed")) applyState(entry, job);
+        const finished = entry.durable && ArrayIsArray(reply) ? reply.slice(0, -1) : reply;
+        const job = decodeFinishedJob(finished);
+        if (this.#pending.get(entry.jobId) !== entry || (job.state !== "completed" && job.state !== "failed")) return;
+        if (entry.durable && ArrayIsArray(reply) && reply.at(-1) === entry.jobId) entry.hostRecorded = true;
+        applyState(entry, job);
       },
     };
   }
@@ -613,11 +642,18 @@ export class QueueToolExecutor implements ToolExecutor {
       this.#confirmScheduled = false;
       const jobIds = [...this.#toConfirm];
       this.#toConfirm.clear();
-      readFinishedJobs(this.#control, this.#keys, jobIds).then((states) => {
+      // A durable job's mark (HOST_RECORDED_FIELD) is read beside its hash, on the same connection: the same round trip.
+      const marks = jobIds.map((jobId) =>
+        this.#pending.get(jobId)?.durable === true ? this.#control.hget(this.#keys.job(jobId), HOST_RECORDED_FIELD) : undefined,
+      );
+      NativePromise.all([readFinishedJobs(this.#control, this.#keys, jobIds), NativePromise.all(marks)]).then(([states, marked]) => {
         for (let index = 0; index < jobIds.length; index += 1) {
-          const entry = this.#pending.get(jobIds[index] as string);
+          const jobId = jobIds[index] as string;
+          const entry = this.#pending.get(jobId);
           const job = states[index] as JobState;
-          if (entry !== undefined && (job.state === "completed" || job.state === "failed")) applyState(entry, job);
+          if (entry === undefined || (job.state !== "completed" && job.state !== "failed")) continue;
+          if (entry.durable && marked[index] === jobId) entry.hostRecorded = true;
+          applyState(entry, job);
         }
       }, ignore);
     });

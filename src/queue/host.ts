@@ -172,7 +172,7 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
         });
   for (const client of clients) client.on("reconnecting", () => metrics?.redisReconnecting());
   // Durable jobs run as durable calls of the host's executor, whose record is the job's own claim (durable.ts).
-  const durableJobs = new QueueHostDurable(control, keys);
+  const durableJobs = new QueueHostDurable(control, keys, workerClient);
   try {
     executor = await WorkerToolExecutor.create({
       durable: { store: storeOf(new DurableEngine(durableJobs)) },

@@ -51,8 +51,9 @@ describe.runIf(hasRedisServerBinary())("issue 42, 6: a host SIGKILLed between re
     const toolCall = call("charge", { counter, gate, started: begun }, "g1");
     const pending = executor.executeToolCall(toolCall, neverAborted(), { durable: { runId } });
     await until(async () => (await redis.llen(begun)) === 1, "the tool started");
-    // From now on the host may write toolgate's keys (the record) but only read BullMQ's: its completion is refused.
-    await redis.acl("SETUSER", "host", "resetkeys", `%RW~toolgate:${queue}:*`, `%R~bull:${queue}:*`);
+    // From now on the host may write toolgate's keys (the record) and the jobs' own hashes (its
+    // outcome's write marks the job's), but only read BullMQ's lists and streams: its completion is refused.
+    await redis.acl("SETUSER", "host", "resetkeys", `%RW~toolgate:${queue}:*`, `%RW~bull:${queue}:tg-*`, `%R~bull:${queue}:*`);
     await redis.rpush(gate, "go");
     const record = `toolgate:${queue}:durable:${durableKeyOf(runId, "g1")}`;
     await until(async () => (await redis.hget(record, "state")) === "done", "the host recorded the outcome");

@@ -70,10 +70,13 @@ describe.skipIf(!hasRedisServerBinary() || !namespaces.ok)("issue 42, 7: a durab
     writeFileSync(file, "now"); // the tool finishes while its host cannot reach Redis
     expect(errorOf(await pending)).toEqual({ code: "TOOL_EXECUTION_FAILED", message: LOST });
     expect(await redis.hget(record, "state")).toBe("lost");
-    const settlesBefore = seen.filter((command) => command.args.includes("done")).length;
+    // An outcome's write names the record and carries the outcome (its JSON, escaped by MONITOR).
+    const outcomeWrites = () =>
+      seen.filter((command) => command.args.includes(record) && command.args.some((arg) => arg.includes('\\"k\\":'))).length;
+    const settlesBefore = outcomeWrites();
     ns.heal();
     // The host's finish reaches Redis after the heal, and loses: the record stays lost.
-    await until(() => seen.filter((command) => command.args.includes("done")).length > settlesBefore, 15_000, "the host's late finish");
+    await until(() => outcomeWrites() > settlesBefore, 15_000, "the host's late finish");
     expect(await redis.hget(record, "state")).toBe("lost");
     const again = await executor.executeToolCall(toolCall, neverAborted(), { durable: { runId } });
     expect(errorOf(again)).toEqual({ code: "TOOL_EXECUTION_FAILED", message: LOST });

@@ -1,0 +1,119 @@
+// A queue host records a durable job's outcome on the connection BullMQ completes the job on,
+// without waiting for the answer (src/queue/durable.ts — QueueHostDurable.finish): Redis runs
+// the record write first, and the write that wins marks the job's hash, which the agent reads
+// with the job's result. The agent believes the host's outcome only with that mark: a host
+// whose write lost (the record ended otherwise first) is answered from the record, never from
+// its own outcome (fault test 7's "the answer never flips"). The tool counts its executions
+// with an INCR outside the record and waits on a Redis gate.
+import { Redis } from "ioredis";
+import type { CallEndEvent } from "toolgate";
+import { QueueToolExecutor, runToolWorkerHost } from "toolgate/queue";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { durableKeyOf } from "../../dist/src/durable/key.js";
+import { HOST_RECORDED_FIELD } from "../../dist/src/durable/scripts.js";
+import { call, errorOf, neverAborted } from "../support/helpers.js";
+import { findRedis, uniqueQueue } from "../support/redis.js";
+import { monitorOf } from "./monitor.js";
+
+const TOOLS = new URL("../durable/fixtures/durable-tools.mjs", import.meta.url);
+const found = await findRedis();
+const url = "url" in found ? found.url : "";
+process.env.DURABLE_TEST_REDIS = url;
+
+let redis: Redis;
+const cleanups: (() => Promise<unknown>)[] = [];
+beforeAll(() => {
+  if (url !== "") redis = new Redis(url);
+});
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+});
+afterAll(async () => {
+  redis?.disconnect();
+});
+
+const unique = (label: string): string => uniqueQueue(label);
+const count = async (counter: string): Promise<number> => Number((await redis.get(counter)) ?? 0);
+const recordKey = (queue: string, runId: string, callId: string): string => `toolgate:${queue}:durable:${durableKeyOf(runId, callId)}`;
+
+/** An agent and a host; the lease long enough (60 s) that no renewal comes between a test's steps. */
+async function sides(queue: string, events?: CallEndEvent[]) {
+  const started = await runToolWorkerHost({
+    connection: url,
+    queue,
+    modules: [TOOLS],
+    threads: 1,
+    lockDurationMs: 5000,
+    closeTimeoutMs: 500,
+  });
+  cleanups.push(() => started.close());
+  const executor = await QueueToolExecutor.create({
+    connection: url,
+    queue,
+    modules: [TOOLS],
+    heartbeatMs: 100,
+    redisLostMs: 2000,
+    durable: { leaseMs: 60_000 },
+    ...(events === undefined ? {} : { hooks: { onCallEnd: (event) => void events.push(event) } }),
+  });
+  cleanups.push(() => executor.close());
+  return executor;
+}
+
+async function started(list: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while ((await redis.llen(list)) === 0) {
+    if (Date.now() > deadline) throw new Error(`${list} never started`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe.runIf(url !== "")("durable queue calls: the host's outcome recorded beside the job's completion", () => {
+  test("the host's write wins: the job's hash is marked with its id, and the agent writes nothing itself (one outcome write)", async () => {
+    const queue = unique("finish");
+    const executor = await sides(queue);
+    const [counter, runId] = [unique("count"), unique("run")];
+    const seen = await monitorOf(url, queue, cleanups);
+    const result = await executor.executeToolCall(call("charge", { counter, amount: 4 }, "h1"), neverAborted(), { durable: { runId } });
+    expect(JSON.parse(result.content)).toMatchObject({ charged: 4 });
+    const record = recordKey(queue, runId, "h1");
+    expect(await redis.hget(record, "state")).toBe("done");
+    const jobId = (await redis.keys(`bull:${queue}:tg-*.durable`))[0] as string;
+    expect(await redis.hget(jobId, HOST_RECORDED_FIELD)).toBe(jobId.slice(`bull:${queue}:`.length));
+    // Only the host's write carries the outcome (MONITOR shows its JSON escaped): the agent's settle never went out.
+    const writes = seen.filter((command) => command.args.includes(record) && command.args.some((arg) => arg.includes('\\"k\\":\\"r\\"')));
+    expect(writes).toHaveLength(1);
+    expect(await count(counter)).toBe(1);
+  });
+
+  test("the record ended first (lost) while the tool ran: the host's write loses, no mark, the caller gets the record's lost answer, not the host's outcome", async () => {
+    const queue = unique("finish");
+    const events: CallEndEvent[] = [];
+    const executor = await sides(queue, events);
+    const [counter, gate, begun, runId] = [unique("count"), unique("gate"), unique("started"), unique("run")];
+    const pending = executor.executeToolCall(call("charge", { counter, gate, started: begun, amount: 9 }, "l1"), neverAborted(), {
+      durable: { runId },
+    });
+    await started(begun);
+    const record = recordKey(queue, runId, "l1");
+    expect(await redis.hget(record, "state")).toBe("running");
+    // As an agent that saw the host's lease lapse would leave it; the gate opens in the same step, so the tool finishes next.
+    await redis.multi().hset(record, "state", "lost").hdel(record, "token", "lease", "cancel").rpush(gate, "go").exec();
+    const result = await pending;
+    expect(errorOf(result)).toEqual({
+      code: "TOOL_EXECUTION_FAILED",
+      message: "an earlier execution of this call was lost; the tool may have run, and it will not run again under this key",
+    });
+    expect(events.map((event) => event.durable)).toEqual(["executed"]);
+    // The host did answer with its outcome (the job completed with it), unmarked: the caller did not take it.
+    const [jobKey] = await redis.keys(`bull:${queue}:tg-*.durable`);
+    expect(await redis.hget(jobKey as string, "returnvalue")).toContain('\\"charged\\":9');
+    expect(await redis.hget(jobKey as string, HOST_RECORDED_FIELD)).toBeNull();
+    expect(await redis.hget(record, "state")).toBe("lost");
+    const again = await executor.executeToolCall(call("charge", { counter, gate, started: begun, amount: 9 }, "l1"), neverAborted(), {
+      durable: { runId },
+    });
+    expect(again.content).toBe(result.content);
+    expect(await count(counter)).toBe(1);
+  });
+});
