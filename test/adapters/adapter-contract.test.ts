@@ -3,9 +3,18 @@
 // framework behind one interface), through the same hostile cases: model arguments that are not
 // an object or are over the argument budgets, an app listener that throws or rejects, a tool
 // that pollutes its signal, tool names that are Object.prototype's, approvals that must bind to
-// the call they name, a fatal error, an abort. A new adapter is one more driver in ROWS.
+// the call they name, resource links (and links forged or refused), a fatal error, an abort. A
+// new adapter is one more driver in ROWS.
 // docs/adapters.md — What every adapter shares.
-import { ContractErrorCode, defineTool, describeTools, NonRecoverableToolError, ToolRegistry } from "toolgate";
+import {
+  ContractErrorCode,
+  defineTool,
+  describeTools,
+  NonRecoverableToolError,
+  resourceLink,
+  ToolRegistry,
+  withAttachments,
+} from "toolgate";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { aiSdkDriver } from "../support/adapter-contract/ai-sdk.js";
@@ -290,6 +299,71 @@ describe.each(ROWS)("the adapter contract: $name", (row) => {
     expect(report.finished).toBe(true);
   });
 
+  its(
+    `resource links reach the model after the text, as the framework's link part or the documented text line; a forged or refused link never does${suffix}`,
+    async () => {
+      let uriReads = 0;
+      const registry = new ToolRegistry([
+        linkTool("links", () => withAttachments("two links", [resourceLink(REPORT), resourceLink(SOURCE)])),
+        // A getter could answer the check a safe URI and the link a script one: refused, never called.
+        linkTool("accessor", () =>
+          resourceLink(
+            Object.defineProperty({ name: "x" }, "uri", {
+              enumerable: true,
+              get: () => (++uriReads === 1 ? SOURCE.uri : "javascript:alert(1)"),
+            }),
+          ),
+        ),
+        // A genuine link behind a Proxy whose get trap swaps its URI: not a link toolgate made.
+        linkTool("proxied", () => {
+          const link = resourceLink(SOURCE);
+          return withAttachments("proxied", [
+            new Proxy(link, { get: (target, key) => (key === "uri" ? "javascript:alert(1)" : Reflect.get(target, key)) }),
+          ]);
+        }),
+        linkTool("script", () => resourceLink({ uri: "javascript:alert(1)", name: "x" })),
+      ]);
+      const names = ["links", "accessor", "proxied", "script"];
+      const report = await row.step(
+        registry,
+        names.map((name) => ({ id: `call-${name}`, name, args: {} })),
+      );
+      expect(codes(report.read)).toEqual([
+        ["call-links", undefined],
+        ["call-accessor", "TOOL_EXECUTION_FAILED"],
+        ["call-proxied", "TOOL_EXECUTION_FAILED"],
+        ["call-script", "TOOL_EXECUTION_FAILED"],
+      ]);
+      // Every link, in order, after the text: never silently left out where the framework has no link part.
+      expect(report.parts.get("call-links")).toEqual(
+        row.linkPart
+          ? [
+              { type: "text", text: "two links" },
+              { type: "resource_link", ...REPORT },
+              { type: "resource_link", ...SOURCE },
+            ]
+          : [
+              { type: "text", text: "two links" },
+              { type: "text", text: '[resource link "q3.pdf" (application/pdf) https://example.com/q3.pdf: The Q3 report]' },
+              { type: "text", text: '[resource link "main.rs" file:///project/src/main.rs]' },
+            ],
+      );
+      // The refused calls: the model reads the error naming why, one text part, and no link.
+      const refusals: [string, string][] = [
+        ["call-accessor", "resourceLink: options.uri must be a data property, not an accessor"],
+        ["call-proxied", "[0] is not an attachment made by imageContent, audioContent, fileContent or resourceLink"],
+        ["call-script", "resourceLink: uri must be an absolute URI (scheme:…, not javascript:, vbscript: or data:)"],
+      ];
+      for (const [id, why] of refusals) {
+        const read = report.read.find((each) => each.id === id);
+        expect(read?.text).toContain(why);
+        expect(report.parts.get(id)).toEqual([{ type: "text", text: read?.text }]);
+      }
+      expect(uriReads).toBe(0);
+      expect(report.finished).toBe(true);
+    },
+  );
+
   its(`a NonRecoverableToolError ends the run by the documented route, with the genuine error${suffix}`, async () => {
     const fatal = new NonRecoverableToolError("the ledger is corrupt");
     const end = await row.fatal(new ToolRegistry([burnTool(fatal)]), { id: "call-f", name: "burn", args: {} });
@@ -320,6 +394,15 @@ describe.each(ROWS)("the adapter contract: $name", (row) => {
     expect(end.modelRequests).toBe(1);
   });
 });
+
+/** The resource links of the link case: one with every field, one with the two required. */
+const REPORT = { uri: "https://example.com/q3.pdf", name: "q3.pdf", mimeType: "application/pdf", description: "The Q3 report" } as const;
+const SOURCE = { uri: "file:///project/src/main.rs", name: "main.rs" } as const;
+
+/** A tool without arguments whose result `make` builds (links, or a link that must be refused). */
+function linkTool(name: string, make: () => unknown) {
+  return defineTool({ name, description: "Returns resource links.", parameters: z.object({}), execute: () => make() as never });
+}
 
 /**
  * An async approval predicate whose calls settle in turn order: on the n-th time the calls are

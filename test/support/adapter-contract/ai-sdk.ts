@@ -4,7 +4,7 @@
 import { generateText, isStepCount, type ModelMessage } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { hasNonRecoverableToolError, throwIfNonRecoverable, toAiSdkTools, toolCallDenied } from "toolgate/ai-sdk";
-import { type AdapterDriver, type ModelCall, type ModelRead, readOf, rejectionOf } from "./driver.js";
+import { type AdapterDriver, type ModelCall, type ModelRead, type ReadPart, readOf, rejectionOf, textParts } from "./driver.js";
 
 export type GenerateResult = Awaited<ReturnType<MockLanguageModelV4["doGenerate"]>>;
 export type AiSdkCallOptions = Parameters<MockLanguageModelV4["doGenerate"]>[0];
@@ -49,11 +49,23 @@ function readsOf(options: AiSdkCallOptions | undefined): ModelRead[] {
   });
 }
 
+/** What the model read for each call in request `options`, part by part: a `content` output's parts, else its one text. */
+function partsOf(options: AiSdkCallOptions | undefined): Map<string, ReadPart[]> {
+  return new Map(
+    (options === undefined ? [] : toolResultsSeen(options)).map(([id, output]) => {
+      const { type, value } = output as { type?: unknown; value?: unknown };
+      if (type === "content") return [id, textParts(value as { type: string; text?: unknown }[])];
+      return [id, [{ type: "text", text: typeof value === "string" ? value : JSON.stringify(value) }]];
+    }),
+  );
+}
+
 const FINAL = "done";
 
 export const aiSdkDriver: AdapterDriver = {
   name: "AI SDK generateText",
   progressOption: false,
+  linkPart: false,
   make: (source, options) => toAiSdkTools(source, options),
   schemas: async (source) =>
     Object.values(toAiSdkTools(source)).map((tool) => (tool.inputSchema as unknown as { jsonSchema: Record<string, unknown> }).jsonSchema),
@@ -66,7 +78,7 @@ export const aiSdkDriver: AdapterDriver = {
       stopWhen: isStepCount(3),
       ...(options.signal === undefined ? {} : { abortSignal: options.signal }),
     });
-    return { read: readsOf(model.doGenerateCalls[1]), finished: result.text === FINAL };
+    return { read: readsOf(model.doGenerateCalls[1]), finished: result.text === FINAL, parts: partsOf(model.doGenerateCalls[1]) };
   },
   async fatal(source, call) {
     const model = new MockLanguageModelV4({ doGenerate: [toolCalls([call]), answer(FINAL)] });

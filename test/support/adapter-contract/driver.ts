@@ -20,10 +20,23 @@ export interface ModelRead {
   readonly code: string | undefined;
 }
 
+/**
+ * One part of what the model read for a call, in the framework's order: a text part as
+ * `{ type: "text", text }`, MCP's `resource_link` with its fields, any other kind by its type alone.
+ */
+export type ReadPart = { readonly type: string; readonly [field: string]: unknown };
+
 /** A step's outcome: what the model's next request read for each call, and whether the run then reached the model's final answer. */
 export interface StepReport {
   readonly read: readonly ModelRead[];
   readonly finished: boolean;
+  /** What the model read for each call, part by part, by call id (a text-only result: one text part). */
+  readonly parts: ReadonlyMap<string, readonly ReadPart[]>;
+}
+
+/** The parts of a transcript's content list whose text parts are `{ type: "text", text }` (every framework but OpenAI Agents). */
+export function textParts(content: readonly { readonly type: string; readonly text?: unknown }[]): ReadPart[] {
+  return content.map((part) => (part.type === "text" ? { type: "text", text: part.text } : { type: part.type }));
 }
 
 /** The options a step's tools are made with. */
@@ -49,7 +62,7 @@ export interface ApprovalDriver {
     calls: readonly ModelCall[],
     needsApproval: (request: { readonly toolCallId: string }) => boolean | Promise<boolean>,
     decide: Decide,
-  ) => Promise<StepReport & { readonly pauses: number }>;
+  ) => Promise<Omit<StepReport, "parts"> & { readonly pauses: number }>;
 }
 
 /** How a run ended that the driver expected to end early (a fatal error, an abort). */
@@ -78,6 +91,12 @@ export interface AdapterDriver {
    * message, not the genuine object (it crossed a wire); undefined: the genuine object.
    */
   readonly overAWire?: string | undefined;
+  /**
+   * The framework shows the model a resource link as a part of its own (MCP's `resource_link`);
+   * false: it has none, and the model reads the documented text line naming the link instead
+   * (docs/adapters.md — What each framework carries).
+   */
+  readonly linkPart: boolean;
   /** Runs one model step making `calls`, then a final answer, through the framework's own loop. */
   readonly step: (source: Source, calls: readonly ModelCall[], options?: StepOptions) => Promise<StepReport>;
   /** A step making `call`, whose tool throws a NonRecoverableToolError: the run ends by the documented route. */

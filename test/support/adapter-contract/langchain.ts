@@ -15,7 +15,7 @@ import {
   type ToolgateApprovalRequest,
   toLangChainTools,
 } from "toolgate/langchain";
-import { type AdapterDriver, type ModelCall, readOf, rejectionOf, type Source } from "./driver.js";
+import { type AdapterDriver, type ModelCall, readOf, rejectionOf, type Source, textParts } from "./driver.js";
 
 export type Reply = { readonly text?: string; readonly calls?: readonly { name: string; args: unknown; id: string }[] };
 
@@ -73,10 +73,21 @@ function langChainDriver(name: string, make: MakeAgent): AdapterDriver {
   const script = (calls: readonly ModelCall[]): Reply[] => [{ calls }, { text: FINAL }];
   const reads = (model: ScriptedChatModel) =>
     model.toolMessagesSeen(1).map(({ id, content }) => readOf(id, typeof content === "string" ? content : JSON.stringify(content)));
+  // A ToolMessage's content: a string, or a list of standard content blocks.
+  const parts = (model: ScriptedChatModel) =>
+    new Map(
+      model
+        .toolMessagesSeen(1)
+        .map(({ id, content }) => [
+          id,
+          typeof content === "string" ? [{ type: "text", text: content }] : textParts(content as { type: string }[]),
+        ]),
+    );
   const finished = (state: unknown) => (state as { messages: BaseMessage[] }).messages.at(-1)?.content === FINAL;
   return {
     name,
     progressOption: true,
+    linkPart: false,
     make: (source, options) => toLangChainTools(source, options),
     schemas: async (source) => toLangChainTools(source).map((tool) => tool.schema as Record<string, unknown>),
     async step(source, calls, options = {}) {
@@ -86,7 +97,7 @@ function langChainDriver(name: string, make: MakeAgent): AdapterDriver {
         { messages: [new HumanMessage("go")] },
         { ...thread(), ...(options.signal === undefined ? {} : { signal: options.signal }) },
       );
-      return { read: reads(model), finished: finished(state) };
+      return { read: reads(model), finished: finished(state), parts: parts(model) };
     },
     async fatal(source, call) {
       const model = new ScriptedChatModel(script([call]));

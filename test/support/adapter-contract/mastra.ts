@@ -5,7 +5,7 @@
 // Mastra ends an aborted run quietly (generate resolves): the driver reads that ending.
 import type { NonRecoverableToolError } from "toolgate";
 import { type ToMastraToolsOptions, toMastraTools } from "toolgate/mastra";
-import { type AdapterDriver, type ModelCall, readOf, type Source } from "./driver.js";
+import { type AdapterDriver, type ModelCall, type ReadPart, readOf, type Source, textParts } from "./driver.js";
 
 const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
 /** Why Mastra does not run in this process, or undefined. */
@@ -91,6 +91,7 @@ export const mastraDriver: AdapterDriver = {
   name: "Mastra Agent.generate",
   unavailable: MASTRA_UNAVAILABLE,
   progressOption: true,
+  linkPart: false,
   // (An array Mastra hands the tool as an object with index keys, which toolgate's validator then judges.)
   answersItself: (args) =>
     args === null ? 'Mastra answers arguments that are null itself (its own "could not be parsed" text)' : undefined,
@@ -113,7 +114,15 @@ export const mastraDriver: AdapterDriver = {
       const { value } = seen as { value?: unknown };
       return readOf(id, typeof value === "string" ? value : JSON.stringify(seen));
     });
-    return { read, finished: output.text === FINAL };
+    // The AI SDK's tool output as the model gets it: a `content` output's parts, else its one text.
+    const parts = new Map(
+      scripted.toolResultsSeen(1).map(([id, seen]): [string, ReadPart[]] => {
+        const { type, value } = seen as { type?: unknown; value?: unknown };
+        if (type === "content") return [id, textParts(value as { type: string }[])];
+        return [id, [{ type: "text", text: typeof value === "string" ? value : JSON.stringify(value) }]];
+      }),
+    );
+    return { read, finished: output.text === FINAL, parts };
   },
   async fatal(source, call) {
     // The documented route: onNonRecoverableError aborts the run's signal with the error; generate

@@ -7,7 +7,16 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { createMcpServer } from "toolgate/mcp";
-import { type AdapterDriver, type ModelCall, type ModelRead, readOf, rejectionOf, type Source } from "./driver.js";
+import {
+  type AdapterDriver,
+  type ModelCall,
+  type ModelRead,
+  type ReadPart,
+  readOf,
+  rejectionOf,
+  type Source,
+  textParts,
+} from "./driver.js";
 
 const IDENTITY = { name: "toolgate-contract", version: "1.0.0" };
 /**
@@ -26,17 +35,26 @@ async function connect(source: Source): Promise<Client> {
   return client;
 }
 
-/** A call's CallToolResult text, or the JSON-RPC error the client got for it. */
-async function read(client: Client, { id, name, args }: ModelCall, signal?: AbortSignal): Promise<ModelRead> {
+/** A call's CallToolResult content, part by part: a resource_link with its fields. */
+function partsOf(content: readonly { type: string; text?: unknown }[]): ReadPart[] {
+  return content.map((block) => (block.type === "resource_link" ? { ...block } : (textParts([block])[0] as ReadPart)));
+}
+
+/** A call's CallToolResult text and parts, or the JSON-RPC error the client got for it. */
+async function read(client: Client, { id, name, args }: ModelCall, signal?: AbortSignal): Promise<ModelRead & { parts: ReadPart[] }> {
   try {
     const result = await client.callTool({ name, arguments: args as Record<string, unknown> }, undefined, {
       timeout: REQUEST_TIMEOUT_MS,
       ...(signal === undefined ? {} : { signal }),
     });
     const content = result.content as { type: string; text?: string }[];
-    return readOf(id, content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join(""));
+    const parts = partsOf(content);
+    return { ...readOf(id, content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join("")), parts };
   } catch (error) {
-    if (error instanceof McpError) return readOf(id, `JSON-RPC error ${error.code}: ${error.message}`);
+    if (error instanceof McpError) {
+      const text = `JSON-RPC error ${error.code}: ${error.message}`;
+      return { ...readOf(id, text), parts: [{ type: "text", text }] };
+    }
     throw error;
   }
 }
@@ -49,6 +67,7 @@ async function stillAnswers(client: Client): Promise<boolean> {
 export const mcpDriver: AdapterDriver = {
   name: "MCP Client.callTool",
   progressOption: false,
+  linkPart: true,
   answersItself: (args) =>
     typeof args === "object" && args !== null && !Array.isArray(args)
       ? undefined
@@ -68,7 +87,11 @@ export const mcpDriver: AdapterDriver = {
     const client = await connect(source);
     try {
       const reads = await Promise.all(calls.map((call) => read(client, call, options.signal)));
-      return { read: reads, finished: await stillAnswers(client) };
+      return {
+        read: reads.map(({ id, text, code }) => ({ id, text, code })),
+        finished: await stillAnswers(client),
+        parts: new Map(reads.map(({ id, parts }) => [id, parts])),
+      };
     } finally {
       await client.close();
     }

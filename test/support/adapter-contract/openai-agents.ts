@@ -3,7 +3,7 @@
 import { Agent, type AgentInputItem, Runner, ToolCallError } from "@openai/agents";
 import { assistantMessage, functionCall, ScriptedModel } from "@openai/agents/testing";
 import { toOpenAiAgentsTools, toolCallDenied } from "toolgate/openai-agents";
-import { type AdapterDriver, type ModelCall, type ModelRead, readOf, rejectionOf } from "./driver.js";
+import { type AdapterDriver, type ModelCall, type ModelRead, type ReadPart, readOf, rejectionOf } from "./driver.js";
 
 const runner = new Runner({ tracingDisabled: true });
 
@@ -18,13 +18,34 @@ export function toolOutputsSeen(model: ScriptedModel, request: number): [string,
   });
 }
 
+/**
+ * What the model read for each call in request 1, part by part: a text output is one text part;
+ * a list of parts is sent as `input_text`, `input_image`, `input_file` items.
+ */
+function partsOf(model: ScriptedModel): Map<string, ReadPart[]> {
+  const input = model.calls[1]?.request.input;
+  const results = Array.isArray(input) ? input.filter((item: AgentInputItem) => item.type === "function_call_result") : [];
+  return new Map(
+    results.map((item): [string, ReadPart[]] => {
+      const output = item.output as { type: string; text?: unknown } | readonly { type: string; text?: unknown }[];
+      const list = Array.isArray(output) ? output : [output as { type: string; text?: unknown }];
+      return [
+        item.callId,
+        list.map((part) => (part.type === "input_text" || part.type === "text" ? { type: "text", text: part.text } : { type: part.type })),
+      ];
+    }),
+  );
+}
+
 const FINAL = "done";
 
 /** The scripted model's step: the calls, their arguments as the JSON text the model sent. */
 const modelStep = (calls: readonly ModelCall[]) =>
   calls.map(({ id, name, args }) => functionCall(name, JSON.stringify(args), { callId: id }));
 
-const reads = (model: ScriptedModel): ModelRead[] => toolOutputsSeen(model, 1).map(([id, text]) => readOf(id, text));
+/** What the model read for each call in request 1, as text: a list of parts reads as its text parts, each other part as `[type]`. */
+const reads = (model: ScriptedModel): ModelRead[] =>
+  [...partsOf(model)].map(([id, parts]) => readOf(id, parts.map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join("")));
 
 /** The genuine error of a rejected run: the SDK wraps a tool's rejection in its ToolCallError (documented). */
 const unwrapped = (error: unknown): unknown => (error instanceof ToolCallError ? error.error : error);
@@ -32,6 +53,7 @@ const unwrapped = (error: unknown): unknown => (error instanceof ToolCallError ?
 export const openAiAgentsDriver: AdapterDriver = {
   name: "OpenAI Agents Runner.run",
   progressOption: true,
+  linkPart: false,
   make: (source, options) => toOpenAiAgentsTools(source, options),
   schemas: async (source) => toOpenAiAgentsTools(source).map((tool) => tool.parameters as unknown as Record<string, unknown>),
   async step(source, calls, options = {}) {
@@ -42,7 +64,7 @@ export const openAiAgentsDriver: AdapterDriver = {
       "go",
       options.signal === undefined ? {} : { signal: options.signal },
     );
-    return { read: reads(model), finished: result.finalOutput === FINAL };
+    return { read: reads(model), finished: result.finalOutput === FINAL, parts: partsOf(model) };
   },
   async fatal(source, call) {
     const model = new ScriptedModel([modelStep([call]), [assistantMessage(FINAL)]]);

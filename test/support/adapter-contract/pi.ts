@@ -5,7 +5,7 @@
 import type { NonRecoverableToolError } from "toolgate";
 import { toPiAgentTools } from "toolgate/pi";
 import { assistantMessages, PI_MAJORS, type PiMajor, resultText, runPiAgentLoop, toolResults } from "../pi-e2e.js";
-import { type AdapterDriver, type ModelCall, readOf } from "./driver.js";
+import { type AdapterDriver, type ModelCall, readOf, textParts } from "./driver.js";
 
 const FINAL = "done";
 
@@ -24,6 +24,7 @@ function piDriver(major: PiMajor): AdapterDriver {
   return {
     name: `${major.name} agentLoop`,
     progressOption: false,
+    linkPart: false,
     make: (source, options) => toPiAgentTools(source, options),
     schemas: async (source) => toPiAgentTools(source).map((tool) => tool.parameters as Record<string, unknown>),
     async step(source, calls, options = {}) {
@@ -32,7 +33,9 @@ function piDriver(major: PiMajor): AdapterDriver {
       });
       const read = toolResults(run.messages).map((result) => readOf(result.toolCallId, resultText(result)));
       const last = assistantMessages(run.messages).at(-1);
-      return { read, finished: last?.stopReason === "stop" && resultText({ content: last.content as never }) === FINAL };
+      // Pi's tool result content: text and image blocks, as the next request carries them.
+      const parts = new Map(toolResults(run.messages).map((result) => [result.toolCallId, textParts(result.content)]));
+      return { read, finished: last?.stopReason === "stop" && resultText({ content: last.content as never }) === FINAL, parts };
     },
     async fatal(source, call) {
       // The documented route: onNonRecoverableError aborts the run with the error, which ends as aborted.
