@@ -3,6 +3,7 @@
 //   counts FILE      "passed failed total" of one leg
 //   failures FILE…   a line per failed test (or failed file), "FAILED <leg> <file> > <test>: <first line>"
 //   total FILE…      the closing line over every leg, "N passed, N failed"
+//   slowest FILE…    per leg, its test files' summed time and its 15 slowest files, in seconds
 const { readFileSync } = require("node:fs");
 const { basename, relative } = require("node:path");
 
@@ -36,6 +37,19 @@ const commands = {
           console.log(`FAILED ${leg} ${name} > ${assertion.fullName}: ${firstLine((assertion.failureMessages ?? [])[0])}`);
         }
       }
+    }
+  },
+  slowest(files) {
+    for (const file of files) {
+      const leg = basename(file, ".json");
+      const times = (read(file)?.testResults ?? []).map((result) => [
+        (result.endTime - result.startTime) / 1000,
+        relative(process.cwd(), result.name),
+      ]);
+      times.sort((a, b) => b[0] - a[0]);
+      const sum = times.reduce((total, [seconds]) => total + seconds, 0);
+      console.log(`leg ${leg}: ${times.length} test files, ${sum.toFixed(0)} s in them; the slowest:`);
+      for (const [seconds, name] of times.slice(0, 15)) console.log(`  ${seconds.toFixed(1).padStart(6)} s  ${name}`);
     }
   },
   total(files) {
