@@ -3,7 +3,8 @@
 //   counts FILE      "passed failed total" of one leg
 //   failures FILE…   a line per failed test (or failed file), "FAILED <leg> <file> > <test>: <first line>"
 //   total FILE…      the closing line over every leg, "N passed, N failed"
-//   slowest FILE…    per leg, its test files' summed time and its 15 slowest files, in seconds
+//   slowest FILE…    per leg, its test files' summed time and its 15 slowest files, in seconds: the
+//                    time vitest reports for a file's tests (its import and beforeAll hooks are not in it)
 const { readFileSync } = require("node:fs");
 const { basename, relative } = require("node:path");
 
@@ -48,7 +49,9 @@ const commands = {
       ]);
       times.sort((a, b) => b[0] - a[0]);
       const sum = times.reduce((total, [seconds]) => total + seconds, 0);
-      console.log(`leg ${leg}: ${times.length} test files, ${sum.toFixed(0)} s in them; the slowest:`);
+      console.log(
+        `leg ${leg}: ${times.length} test files, ${sum.toFixed(0)} s in their tests (imports and beforeAll hooks not counted); the slowest:`,
+      );
       for (const [seconds, name] of times.slice(0, 15)) console.log(`  ${seconds.toFixed(1).padStart(6)} s  ${name}`);
     }
   },
