@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { QueueToolExecutor, runToolWorkerHost, type ToolWorkerHost } from "toolgate/queue";
-import { afterEach, describe, expect, test } from "vitest";
+import { afterEach, describe, expect, type TestContext, test } from "vitest";
 import { call, errorOf, fixture, neverAborted, scratchDir } from "../support/helpers.js";
 import { type PartitionProxy, startPartitionProxy } from "../support/partition-proxy.js";
 import { hasRedisServerBinary, type RedisServer, startRedisServer, uniqueQueue } from "../support/redis.js";
@@ -56,7 +56,16 @@ interface Rig {
   readonly direct: Redis;
 }
 
-async function rig(fetchStallMs: number): Promise<Rig> {
+/**
+ * A redis-server of the test's own, the proxy, a host through it and an agent straight to the
+ * server; stopped when the test finishes, by the test's own hook (the black-holed tests run
+ * concurrently: the file's afterEach would stop another test's rig).
+ */
+async function rig(fetchStallMs: number, onTestFinished: TestContext["onTestFinished"]): Promise<Rig> {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  onTestFinished(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+  });
   const server = await startRedisServer();
   cleanups.push(() => server.kill());
   const proxy = await startPartitionProxy(server.port);
@@ -110,8 +119,12 @@ async function blackHoleFetching({ proxy, direct, queue }: Rig): Promise<void> {
 }
 
 describe.skipIf(!ownServer)("issue 44: a host that takes no jobs while it believes itself connected", () => {
-  test("the fetching connections black-holed: without the watchdog the host stays 'ready' and takes nothing (the defect)", async () => {
-    const r = await rig(600_000);
+  // The black-holed tests share nothing (each its own server, proxy, host and agent) and run
+  // side by side: the first spends its 8 s waiting out a call no host takes.
+  test.concurrent("the fetching connections black-holed: without the watchdog the host stays 'ready' and takes nothing (the defect)", async ({
+    onTestFinished,
+  }) => {
+    const r = await rig(600_000, onTestFinished);
     const port = r.host.metricsPort as number;
     await blackHoleFetching(r);
     const pending = r.agent.executeToolCall(call("wait", { ms: 1 }, "never-taken"), neverAborted(), { timeoutMs: 8000 });
@@ -123,9 +136,11 @@ describe.skipIf(!ownServer)("issue 44: a host that takes no jobs while it believ
     expect(await metric(port, "toolgate_host_fetch_stalls_total")).toBe(0);
   }, 30_000);
 
-  test("the fetching connections black-holed: the watchdog notices (/readyz 503 with the reason, counted, told), reconnects, and the call completes", async () => {
+  test.concurrent("the fetching connections black-holed: the watchdog notices (/readyz 503 with the reason, counted, told), reconnects, and the call completes", async ({
+    onTestFinished,
+  }) => {
     const stallMs = 1000;
-    const r = await rig(stallMs);
+    const r = await rig(stallMs, onTestFinished);
     const port = r.host.metricsPort as number;
     await blackHoleFetching(r);
     // The connections the recovery makes are held until the test has read /readyz (a gate, not a race).
@@ -169,9 +184,11 @@ describe.skipIf(!ownServer)("issue 44: a host that takes no jobs while it believ
     );
   }, 30_000);
 
-  test("every link of the host black-holed: its unanswered check is noticed, every connection made again, and the call completes", async () => {
+  test.concurrent("every link of the host black-holed: its unanswered check is noticed, every connection made again, and the call completes", async ({
+    onTestFinished,
+  }) => {
     const stallMs = 1000;
-    const r = await rig(stallMs);
+    const r = await rig(stallMs, onTestFinished);
     const port = r.host.metricsPort as number;
     expect(r.proxy.blackHoleOpen(0)).toHaveLength(4);
     const cutAt = performance.now();
@@ -198,9 +215,11 @@ describe.skipIf(!ownServer)("issue 44: a host that takes no jobs while it believ
     );
   }, 30_000);
 
-  test("a busy host is not stuck: every thread running, jobs waiting past fetchStallMs, /readyz stays ready and nothing is counted", async () => {
+  test("a busy host is not stuck: every thread running, jobs waiting past fetchStallMs, /readyz stays ready and nothing is counted", async ({
+    onTestFinished,
+  }) => {
     const stallMs = 1000;
-    const r = await rig(stallMs);
+    const r = await rig(stallMs, onTestFinished);
     const port = r.host.metricsPort as number;
     // One thread: the first call holds it 3 × fetchStallMs while the second waits in the queue.
     const running = r.agent.executeToolCall(call("wait", { ms: 3 * stallMs }, "busy"), neverAborted());
