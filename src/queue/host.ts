@@ -65,7 +65,8 @@ export interface ToolWorkerHostOptions {
   readonly modules: readonly ToolModuleSpecifier[];
   /**
    * Worker threads (default `os.availableParallelism()`, at most 256: MAX_THREADS). The host takes as
-   * many jobs at once; the others wait in Redis, where an agent's cancel removes them.
+   * many jobs at once (twice as many while completions keep bringing jobs: fetch-ahead.ts); the
+   * others wait in Redis, where an agent's cancel removes them.
    */
   readonly threads?: number;
   /**
