@@ -91,7 +91,7 @@ describe.skipIf(!("url" in redis))("docs/queue.md — fetching ahead", () => {
     const ids = ["short", "long", "ahead", "last"];
     const ms: Record<string, number> = { short: 0, long: 800, ahead: 0, last: 0 };
     const results = await within(
-      Promise.all(ids.map((id) => executor.executeToolCall(call("slow", { ms: ms[id], log }, id), neverAborted()))),
+      Promise.all(ids.map((id) => executor.executeToolCall(call("slow", { ms: ms[id] ?? 0, log }, id), neverAborted()))),
       15_000,
       "four calls",
     );
@@ -145,7 +145,7 @@ describe.skipIf(!("url" in redis))("docs/queue.md — fetching ahead", () => {
     appendFileSync(log, "");
     const ids = ["c-short", "c-long", "c-ahead"];
     const ms: Record<string, number> = { "c-short": 0, "c-long": 600, "c-ahead": 0 };
-    const pending = Promise.all(ids.map((id) => executor.executeToolCall(call("slow", { ms: ms[id], log }, id), neverAborted())));
+    const pending = Promise.all(ids.map((id) => executor.executeToolCall(call("slow", { ms: ms[id] ?? 0, log }, id), neverAborted())));
     // Once `c-long` runs, `c-ahead` has been fetched ahead (armed by c-short's handover).
     for (let tries = 0; !readFileSync(log, "utf8").includes("started c-long") && tries < 200; tries += 1) {
       await new Promise((resolve) => setTimeout(resolve, 10));
