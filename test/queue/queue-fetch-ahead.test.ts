@@ -144,15 +144,18 @@ describe.skipIf(!("url" in redis))("docs/queue.md — fetching ahead", () => {
     const log = join(dir, "log");
     appendFileSync(log, "");
     const ids = ["c-short", "c-long", "c-ahead"];
-    const ms: Record<string, number> = { "c-short": 0, "c-long": 600, "c-ahead": 0 };
+    const ms: Record<string, number> = { "c-short": 0, "c-long": 1000, "c-ahead": 0 };
     const pending = Promise.all(ids.map((id) => executor.executeToolCall(call("slow", { ms: ms[id] ?? 0, log }, id), neverAborted())));
     // Once `c-long` runs, `c-ahead` has been fetched ahead (armed by c-short's handover).
     for (let tries = 0; !readFileSync(log, "utf8").includes("started c-long") && tries < 200; tries += 1) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const aheadTaken = await client().lrange(`bull:${queue}:active`, 0, -1);
-    expect(aheadTaken).toHaveLength(2);
+    // Taken while `c-long` still runs (1 s): both are active in Redis, this host's.
+    const active = client();
+    for (let tries = 0; (await active.llen(`bull:${queue}:active`)) < 2 && tries < 60; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(await active.lrange(`bull:${queue}:active`, 0, -1)).toHaveLength(2);
     await within(started.close(), 10_000, "close()");
     const results = await within(pending, 5000, "the calls taken before close()");
     for (const [index, result] of results.entries()) expect(JSON.parse(result.content)).toEqual({ toolCallId: ids[index] });
