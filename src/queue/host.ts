@@ -2,10 +2,10 @@
 // so the host half of a call is the worker executor's whole contract (its own snapshot and
 // validation of the JSON arguments, `execute` and the serializer in a thread, a spinning
 // tool's thread terminated after the grace period) and the host keeps serving. A host takes
-// as many jobs as it has threads, so a taken job starts at once on a free thread (a finished
-// job's completion brings the next one in the same round trip, so no fetch is spent ahead of a
-// thread: a second fetch slot per thread found nothing on most calls and cost a round trip on
-// a sequential call's path); a job whose fetch came back late (a stalled connection) is
+// as many jobs as it has threads (a finished job's completion brings the next one in the same
+// round trip), and one more per thread only while completions keep bringing jobs
+// (fetch-ahead.ts): a job taken ahead waits on the host for a thread; a job whose fetch or wait
+// for a thread took long (a stalled connection) is
 // confirmed against Redis before it starts (start-check.ts), so a job the agent has given up
 // on is not started; a cancel message over Redis pub/sub aborts the signal of the job's running tool.
 // docs/contract.md: rules W1–W5 on the host, through WorkerToolExecutor; docs/queue.md — Topology.
@@ -38,6 +38,7 @@ import { MAX_THREADS } from "../worker/options.js";
 import type { ToolModuleSpecifier } from "../worker/tool-modules.js";
 import { closeRedis, connectOrFail, openRedis, settlesWithin } from "./connection.js";
 import { QueueHostDurable, readJobDurability } from "./durable.js";
+import { FetchAhead, ThreadSlots } from "./fetch-ahead.js";
 import { FetchWatchdog } from "./fetch-watchdog.js";
 import { closeServer, HostMetrics } from "./host-metrics.js";
 import { type QueueKeys, queueKeys, readJobId } from "./keys.js";
@@ -64,7 +65,8 @@ export interface ToolWorkerHostOptions {
   readonly modules: readonly ToolModuleSpecifier[];
   /**
    * Worker threads (default `os.availableParallelism()`, at most 256: MAX_THREADS). The host takes as
-   * many jobs at once; the others wait in Redis, where an agent's cancel removes them.
+   * many jobs at once (twice as many while completions keep bringing jobs: fetch-ahead.ts); the
+   * others wait in Redis, where an agent's cancel removes them.
    */
   readonly threads?: number;
   /**
@@ -163,7 +165,7 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
       ? undefined
       : new HostMetrics({
           threads: resolved.threads,
-          // A host takes no more jobs than it has threads: a taken job waits only for its start check.
+          // A taken job waits for a thread (fetched ahead: fetch-ahead.ts) and its start check.
           threadsBusy: () => running.size - starting,
           jobsWaitingForThread: () => starting,
           threadBootFailures: () => threadBootFailures(executor),
@@ -194,7 +196,7 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
   const tools = executor.registry;
   /** The signals of the jobs running here, by job id. */
   const running = new Map<string, AbortController>();
-  /** Of those, the jobs not yet past their start check (the metrics' jobs waiting for a thread). */
+  /** Of those, the jobs not yet past their wait for a thread and their start check (the metrics' jobs waiting for a thread). */
   let starting = 0;
   /** Woken when the last running job ends (close() waits for that, not for BullMQ's bookkeeping). */
   const idleWaiters: (() => void)[] = [];
@@ -215,11 +217,17 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
   const markPoll = setInterval(() => void abortMarked(control, keys, running), CANCEL_POLL_MS);
   markPoll.unref();
   const startCheck = new StartCheck(control, keys);
+  const threadSlots = new ThreadSlots(resolved.threads);
+  const fetchAhead = new FetchAhead(resolved.threads, (concurrency) => {
+    worker.concurrency = concurrency;
+  });
   // Whatever this host knew of leases is from before a connection was made again (start-check.ts).
   for (const client of [control, workerClient]) client.on("ready", () => startCheck.reconnected());
 
   const runJob = async (job: Job, token: string | undefined, bullSignal?: AbortSignal): Promise<QueueJobResult> => {
     watchdog.taken();
+    /** When this job took a thread (undefined: it did not). */
+    let tookThreadAt: number | undefined;
     const jobId = readJobId(job.id);
     if (jobId === undefined) return notStarted("no-agent");
     const controller = new AbortController();
@@ -237,11 +245,13 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
     try {
       const reason = early.take(jobId);
       if (reason !== undefined) controller.abort(stopReason(reason));
-      // BullMQ takes no more jobs than there are threads: one is free. The fetch may have come back late.
+      // The fetch may have come back late, and a job fetched ahead waits here for a thread: its
+      // start check is made once it holds one (it waited: confirmed against Redis).
       const fetchedAt = typeof job.processedOn === "number" ? job.processedOn : 0;
       starting += 1;
       let refusal: NotStartedReason | undefined;
       try {
+        if (await threadSlots.take(controller.signal)) tookThreadAt = performance.now();
         refusal = await startCheck.check({
           id: jobId,
           token,
@@ -282,6 +292,8 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
       return withFacts(recordedIf(ended, encodeFailure(error, controller.signal)), book, data.callId);
     } finally {
       durableEnd();
+      if (tookThreadAt !== undefined) threadSlots.give();
+      fetchAhead.finished(token, tookThreadAt === undefined ? 0 : performance.now() - tookThreadAt);
       running.delete(jobId);
       if (running.size === 0) for (const wake of idleWaiters.splice(0)) wake();
       bullSignal?.removeEventListener("abort", onBullAbort);
@@ -313,8 +325,7 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
   const worker = new Worker(resolved.queue, runJob, {
     connection: workerClient,
     prefix: resolved.prefix,
-    // One job per thread: a completion fetches the next job in its own round trip (BullMQ's
-    // moveToFinished), so a fetch ahead of a thread only found nothing. A crashed host's taken
+    // One job per thread (two while armed: fetch-ahead.ts). A crashed host's taken
     // jobs stall and fail (maxStalledCount 0): none runs twice (docs/queue.md).
     concurrency: resolved.threads,
     lockDuration: resolved.lockDurationMs,
@@ -323,6 +334,9 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
     maxStalledCount: 0,
   });
   worker.on("error", resolved.onError);
+  // Both in the order BullMQ's fetches came back (a job's "active" is emitted before its processor runs).
+  worker.on("active", (job: Job) => fetchAhead.arrived(job.token));
+  worker.on("drained", () => fetchAhead.drained());
   let server: Server | undefined;
   try {
     await worker.waitUntilReady();
