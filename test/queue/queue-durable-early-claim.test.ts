@@ -1,63 +1,10 @@
-// A durable queue call's claim sent with its job (src/queue/durable.ts — claim): an
-// at-most-once call without approval or write concern sends its claim and its job's add back
-// to back on the queue's connection, a round trip sooner. A claim that is not made (the key is
-// done, running, or another call's) must never run the tool and never leave its job behind:
-// the job is cancelled (removed while it waits) and no host starts it (HOST_START finds the
-// record naming another job). Every tool counts its executions with an INCR outside the record.
-import { Redis } from "ioredis";
 import { type CallEndEvent, isToolContractError, type ToolResultMessage } from "toolgate";
-import { QueueToolExecutor, type QueueToolExecutorOptions, runToolWorkerHost } from "toolgate/queue";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { call, neverAborted, settle } from "../support/helpers.js";
-import { findRedis, uniqueQueue } from "../support/redis.js";
+import { durableTestbed } from "./durable-testbed.js";
 import { monitorOf, type Seen } from "./monitor.js";
 
-const TOOLS = new URL("../durable/fixtures/durable-tools.mjs", import.meta.url);
-const found = await findRedis();
-const url = "url" in found ? found.url : "";
-process.env.DURABLE_TEST_REDIS = url;
-
-let redis: Redis;
-const cleanups: (() => Promise<unknown>)[] = [];
-beforeAll(() => {
-  if (url !== "") redis = new Redis(url);
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
-});
-afterAll(async () => {
-  redis?.disconnect();
-});
-
-const unique = (label: string): string => uniqueQueue(label);
-const count = async (counter: string): Promise<number> => Number((await redis.get(counter)) ?? 0);
-
-async function agent(queue: string, events?: CallEndEvent[], options: Partial<QueueToolExecutorOptions> = {}) {
-  const executor = await QueueToolExecutor.create({
-    connection: url,
-    queue,
-    modules: [TOOLS],
-    heartbeatMs: 100,
-    redisLostMs: 2000,
-    durable: { leaseMs: 1000 },
-    ...(events === undefined ? {} : { hooks: { onCallEnd: (event) => void events.push(event) } }),
-    ...options,
-  });
-  cleanups.push(() => executor.close());
-  return executor;
-}
-
-async function host(queue: string): Promise<void> {
-  const started = await runToolWorkerHost({
-    connection: url,
-    queue,
-    modules: [TOOLS],
-    threads: 2,
-    lockDurationMs: 1000,
-    closeTimeoutMs: 500,
-  });
-  cleanups.push(() => started.close());
-}
+const { url, redis, cleanups, unique, count, agent, host } = await durableTestbed();
 
 /** BullMQ's add of a job (its script names the queue's id counter and wait list; the job id is packed in its arguments). */
 const isAdd = (command: Seen): boolean =>
@@ -126,7 +73,7 @@ describe.runIf(url !== "")("durable queue calls: the claim sent with its job", (
     // Every host (and the first agent) gone: only the cancel can take the second agent's job away again.
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
     const events: CallEndEvent[] = [];
-    const second = await agent(queue, events);
+    const second = await agent(queue, { events });
     const seen = await monitorOf(url, queue, cleanups);
     const again = await second.executeToolCall(call("charge", { counter }, "d1"), neverAborted(), { durable: { runId } });
     expect(again.content).toBe(first.content);
@@ -148,7 +95,7 @@ describe.runIf(url !== "")("durable queue calls: the claim sent with its job", (
     while ((await redis.llen(begun)) === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     const events: CallEndEvent[] = [];
     const seen = await monitorOf(url, queue, cleanups);
-    const second = (await agent(queue, events)).executeToolCall(toolCall, neverAborted(), { durable: { runId } });
+    const second = (await agent(queue, { events })).executeToolCall(toolCall, neverAborted(), { durable: { runId } });
     // Its early claim, then (not made: the key is running) the claim that waits for its answer and attaches.
     const claims = () => seen.filter((command) => command.args.at(-1) === "claimed").length;
     while (claims() < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -209,7 +156,7 @@ describe.runIf(url !== "")("durable queue calls: the claim sent with its job", (
   test("with beforeExecute or a write concern the claim is answered before the job is added (nothing early)", async () => {
     const queue = unique("early");
     await host(queue);
-    const executor = await agent(queue, undefined, { hooks: { beforeExecute: () => ({ allow: true }) } });
+    const executor = await agent(queue, { hooks: { beforeExecute: () => ({ allow: true }) } });
     const [counter, runId] = [unique("count"), unique("run")];
     const seen = await monitorOf(url, queue, cleanups);
     await executor.executeToolCall(call("charge", { counter }, "b1"), neverAborted(), { durable: { runId } });

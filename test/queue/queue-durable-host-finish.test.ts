@@ -1,63 +1,18 @@
-// A queue host records a durable job's outcome on the connection BullMQ completes the job on,
-// without waiting for the answer (src/queue/durable.ts — QueueHostDurable.finish): Redis runs
-// the record write first, and the write that wins marks the job's hash, which the agent reads
-// with the job's result. The agent believes the host's outcome only with that mark: a host
-// whose write lost (the record ended otherwise first) is answered from the record, never from
-// its own outcome (fault test 7's "the answer never flips"). The tool counts its executions
-// with an INCR outside the record and waits on a Redis gate.
-import { Redis } from "ioredis";
 import type { CallEndEvent } from "toolgate";
-import { QueueToolExecutor, runToolWorkerHost } from "toolgate/queue";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { durableKeyOf } from "../../dist/src/durable/key.js";
 import { HOST_RECORDED_FIELD } from "../../dist/src/durable/scripts.js";
 import { call, errorOf, neverAborted } from "../support/helpers.js";
-import { findRedis, uniqueQueue } from "../support/redis.js";
+import { durableTestbed } from "./durable-testbed.js";
 import { monitorOf } from "./monitor.js";
 
-const TOOLS = new URL("../durable/fixtures/durable-tools.mjs", import.meta.url);
-const found = await findRedis();
-const url = "url" in found ? found.url : "";
-process.env.DURABLE_TEST_REDIS = url;
-
-let redis: Redis;
-const cleanups: (() => Promise<unknown>)[] = [];
-beforeAll(() => {
-  if (url !== "") redis = new Redis(url);
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
-});
-afterAll(async () => {
-  redis?.disconnect();
-});
-
-const unique = (label: string): string => uniqueQueue(label);
-const count = async (counter: string): Promise<number> => Number((await redis.get(counter)) ?? 0);
+const { url, redis, cleanups, unique, count, agent, host } = await durableTestbed();
 const recordKey = (queue: string, runId: string, callId: string): string => `toolgate:${queue}:durable:${durableKeyOf(runId, callId)}`;
 
 /** An agent and a host; the lease long enough (60 s) that no renewal comes between a test's steps. */
 async function sides(queue: string, events?: CallEndEvent[]) {
-  const started = await runToolWorkerHost({
-    connection: url,
-    queue,
-    modules: [TOOLS],
-    threads: 1,
-    lockDurationMs: 5000,
-    closeTimeoutMs: 500,
-  });
-  cleanups.push(() => started.close());
-  const executor = await QueueToolExecutor.create({
-    connection: url,
-    queue,
-    modules: [TOOLS],
-    heartbeatMs: 100,
-    redisLostMs: 2000,
-    durable: { leaseMs: 60_000 },
-    ...(events === undefined ? {} : { hooks: { onCallEnd: (event) => void events.push(event) } }),
-  });
-  cleanups.push(() => executor.close());
-  return executor;
+  await host(queue, { threads: 1, lockDurationMs: 5000 });
+  return agent(queue, { events, durable: { leaseMs: 60_000 } });
 }
 
 async function started(list: string): Promise<void> {

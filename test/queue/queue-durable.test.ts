@@ -3,39 +3,16 @@
 // queue's own Redis under its prefix; every tool counts its executions with an INCR outside
 // the record and waits on a Redis gate when a test holds it mid-run.
 import { Redis } from "ioredis";
-import {
-  type CallEndEvent,
-  isNonRecoverableToolError,
-  isToolContractError,
-  type ToolExecutorHooks,
-  type ToolResultMessage,
-} from "toolgate";
-import { QueueToolExecutor, type QueueToolExecutorOptions, runToolWorkerHost, type ToolWorkerHost } from "toolgate/queue";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { type CallEndEvent, isNonRecoverableToolError, isToolContractError, type ToolResultMessage } from "toolgate";
+import { QueueToolExecutor } from "toolgate/queue";
+import { describe, expect, test } from "vitest";
 import { durableKeyOf } from "../../dist/src/durable/key.js";
 import { call, errorOf, neverAborted, settle } from "../support/helpers.js";
-import { findRedis, hasRedisServerBinary, startRedisServer, uniqueQueue } from "../support/redis.js";
+import { hasRedisServerBinary, startRedisServer } from "../support/redis.js";
+import { DURABLE_TOOLS, durableTestbed } from "./durable-testbed.js";
 import { monitorOf } from "./monitor.js";
 
-const TOOLS = new URL("../durable/fixtures/durable-tools.mjs", import.meta.url);
-const found = await findRedis();
-const url = "url" in found ? found.url : "";
-process.env.DURABLE_TEST_REDIS = url;
-
-let redis: Redis;
-const cleanups: (() => Promise<unknown>)[] = [];
-beforeAll(() => {
-  if (url !== "") redis = new Redis(url);
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
-});
-afterAll(async () => {
-  redis?.disconnect();
-});
-
-const unique = (label: string): string => uniqueQueue(label);
-const count = async (counter: string): Promise<number> => Number((await redis.get(counter)) ?? 0);
+const { url, redis, cleanups, unique, count, agent, host } = await durableTestbed();
 const content = (result: ToolResultMessage): unknown => JSON.parse(result.content);
 
 /** Resolves once `condition` holds (polled), or rejects after 10 s. */
@@ -56,32 +33,6 @@ async function started(list: string, entries = 1): Promise<void> {
   }
 }
 
-async function agent(
-  queue: string,
-  options: Partial<QueueToolExecutorOptions> = {},
-  events?: CallEndEvent[],
-  hooks: ToolExecutorHooks = {},
-) {
-  const executor = await QueueToolExecutor.create({
-    connection: url,
-    queue,
-    modules: [TOOLS],
-    heartbeatMs: 100,
-    redisLostMs: 2000,
-    durable: { leaseMs: 1000 },
-    hooks: { ...hooks, ...(events === undefined ? {} : { onCallEnd: (event) => void events.push(event) }) },
-    ...options,
-  });
-  cleanups.push(() => executor.close());
-  return executor;
-}
-
-async function host(queue: string, threads = 2): Promise<ToolWorkerHost> {
-  const started = await runToolWorkerHost({ connection: url, queue, modules: [TOOLS], threads, lockDurationMs: 1000, closeTimeoutMs: 500 });
-  cleanups.push(() => started.close());
-  return started;
-}
-
 /** The record's fields as the test reads them straight from Redis (the default prefix: `toolgate:<queue>:durable:<key>`). */
 async function recordState(queue: string, runId: string, callId: string): Promise<string | null> {
   return redis.hget(`toolgate:${queue}:durable:${durableKeyOf(runId, callId)}`, "state");
@@ -93,10 +44,13 @@ describe.runIf(url !== "")("durable calls on the queue: the semantics table", ()
     await host(queue);
     const events: CallEndEvent[] = [];
     const approvals: string[] = [];
-    const executor = await agent(queue, {}, events, {
-      beforeExecute: (toolCall) => {
-        approvals.push(toolCall.id);
-        return { allow: true };
+    const executor = await agent(queue, {
+      events,
+      hooks: {
+        beforeExecute: (toolCall) => {
+          approvals.push(toolCall.id);
+          return { allow: true };
+        },
       },
     });
     const [counter, runId] = [unique("count"), unique("run")];
@@ -170,8 +124,8 @@ describe.runIf(url !== "")("durable calls on the queue: the semantics table", ()
     await host(queue);
     const eventsA: CallEndEvent[] = [];
     const eventsB: CallEndEvent[] = [];
-    const a = await agent(queue, {}, eventsA);
-    const b = await agent(queue, {}, eventsB);
+    const a = await agent(queue, { events: eventsA });
+    const b = await agent(queue, { events: eventsB });
     const [counter, gate, begun, runId] = [unique("count"), unique("gate"), unique("started"), unique("run")];
     const toolCall = call("charge", { counter, gate, started: begun }, "a1");
     const seen = await monitorOf(url, queue, cleanups);
@@ -210,7 +164,7 @@ describe.runIf(url !== "")("durable calls on the queue: the semantics table", ()
   test("unknown tools, invalid arguments and denials store nothing", async () => {
     const queue = unique("durable");
     await host(queue);
-    const executor = await agent(queue, {}, undefined, { beforeExecute: () => ({ allow: false, reason: "no" }) });
+    const executor = await agent(queue, { hooks: { beforeExecute: () => ({ allow: false, reason: "no" }) } });
     const runId = unique("run");
     const options = { durable: { runId } };
     expect(errorOf(await executor.executeToolCall(call("nope", {}, "u1"), neverAborted(), options)).code).toBe("TOOL_NOT_FOUND");
@@ -240,7 +194,7 @@ describe.runIf(url !== "")("durable calls on the queue: the semantics table", ()
     expect(await recordState(queue, runId, "r1")).toBe("released");
     await host(queue);
     const events: CallEndEvent[] = [];
-    const again = await (await agent(queue, {}, events)).executeToolCall(call("charge", { counter }, "r1"), neverAborted(), {
+    const again = await (await agent(queue, { events })).executeToolCall(call("charge", { counter }, "r1"), neverAborted(), {
       durable: { runId },
     });
     expect(content(again)).toMatchObject({ attempt: 1 });
@@ -261,7 +215,7 @@ describe.runIf(url !== "")("durable calls on the queue: the semantics table", ()
     controller.abort(new Error("stop"));
     expect(await pending).toEqual({ ok: false, reason: new Error("stop") });
     const events: CallEndEvent[] = [];
-    const later = await (await agent(queue, {}, events)).executeToolCall(
+    const later = await (await agent(queue, { events })).executeToolCall(
       call("charge", { counter, gate, started: begun }, "m1"),
       neverAborted(),
       {
@@ -312,7 +266,7 @@ describe.runIf(url !== "")("durable calls on the queue: the semantics table", ()
       [{ assumeNoEviction: "yes" }, "options.durable.assumeNoEviction must be a boolean"],
     ];
     for (const [durable, message] of cases) {
-      const refused = await settle(QueueToolExecutor.create({ connection: url, queue, modules: [TOOLS], durable } as never));
+      const refused = await settle(QueueToolExecutor.create({ connection: url, queue, modules: [DURABLE_TOOLS], durable } as never));
       const reason = (refused as { reason: unknown }).reason;
       expect(isToolContractError(reason) && reason.code).toBe("INVALID_ARGUMENT");
       expect((reason as Error).message).toContain(message);
@@ -328,18 +282,18 @@ describe.runIf(url !== "" && hasRedisServerBinary())("durable calls on the queue
     await admin.config("SET", "maxmemory-policy", "allkeys-lru");
     admin.disconnect();
     const queue = unique("durable");
-    const refused = await settle(QueueToolExecutor.create({ connection: server.url, queue, modules: [TOOLS], durable: {} }));
+    const refused = await settle(QueueToolExecutor.create({ connection: server.url, queue, modules: [DURABLE_TOOLS], durable: {} }));
     const reason = (refused as { reason: unknown }).reason;
     expect(isToolContractError(reason) && reason.code).toBe("INVALID_ARGUMENT");
     expect((reason as Error).message).toContain('maxmemory-policy is "allkeys-lru"');
-    const plain = await QueueToolExecutor.create({ connection: server.url, queue, modules: [TOOLS] });
+    const plain = await QueueToolExecutor.create({ connection: server.url, queue, modules: [DURABLE_TOOLS] });
     cleanups.push(() => plain.close());
     const first = await settle(plain.executeToolCall(call("charge", { counter: "c" }, "e1"), neverAborted(), { durable: { runId: "r" } }));
     expect(isToolContractError((first as { reason: unknown }).reason)).toBe(true);
     const trusting = await QueueToolExecutor.create({
       connection: server.url,
       queue,
-      modules: [TOOLS],
+      modules: [DURABLE_TOOLS],
       durable: { assumeNoEviction: true },
     });
     await trusting.close();
