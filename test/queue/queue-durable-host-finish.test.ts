@@ -44,7 +44,9 @@ describe.runIf(url !== "")("durable queue calls: the host's outcome recorded bes
   test("a confirmation with two calls in flight: each durable job's mark is read in its HMGET, no HGET of its own", async () => {
     const queue = unique("finish");
     const events: CallEndEvent[] = [];
-    const executor = await sides(queue, events);
+    // The heartbeat's own look (a script, no HMGET) would confirm a finished job first on a slow machine: it waits a minute here.
+    await host(queue, { threads: 1, lockDurationMs: 5000 });
+    const executor = await agent(queue, { events, durable: { leaseMs: 60_000 }, heartbeatMs: 60_000 });
     const [counter, gate, begun] = [unique("count"), unique("gate"), unique("started")];
     const seen = await monitorOf(url, queue, cleanups);
     const first = executor.executeToolCall(call("charge", { counter, gate, started: begun, amount: 1 }, "c1"), neverAborted(), {
