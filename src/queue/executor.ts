@@ -33,7 +33,6 @@ import { checkTimeoutMs } from "../contract/timeout.js";
 import { registeredTools, ToolRegistry } from "../contract/tools.js";
 import { describeFailure } from "../contract/untrusted.js";
 import { integerOr, invalidArgument, readOptions, readOwnOption, validateObject } from "../contract/validators.js";
-import { HOST_RECORDED_FIELD } from "../durable/scripts.js";
 import { type DurableCallRecords, DurableEngine, recordsOf } from "../durable/store.js";
 import { ExecutionLost } from "../executor/durable-call.js";
 import { type RunFacts, resolveHooks, type ToolExecutorHooks } from "../executor/hooks.js";
@@ -63,14 +62,14 @@ import {
   readQueueDurableOptions,
 } from "./durable.js";
 import { EventReader, type RidingRead } from "./event-reader.js";
-import { finishedRead, readFinishedJobs, readJobStates } from "./job-states.js";
+import { type FinishedReading, finishedRead, finishedReading, readFinishedJobs, readJobStates } from "./job-states.js";
 import { jobIdFor, type QueueKeys, queueKeys } from "./keys.js";
 import { durationOption, isClusterConnection, type QueueConnection, readConnection, readPrefix, readQueueName } from "./options.js";
 import { loadQueuePeers } from "./peers.js";
 import { checkPermissions } from "./permissions.js";
 import { openRemoteProgress } from "./progress.js";
 import { type CancelReason, FINISHED_JOB_RETENTION, failedOutcome, type QueueJobData } from "./protocol.js";
-import { decodeFinishedJob, decodeProgress, decodeResult, type HostFacts, type JobState, type ResultLimits } from "./redis-data.js";
+import { decodeProgress, decodeResult, type HostFacts, type JobState, type ResultLimits } from "./redis-data.js";
 import { StoppedJobs, THREAD_KILLED_EVENT } from "./thread-facts.js";
 import { activeTraceContext } from "./trace-context.js";
 
@@ -615,15 +614,12 @@ export class QueueToolExecutor implements ToolExecutor {
     if (this.#pending.size !== 1) return undefined;
     const [entry] = this.#pending.values();
     if (entry === undefined || !entry.activeSeen) return undefined;
-    const hmget = finishedRead(this.#keys, entry.jobId);
-    if (entry.durable) hmget.push(HOST_RECORDED_FIELD);
     return {
-      hmget,
+      hmget: finishedRead(this.#keys, entry),
       answer: (reply) => {
-        const finished = entry.durable && ArrayIsArray(reply) ? reply.slice(0, -1) : reply;
-        const job = decodeFinishedJob(finished);
+        const { job, hostRecorded } = finishedReading(reply, entry);
         if (this.#pending.get(entry.jobId) !== entry || (job.state !== "completed" && job.state !== "failed")) return;
-        if (entry.durable && ArrayIsArray(reply) && reply.at(-1) === entry.jobId) entry.hostRecorded = true;
+        if (hostRecorded) entry.hostRecorded = true;
         applyState(entry, job);
       },
     };
@@ -642,17 +638,14 @@ export class QueueToolExecutor implements ToolExecutor {
       this.#confirmScheduled = false;
       const jobIds = [...this.#toConfirm];
       this.#toConfirm.clear();
-      // A durable job's mark (HOST_RECORDED_FIELD) is read beside its hash, on the same connection: the same round trip.
-      const marks = jobIds.map((jobId) =>
-        this.#pending.get(jobId)?.durable === true ? this.#control.hget(this.#keys.job(jobId), HOST_RECORDED_FIELD) : undefined,
-      );
-      NativePromise.all([readFinishedJobs(this.#control, this.#keys, jobIds), NativePromise.all(marks)]).then(([states, marked]) => {
+      // A durable job's mark (HOST_RECORDED_FIELD) is read in its HMGET: one read serves it.
+      const jobs = jobIds.map((jobId) => ({ jobId, durable: this.#pending.get(jobId)?.durable === true }));
+      readFinishedJobs(this.#control, this.#keys, jobs).then((readings) => {
         for (let index = 0; index < jobIds.length; index += 1) {
-          const jobId = jobIds[index] as string;
-          const entry = this.#pending.get(jobId);
-          const job = states[index] as JobState;
+          const entry = this.#pending.get(jobIds[index] as string);
+          const { job, hostRecorded } = readings[index] as FinishedReading;
           if (entry === undefined || (job.state !== "completed" && job.state !== "failed")) continue;
-          if (entry.durable && marked[index] === jobId) entry.hostRecorded = true;
+          if (hostRecorded) entry.hostRecorded = true;
           applyState(entry, job);
         }
       }, ignore);

@@ -224,15 +224,16 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
   // Whatever this host knew of leases is from before a connection was made again (start-check.ts).
   for (const client of [control, workerClient]) client.on("ready", () => startCheck.reconnected());
 
-  const runJob = async (job: Job, token: string | undefined, bullSignal?: AbortSignal): Promise<QueueJobResult> => {
+  // Two parameters, not BullMQ's third (a signal): for a processor that takes one BullMQ makes an
+  // AbortController per job, aborted only by worker.cancelJob/cancelAllJobs, which this host never
+  // calls (cancels come on its own channel, above): per-job work on the critical path for nothing.
+  const runJob = async (job: Job, token: string | undefined): Promise<QueueJobResult> => {
     watchdog.taken();
     /** When this job took a thread (undefined: it did not). */
     let tookThreadAt: number | undefined;
     const jobId = readJobId(job.id);
     if (jobId === undefined) return notStarted("no-agent");
     const controller = new AbortController();
-    const onBullAbort = (): void => controller.abort(stopReason("abort"));
-    bullSignal?.addEventListener("abort", onBullAbort, { once: true });
     // Registered before anything waits: a cancel message from now on aborts it.
     running.set(jobId, controller);
     let book: ReturnType<HostFactsBook["begin"]> | undefined;
@@ -296,7 +297,6 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
       fetchAhead.finished(token, tookThreadAt === undefined ? 0 : performance.now() - tookThreadAt);
       running.delete(jobId);
       if (running.size === 0) for (const wake of idleWaiters.splice(0)) wake();
-      bullSignal?.removeEventListener("abort", onBullAbort);
     }
   };
 

@@ -1,12 +1,15 @@
 // The agent's periodic look at its jobs, in one atomic script per tick: the fault path that
 // does not depend on events arriving. And its confirmation of the jobs an event said finished:
-// one HMGET of the fields that say so per job, all in one request (an event is a hint anyone
-// can write: a forged one meets a hash without `finishedOn`, and is not acted on). A job whose host renews no lock after having started
+// one HMGET of the fields that say so per job (a durable job's host mark among them), all in
+// one request (an event is a hint anyone can write: a forged one meets a hash without
+// `finishedOn`, and is not acted on). A job whose host renews no lock after having started
 // has lost its host; a job gone from Redis was lost with the server's data; a finished job
 // whose event never came is read from its hash. Each job is read alone: a key of the wrong
 // type (not a job's hash) is that job's "not-a-job", never the whole look's failure.
 // docs/queue.md — Failure scenarios (a lost host, a lost Redis, a missed event).
 import type { Redis } from "ioredis";
+import { ArrayIsArray } from "../contract/primordials.js";
+import { HOST_RECORDED_FIELD } from "../durable/scripts.js";
 import type { QueueKeys } from "./keys.js";
 import { decodeFinishedJob, decodeJobStates, type JobState } from "./redis-data.js";
 import { type QueueScript, runScript } from "./scripts.js";
@@ -40,20 +43,52 @@ export async function readJobStates(client: Redis, keys: QueueKeys, jobIds: read
 
 /** The fields a confirmation reads: the job's own (a hash without `timestamp` is no job), whether it finished, and how. */
 export const FINISHED_FIELDS: readonly string[] = ["timestamp", "finishedOn", "returnvalue", "failedReason"];
+/** A durable job's confirmation reads one field more, its host's mark (the same HMGET: one read serves it). */
+const DURABLE_FINISHED_FIELDS: readonly string[] = [...FINISHED_FIELDS, HOST_RECORDED_FIELD];
 
-/** The one confirmation's HMGET arguments for `jobId`: its key and FINISHED_FIELDS (the read that rides behind the events read). */
-export function finishedRead(keys: QueueKeys, jobId: string): string[] {
-  return [keys.job(jobId), ...FINISHED_FIELDS];
+/** A job to confirm: a durable call's also has its host's mark read. */
+export interface FinishedJob {
+  readonly jobId: string;
+  readonly durable: boolean;
 }
 
-/** The confirmation of `jobIds`, in order: each one's state if its hash says it finished, else "waiting" (left to the heartbeat). */
-export async function readFinishedJobs(client: Redis, keys: QueueKeys, jobIds: readonly string[]): Promise<JobState[]> {
-  if (jobIds.length === 1) return [decodeFinishedJob(await client.hmget(keys.job(jobIds[0] as string), ...FINISHED_FIELDS))];
+/** What one confirmation read says: the job's state, and whether its host's outcome is the recorded one (durable jobs only). */
+export interface FinishedReading {
+  readonly job: JobState;
+  readonly hostRecorded: boolean;
+}
+
+/** The one confirmation's HMGET arguments for a job: its key and its fields (the read that also rides behind the events read). */
+export function finishedRead(keys: QueueKeys, { jobId, durable }: FinishedJob): string[] {
+  return [keys.job(jobId), ...(durable ? DURABLE_FINISHED_FIELDS : FINISHED_FIELDS)];
+}
+
+/**
+ * One confirmation read's reply (untrusted): the state its hash says, and for a durable job
+ * whether the mark names this very job (a mark is the host's, written with its outcome).
+ */
+export function finishedReading(reply: unknown, { jobId, durable }: FinishedJob): FinishedReading {
+  if (!durable) return { job: decodeFinishedJob(reply), hostRecorded: false };
+  if (!ArrayIsArray(reply) || reply.length !== DURABLE_FINISHED_FIELDS.length)
+    return { job: decodeFinishedJob(undefined), hostRecorded: false };
+  return { job: decodeFinishedJob(reply.slice(0, -1)), hostRecorded: reply.at(-1) === jobId };
+}
+
+/** The confirmation of `jobs`, in order, one HMGET each in one request: a state is "waiting" unless its hash says it finished (left to the heartbeat). */
+export async function readFinishedJobs(client: Redis, keys: QueueKeys, jobs: readonly FinishedJob[]): Promise<FinishedReading[]> {
+  if (jobs.length === 1) {
+    const job = jobs[0] as FinishedJob;
+    const [key, ...fields] = finishedRead(keys, job);
+    return [finishedReading(await client.hmget(key as string, ...fields), job)];
+  }
   const pipeline = client.pipeline();
-  for (const jobId of jobIds) pipeline.hmget(keys.job(jobId), ...FINISHED_FIELDS);
+  for (const job of jobs) {
+    const [key, ...fields] = finishedRead(keys, job);
+    pipeline.hmget(key as string, ...fields);
+  }
   const replies = await pipeline.exec();
-  return jobIds.map((_jobId, index) => {
+  return jobs.map((job, index) => {
     const reply = replies?.[index];
-    return decodeFinishedJob(reply?.[0] === null ? reply[1] : undefined);
+    return finishedReading(reply?.[0] === null ? reply[1] : undefined, job);
   });
 }

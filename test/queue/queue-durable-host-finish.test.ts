@@ -41,6 +41,48 @@ describe.runIf(url !== "")("durable queue calls: the host's outcome recorded bes
     expect(await count(counter)).toBe(1);
   });
 
+  test("a confirmation with two calls in flight: each durable job's mark is read in its HMGET, no HGET of its own", async () => {
+    const queue = unique("finish");
+    const events: CallEndEvent[] = [];
+    // The heartbeat's own look (a script, no HMGET) would confirm a finished job first on a slow machine: it waits a minute here.
+    await host(queue, { threads: 1, lockDurationMs: 5000 });
+    const executor = await agent(queue, { events, durable: { leaseMs: 60_000 }, heartbeatMs: 60_000 });
+    const [counter, gate, begun] = [unique("count"), unique("gate"), unique("started")];
+    const seen = await monitorOf(url, queue, cleanups);
+    const first = executor.executeToolCall(call("charge", { counter, gate, started: begun, amount: 1 }, "c1"), neverAborted(), {
+      durable: { runId: unique("run") },
+    });
+    await started(begun);
+    const second = executor.executeToolCall(call("charge", { counter, amount: 2 }, "c2"), neverAborted(), {
+      durable: { runId: unique("run") },
+    });
+    // Both jobs exist before the first finishes: its confirmation is the usual one (two in flight), not the read behind XREAD.
+    const deadline = Date.now() + 10_000;
+    while ((await redis.keys(`bull:${queue}:tg-*.durable`)).length < 2) {
+      if (Date.now() > deadline) throw new Error("the second job was never added");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await redis.rpush(gate, "go");
+    const results = await Promise.all([first, second]);
+    expect(results.map((result) => JSON.parse(result.content))).toMatchObject([{ charged: 1 }, { charged: 2 }]);
+    expect(events.map((event) => event.durable)).toEqual(["executed", "executed"]);
+    // The agent's commands, up to a marker of the test's own (MONITOR has caught up with everything before it).
+    const marker = `bull:${queue}:test-caught-up`;
+    await redis.exists(marker);
+    while (!seen.some((command) => command.args.includes(marker))) await new Promise((resolve) => setTimeout(resolve, 10));
+    const sent = seen.slice(
+      0,
+      seen.findIndex((command) => command.args.includes(marker)),
+    );
+    const jobs = (await redis.keys(`bull:${queue}:tg-*.durable`)).sort();
+    for (const job of jobs) expect(await redis.hget(job, HOST_RECORDED_FIELD)).toBe(job.slice(`bull:${queue}:`.length));
+    const named = (verb: string) =>
+      sent.filter((command) => command.args[0]?.toLowerCase() === verb && command.args.includes(HOST_RECORDED_FIELD));
+    expect([...new Set(named("hmget").map((command) => command.args[1]))].sort()).toEqual(jobs);
+    expect(named("hget")).toEqual([]);
+    expect(await count(counter)).toBe(2);
+  });
+
   test("the record ended first (lost) while the tool ran: the host's write loses, no mark, the caller gets the record's lost answer, not the host's outcome", async () => {
     const queue = unique("finish");
     const events: CallEndEvent[] = [];
