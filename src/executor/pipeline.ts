@@ -382,7 +382,8 @@ function publish(request: RunRequest, outcome: ToolOutcome): ToolResultMessage {
   return toolResultMessage(call, outcome.content, outcome.isError, adopted);
 }
 
-function ignoreFacts(): void {}
+/** A request's `record` when nothing hears the facts (no hooks, span or meters): a runner may skip making them. */
+export function ignoreFacts(): void {}
 
 function answered(call: Readonly<ToolCall>, code: RecoverableToolErrorCode, failure: FailureText): ToolResultMessage {
   return toolResultMessage(call, errorContent(code, failure), true);

@@ -35,7 +35,7 @@ import {
 } from "../contract/primordials.js";
 import { describeFailure } from "../contract/untrusted.js";
 import type { RunFacts } from "../executor/hooks.js";
-import type { RunRequest } from "../executor/pipeline.js";
+import { ignoreFacts, type RunRequest } from "../executor/pipeline.js";
 import { openProgressChannel, type ProgressChannel } from "../executor/progress.js";
 import type { ToolOutcome } from "../executor/run-tool.js";
 import { timeoutOutcome } from "../executor/run-tool.js";
@@ -66,7 +66,8 @@ class PendingCall extends AbortWatch implements QueueEntry {
   grace: TimerHandle | undefined;
   /** The caller's onProgress, throttled again here: open until the call is answered. */
   progress: ProgressChannel | undefined;
-  readonly queuedAt = PerformanceNow();
+  /** When it was queued, for its queue wait; 0 when nothing hears the facts (no clock read). */
+  readonly queuedAt: number;
   constructor(
     readonly request: RunRequest,
     readonly module: number,
@@ -75,6 +76,7 @@ class PendingCall extends AbortWatch implements QueueEntry {
     readonly handleAbort: (call: PendingCall) => void,
   ) {
     super();
+    this.queuedAt = request.record === ignoreFacts ? 0 : PerformanceNow();
   }
 
   onAbort(): void {
@@ -221,7 +223,7 @@ export class Dispatcher {
     call.counted = true;
     this.#running += 1;
     const request = call.request;
-    request.record({ queueWaitMs: PerformanceNow() - call.queuedAt });
+    if (request.record !== ignoreFacts) request.record({ queueWaitMs: PerformanceNow() - call.queuedAt });
     // The pipeline's limit (call, else tool, else executor); it counts from here, not in the queue.
     const timeoutMs = request.timeoutMs;
     if (timeoutMs !== undefined && call.timer === undefined) {
@@ -385,6 +387,7 @@ export class Dispatcher {
 
   /** Tells the pipeline which thread took the call, once the board says one did. */
   #recordThread(call: PendingCall, slot: number): void {
+    if (call.request.record === ignoreFacts) return; // nothing hears it: no record made, the board not read
     const owner = slot < 0 ? 0 : this.#board.owner(slot);
     if (owner !== 0) call.request.record({ threadId: owner });
   }

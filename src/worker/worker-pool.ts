@@ -21,6 +21,7 @@ import {
   MapPrototypeSet,
   mapEntryStepper,
   NativePromise,
+  ObjectFreeze,
   ObjectGetOwnPropertySymbols,
   PerformanceNow,
   PromisePrototypeThen,
@@ -107,6 +108,11 @@ class SlotSignal {
   }
 }
 
+/** Piscina's run options of a slot's tasks (Piscina copies them: one frozen record per slot serves every task). */
+interface SlotRunOptions {
+  readonly signal: SlotSignal;
+}
+
 /**
  * A no-op task sent to make Piscina start a thread. It carries a signal, as every call's task
  * does: Piscina then keeps it, while no thread takes it, in the queue it skips when it hands
@@ -183,6 +189,8 @@ export class WorkerPool {
   readonly #readyWithinMs: number;
   readonly #slotSignals: SlotSignal[] = [];
   readonly #slotTags: SlotTag[] = [];
+  /** Each slot's run options for Piscina (its signal), made once per slot, not once per call. */
+  readonly #slotRunOptions: SlotRunOptions[] = [];
   /** The thread each slot's current task was handed to (0: none yet). */
   readonly #slotThread: Int32Array;
   readonly #ports = new Map<number, ThreadPort>();
@@ -245,8 +253,10 @@ export class WorkerPool {
     this.#slotThread = new Int32Array(board.slots);
     this.#threadBudget = options.maxThreads * 2;
     for (let slot = 0; slot < board.slots; slot += 1) {
-      this.#slotSignals[slot] = new SlotSignal();
+      const signal = new SlotSignal();
+      this.#slotSignals[slot] = signal;
       this.#slotTags[slot] = { slot };
+      this.#slotRunOptions[slot] = ObjectFreeze({ signal });
     }
     let resolve!: () => void;
     let reject!: (error: unknown) => void;
@@ -296,7 +306,7 @@ export class WorkerPool {
     const slot = task[TASK_SLOT];
     this.#slotThread[slot] = 0;
     (task as PoolTask)[SLOT_TAG] = this.#slotTags[slot] as SlotTag; // the slot's tag, made once per slot
-    return this.#piscina.run(task, { signal: this.#slotSignals[slot] as SlotSignal }) as Promise<WorkerReply>;
+    return this.#piscina.run(task, this.#slotRunOptions[slot] as SlotRunOptions) as Promise<WorkerReply>;
   }
 
   /**
