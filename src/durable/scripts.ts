@@ -34,15 +34,17 @@ local function record(r) return {"record", r[1], r[2], r[3], r[4], r[5], r[6]} e
 `;
 
 // KEYS: the record. ARGV: fingerprint, tool name, max attempts, token, lease ms, retention ms, state ("claimed" or "running").
+// A claim of an existing record (released, or lost with attempts left) deletes it first, so no
+// field of the earlier execution survives; a fresh key has nothing to delete.
 export const CLAIM = `${PRELUDE}
-local function claim(attempt, max)
-  redis.call("DEL", KEYS[1])
+local function claim(attempt, max, fresh)
+  if not fresh then redis.call("DEL", KEYS[1]) end
   redis.call("HSET", KEYS[1], "v", "1", "state", ARGV[7], "fp", ARGV[1], "tool", ARGV[2], "attempt", tostring(attempt),
     "max", tostring(max), "token", ARGV[4], "lease", ms(now + tonumber(ARGV[5])), "cancel", "0")
   redis.call("PEXPIRE", KEYS[1], ARGV[6])
   return {"claimed", tostring(attempt)}
 end
-if redis.call("EXISTS", KEYS[1]) == 0 then return claim(1, ARGV[3]) end
+if redis.call("EXISTS", KEYS[1]) == 0 then return claim(1, ARGV[3], true) end
 local r = fields()
 if r == nil then return {"damaged"} end
 if r[2] ~= ARGV[1] then return record(r) end

@@ -10,7 +10,15 @@
 // docs/durable.md — On the queue.
 import type { Redis } from "ioredis";
 import { Limits } from "../contract/constants.js";
-import { ArrayIsArray, NativePromise, NumberIsSafeInteger, ObjectFreeze, PerformanceNow, SetTimeout } from "../contract/primordials.js";
+import {
+  ArrayIsArray,
+  NativePromise,
+  NumberIsSafeInteger,
+  ObjectFreeze,
+  PerformanceNow,
+  SetImmediate,
+  SetTimeout,
+} from "../contract/primordials.js";
 import { integerOr, invalidArgument, readOptions, validateBoolean } from "../contract/validators.js";
 import type { ClaimOrder, DurableBackend, RawClaim, RawRecord, Renewal } from "../durable/backend.js";
 import {
@@ -119,6 +127,21 @@ function isIntegerIn(value: unknown, min: number, max: number): value is number 
 }
 
 const SCRIPTS = DURABLE_SCRIPTS;
+
+/**
+ * Holds `client`'s writes until the event loop's next turn, so a script and the BullMQ command
+ * sent right after it on that connection (the claim and its job's add; the outcome and the
+ * job's completion) leave in one write: each write to a loopback socket costs both processes
+ * a system call and a wake-up, far more CPU than the script. The order on the connection is
+ * unchanged. Only on a connected client (a command of one that is not waits in ioredis' own
+ * queue) of a single server (a Cluster client has no stream of its own).
+ */
+function coalesceWrites(client: Redis): void {
+  const stream = (client as { stream?: { cork?: () => void; uncork?: () => void } }).stream;
+  if (client.status !== "ready" || typeof stream?.cork !== "function" || typeof stream.uncork !== "function") return;
+  stream.cork();
+  SetImmediate(() => stream.uncork?.());
+}
 
 /** The steps both sides share: reading a record, settling it in the queue's way, stopping it, forgetting it. */
 abstract class QueueRecords {
@@ -247,6 +270,7 @@ export class QueueAgentDurable extends QueueRecords implements DurableBackend {
       // it anyway (HOST_START finds the record naming another job, or none); the key's next
       // claim then asks first. Only an at-most-once call with nothing between its claim and
       // its run (no approval, no write concern): its attempt is 1 whenever it claims.
+      coalesceWrites(jobClient);
       const claimed = runScript(jobClient, SCRIPTS.claim, [this.#early.keys.durable(order.key)], args).then(
         (reply) => ArrayIsArray(reply) && reply.length === 2 && reply[0] === "claimed",
       );
@@ -444,6 +468,7 @@ export class QueueHostDurable extends QueueRecords implements DurableBackend {
       // agent reads with the job's result (HOST_FINISH marks the job's hash); if it did not,
       // the agent answers from the record, never from this host's outcome. A write that failed
       // leaves the record running: the agent records this outcome itself, or finds it lost.
+      coalesceWrites(this.#jobClient);
       runScript(
         this.#jobClient,
         SCRIPTS.hostFinish,
