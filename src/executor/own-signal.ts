@@ -22,13 +22,17 @@ import { AbortWatch, abortReason, isAborted, startWatching, stopWatching } from 
 /**
  * One call's own signal, made on first read. Until `stop` (the call settled) it follows
  * `followed`, the signal the pipeline checks: aborted with its reason the moment it aborts (at
- * once if it already has). Read after `stop`, it is linked to nothing: aborted only if `followed`
- * already was. One linked watch on `followed` (executor/signal.ts), made with the signal.
+ * once if it already has). First read after `stop`, it is linked to nothing: aborted only if
+ * `followed` had aborted when the call settled (a tool that ignored the abort and reads its
+ * signal afterwards learns of it), whatever `followed` does later. One linked watch on
+ * `followed` (executor/signal.ts), made with the signal.
  */
 export class OwnSignal extends AbortWatch {
   #controller: AbortControllerInstance | undefined;
   #signal: AbortSignal | undefined;
   #stopped = false;
+  /** Whether `followed` had aborted when the call settled (read then only if the signal was not made). */
+  #abortedWhenStopped = false;
 
   /** `followed`: a genuine AbortSignal (the pipeline asserts it before any tool can read this one). */
   constructor(readonly followed: AbortSignal) {
@@ -41,7 +45,7 @@ export class OwnSignal extends AbortWatch {
       this.#controller = controller;
       this.#signal = AbortControllerPrototypeGetSignal(controller);
       const followed = this.followed;
-      if (isAborted(followed)) AbortControllerPrototypeAbort(controller, abortReason(followed));
+      if (this.#stopped ? this.#abortedWhenStopped : isAborted(followed)) AbortControllerPrototypeAbort(controller, abortReason(followed));
       else if (!this.#stopped) startWatching(followed, this);
     }
     return this.#signal;
@@ -53,8 +57,10 @@ export class OwnSignal extends AbortWatch {
 
   /** The call settled: the signal, made or not, follows nothing from here on. */
   stop(): void {
+    if (this.#stopped) return;
     this.#stopped = true;
-    stopWatching(this);
+    if (this.#signal === undefined) this.#abortedWhenStopped = isAborted(this.followed);
+    else stopWatching(this);
   }
 }
 

@@ -305,12 +305,37 @@ describe.each(ADAPTERS)("docs/adapters.md — the call's signal, made on first r
       "call-read-during",
       controller.signal,
     );
-    const readAfter = (contexts[0] as ToolContext).signal;
-    expect(readAfter.aborted).toBe(false);
     controller.abort(new Error("after the calls"));
+    const readAfter = (contexts[0] as ToolContext).signal; // first read only now, after the framework's abort
     expect(readAfter.aborted).toBe(false);
+    expect(readAfter).not.toBe(controller.signal);
     expect(readDuring[0]?.aborted).toBe(false);
     expect((contexts[0] as ToolContext).signal).toBe(readAfter);
+  });
+
+  it("a tool that ignored the abort and first reads its signal after the call rejected finds it aborted, with the framework's reason", async () => {
+    const controller = new AbortController();
+    const waiting = deferred();
+    const resumed = deferred();
+    let signal: AbortSignal | undefined;
+    const registry = contextTool(async (context) => {
+      waiting.resolve();
+      await resumed.promise; // ignores its signal: the call rejects while it waits here
+      signal = context.signal;
+      return "late";
+    });
+    const reason = new Error("stop now");
+    const outcome = adapter.call(registry, "call-ignoring", controller.signal).then(
+      () => "resolved",
+      (error: unknown) => error,
+    );
+    await waiting.promise;
+    controller.abort(reason);
+    expect(await outcome).toBe(reason);
+    resumed.resolve();
+    await new Promise<void>((done) => setImmediate(done));
+    expect(signal?.aborted).toBe(true);
+    expect(signal?.reason).toBe(reason);
   });
 
   it("a tool that plants own properties on its signal leaves the next call sharing the framework's signal a pristine one", async () => {
