@@ -26,6 +26,7 @@ import {
 import { errorContent, type ToolResultMessage, toolResultMessage } from "../contract/results.js";
 import { registeredTools, type ToolRegistry } from "../contract/tools.js";
 import { executeToolCallParts } from "../executor/in-process.js";
+import { OwnSignal } from "../executor/own-signal.js";
 import type { AdapterCall } from "../executor/pipeline.js";
 import { checkProgressListener, deliverProgress, type ProgressListener } from "../executor/progress.js";
 import {
@@ -87,8 +88,9 @@ export function resolveSource(source: unknown, api: string): ResolvedSource {
     return {
       registry: source,
       isRegistry: true,
-      // The call and its options are toolgate's own here: the pipeline takes their parts as they are.
-      run: (call) => runWithItsSignal(call, refused, (adapterCall) => executeToolCallParts(source, adapterCall)),
+      // The call and its options are toolgate's own here: the pipeline takes their parts as they are,
+      // and the tool runs on this thread, where its own signal is made when it first reads it.
+      run: (call) => runWithItsSignal(call, refused, true, (adapterCall) => executeToolCallParts(source, adapterCall)),
       argumentBudgets: DEFAULT_ARGUMENT_BUDGETS,
     };
   }
@@ -104,7 +106,8 @@ export function resolveSource(source: unknown, api: string): ResolvedSource {
         // Whatever it hands back (a thenable too) is read as `await` would.
         run: (call) => {
           const durable = call.durable;
-          return runWithItsSignal(call, refused, ({ id, name, args, signal, onProgress }) =>
+          // Any executor's tool may run on this thread (an InProcessToolExecutor, a wrapper of one): each call's signal is made up front.
+          return runWithItsSignal(call, refused, false, ({ id, name, args, signal, onProgress }) =>
             PromiseResolve(
               ReflectApply(run, source, [
                 { type: "toolCall", id, name, arguments: args },
@@ -171,23 +174,34 @@ function argumentRefusal(registry: ToolRegistry, budgets: ResolvedArgumentBudget
 }
 
 /**
- * Runs `call` with its own signal (see FollowingSignal), through `run`. A refusal of its arguments is
- * answered as a frozen TOOL_ARGUMENTS_INVALID result linked to the call (the pipeline's message),
- * which each adapter then hands its framework like any error result; any other rejection passes
- * through unchanged. Once the call settles, its signal stops following the framework's.
+ * Runs `call` with its own signal, through `run`: `inPipeline` (a registry's: toolgate's own
+ * pipeline runs the tool on this thread) hands the pipeline the framework's signal (an internal
+ * one that never aborts when it passed none) with an OwnSignal that the tool's context makes on
+ * first read; otherwise the executor is handed a signal made for the call up front (see
+ * FollowingSignal). A refusal of its arguments is answered as a frozen TOOL_ARGUMENTS_INVALID
+ * result linked to the call (the pipeline's message), which each adapter then hands its
+ * framework like any error result; any other rejection passes through unchanged. Once the call
+ * settles, its signal stops following the framework's.
  */
 function runWithItsSignal(
   call: SourceCall,
   refused: ArgumentRefusal,
+  inPipeline: boolean,
   run: (call: AdapterCall) => ToolResultMessage | Promise<ToolResultMessage>,
 ): ToolResultMessage | Promise<ToolResultMessage> {
   const { id, name, args, onProgress, accepted } = call;
-  let following: FollowingSignal | undefined;
+  let following: FollowingSignal | OwnSignal | undefined;
   let signal: AbortSignal;
+  let ownSignal: OwnSignal | undefined;
   try {
-    if (call.signal === undefined)
+    if (call.signalIsTheCalls === true && call.signal !== undefined) signal = call.signal;
+    else if (inPipeline) {
+      // The pipeline asserts the framework's signal before anything can read the tool's.
+      signal = call.signal === undefined ? NO_FRAMEWORK_SIGNAL : call.signal;
+      ownSignal = new OwnSignal(signal);
+      following = ownSignal;
+    } else if (call.signal === undefined)
       signal = neverAbortingSignal(); // fresh per call (executor/signal.ts)
-    else if (call.signalIsTheCalls === true) signal = call.signal;
     else {
       following = new FollowingSignal(call.signal);
       signal = following.signal;
@@ -197,7 +211,11 @@ function runWithItsSignal(
   }
   let completed: ToolResultMessage | Promise<ToolResultMessage>;
   try {
-    completed = run({ id, name, args, signal, onProgress, accepted });
+    completed = run(
+      ownSignal === undefined
+        ? { id, name, args, signal, onProgress, accepted }
+        : { id, name, args, signal, onProgress, accepted, ownSignal },
+    );
   } catch (error) {
     following?.stop();
     throw error; // a custom executor's `executeToolCall` threw
@@ -270,6 +288,12 @@ export function readProgressOption(value: unknown): ProgressListener | undefined
 // such call in the process; and no check at hand-out time can see what a tool that kept it
 // does to it afterwards.) On Node 20 this costs a trivial call a few microseconds
 // (docs/adapters.md, "The call's signal: what it costs").
+
+/**
+ * What the pipeline checks for a registry's call whose framework passed no signal: it never
+ * aborts, and no tool or hook is ever handed it (each gets its call's OwnSignal).
+ */
+const NO_FRAMEWORK_SIGNAL: AbortSignal = neverAbortingSignal();
 
 /**
  * A call's own signal that follows the framework's: aborted with its reason the moment it

@@ -246,7 +246,11 @@ export function approve(hooks: ResolvedHooks, request: RunRequest): Promise<Fail
   const beforeExecute = hooks.beforeExecute;
   if (beforeExecute === undefined) return undefined;
   const { call, tool, signal, app } = request;
-  const context: ApprovalContext = ObjectFreeze(app === undefined ? { signal, toolCallId: call.id } : { signal, toolCallId: call.id, app });
+  // An adapter call's hook, like its tool, gets the call's own signal, never the framework's shared one (own-signal.ts).
+  const handed = request.ownSignal === undefined ? signal : request.ownSignal.signal;
+  const context: ApprovalContext = ObjectFreeze(
+    app === undefined ? { signal: handed, toolCallId: call.id } : { signal: handed, toolCallId: call.id, app },
+  );
   return new NativePromise((resolve, reject) => {
     const unwatch = watchAbort(signal, () => reject(abortReason(signal))); // the pipeline checked it has not aborted
     const decide = (decision: unknown): void => {

@@ -9,6 +9,7 @@ import type { ToolResultMessage } from "../contract/results.js";
 import type { ToolContext, ToolProgressReport } from "../contract/tools.js";
 import { registeredTools, type ToolRegistry } from "../contract/tools.js";
 import type { RunFacts } from "./hooks.js";
+import { contextWithOwnSignal } from "./own-signal.js";
 import {
   type AdapterCall,
   completeCall,
@@ -22,7 +23,7 @@ import {
   readExecutorOptions,
 } from "./pipeline.js";
 import { discardProgress, openProgressChannel, type ProgressChannel, type ProgressListener } from "./progress.js";
-import { runTool, runWithTimeout, type ToolOutcome } from "./run-tool.js";
+import { type RunSettings, runTool, runWithTimeout, type ToolOutcome } from "./run-tool.js";
 import type { BatchOptions, CallOptions, ExecutorOptions, ToolExecutor } from "./tool-executor.js";
 import { recordArgumentBudgets } from "./tool-executor.js";
 
@@ -93,16 +94,38 @@ class ProgressOnFirstReport {
   }
 }
 
-/** The tool under the call's timeout, if it has one. */
+/**
+ * The tool under the call's timeout, if it has one (its signal is then the timeout's, made for
+ * this call alone), else with the call's own signal when an adapter gave one, made on first read.
+ */
 function runWithin(request: RunRequest, reportProgress: ToolContext["reportProgress"]): ToolOutcome | Promise<ToolOutcome> {
   const timeoutMs = request.timeoutMs;
   if (timeoutMs === undefined) {
+    const own = request.ownSignal;
+    // A durable call runs its request under a signal of its own (durable-call.ts): the tool is then handed that one.
+    if (own !== undefined && own.followed === request.signal) {
+      const { call, app, durable } = request;
+      const context = contextWithOwnSignal(own, call.id, reportProgress, app, durable);
+      return runTool(request.tool, request.args, context, new AbortedBy(request));
+    }
     // The request carries the executor's budgets: it is the run's settings.
     return runTool(request.tool, request.args, contextOf(request, request.signal, reportProgress), request);
   }
   return runWithTimeout(timeoutMs, request.signal, (signal) =>
     runTool(request.tool, request.args, contextOf(request, signal, reportProgress), request),
   );
+}
+
+/** The run's settings when the tool's signal is made on first read: the executor's budgets, and the signal it follows. */
+class AbortedBy implements RunSettings {
+  readonly outputBudgets: RunSettings["outputBudgets"];
+  readonly attachmentBudgets: RunSettings["attachmentBudgets"];
+  readonly abortSignal: AbortSignal;
+  constructor(request: RunRequest) {
+    this.outputBudgets = request.outputBudgets;
+    this.attachmentBudgets = request.attachmentBudgets;
+    this.abortSignal = request.signal;
+  }
 }
 
 // docs/contract.md: rule 7 — execution context.

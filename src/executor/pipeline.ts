@@ -58,6 +58,7 @@ import {
 } from "./durable-call.js";
 import { approve, CallTrace, type ResolvedHooks, type RunFacts, resolveHooks } from "./hooks.js";
 import { toolMeters } from "./metrics.js";
+import type { OwnSignal } from "./own-signal.js";
 import { checkProgressListener, type ProgressListener } from "./progress.js";
 import { effectiveTimeoutMs, type ToolOutcome } from "./run-tool.js";
 import { assertAbortSignal, throwIfAborted } from "./signal.js";
@@ -86,6 +87,11 @@ export interface RunRequest {
   readonly onProgress: ProgressListener | undefined;
   /** A durable call's idempotency key and attempt, for the tool's context (docs/durable.md); absent otherwise. */
   readonly durable?: DurableRun;
+  /**
+   * An adapter call's: the signal of its own a tool on this thread gets, made on first read and
+   * following `signal` (own-signal.ts). Absent: a tool on this thread is handed `signal` itself.
+   */
+  readonly ownSignal?: OwnSignal | undefined;
 }
 
 /**
@@ -150,6 +156,12 @@ export interface AdapterCall {
   readonly signal: AbortSignal;
   readonly onProgress?: ProgressListener | undefined;
   readonly accepted?: AcceptedArguments | undefined;
+  /**
+   * The tool's signal of its own, following `signal` (own-signal.ts): the adapter passes the
+   * framework's signal, shared by its calls, as `signal` for the pipeline's own checks, and
+   * stops this one when the call settles. Absent: the tool is handed `signal` itself.
+   */
+  readonly ownSignal?: OwnSignal | undefined;
 }
 
 /**
@@ -160,12 +172,14 @@ export interface AdapterCall {
  * adapter hands on its own promise, one turn sooner); anything else, a promise. Never throws.
  */
 export function executeCallParts(pipeline: Pipeline, call: AdapterCall): ToolResultMessage | Promise<ToolResultMessage> {
-  const { id, name, args, signal, onProgress, accepted } = call;
+  const { id, name, args, signal, onProgress, accepted, ownSignal } = call;
   try {
     assertAbortSignal(signal);
     throwIfAborted(signal); // rule 8 — abort wins (even over a malformed call)
     const callOptions =
-      onProgress === undefined && accepted === undefined ? NO_CALL_OPTIONS : new AdapterCallSettings(onProgress, accepted);
+      onProgress === undefined && accepted === undefined && ownSignal === undefined
+        ? NO_CALL_OPTIONS
+        : new AdapterCallSettings(onProgress, accepted, ownSignal);
     const budgets = callArgumentBudgets(pipeline.settings, callOptions);
     const snapshot = snapshotCallParts(id, name, args, budgets, pipeline.tools, accepted);
     return startCall(pipeline, snapshot, signal, callOptions);
@@ -323,6 +337,7 @@ function settleCall(
     attachmentBudgets: settings.attachmentBudgets,
     // A recording span hears the tool's progress reports (as events) even when the caller does not listen.
     onProgress: span === undefined ? options.onProgress : span.progressListener(options.onProgress),
+    ownSignal: options.ownSignal,
   };
   const durable = options.durable;
   if (durable !== undefined)
@@ -440,6 +455,8 @@ export interface CallSettings {
   readonly accepted?: AcceptedArguments | undefined;
   /** The run id of `options.durable`: the call is durable under (this run id, its call id). */
   readonly durable?: string | undefined;
+  /** An adapter's: the tool's signal of its own (AdapterCall.ownSignal). */
+  readonly ownSignal?: OwnSignal | undefined;
 }
 
 /** What an executor made without options applies. */
@@ -460,7 +477,7 @@ const NO_CALL_OPTIONS: CallSettings = ObjectFreeze({
   onProgress: undefined,
 });
 
-/** The settings of an adapter's call: its own progress listener, and arguments a precheck accepted. */
+/** The settings of an adapter's call: its own progress listener, arguments a precheck accepted, and the tool's own signal. */
 class AdapterCallSettings implements CallSettings {
   readonly timeoutMs = undefined;
   readonly app = undefined;
@@ -468,6 +485,7 @@ class AdapterCallSettings implements CallSettings {
   constructor(
     readonly onProgress: ProgressListener | undefined,
     readonly accepted: AcceptedArguments | undefined,
+    readonly ownSignal: OwnSignal | undefined,
   ) {}
 }
 

@@ -100,6 +100,12 @@ export interface RunSettings {
   readonly attachmentBudgets: ResolvedAttachmentBudgets;
   /** A worker task's context makes its signal on first read: this gives it only if it was made (absent: the context's signal is read). */
   readonly signalIfMade?: (context: ToolContext) => AbortSignal | undefined;
+  /**
+   * The signal the run's abort comes from when the context's is the tool's own, made on first
+   * read and following this one (an adapter call's: own-signal.ts): runTool checks and races
+   * this, so a tool that never reads its signal never has one made.
+   */
+  readonly abortSignal?: AbortSignal;
 }
 
 const DEFAULT_RUN_SETTINGS: RunSettings = ObjectFreeze({
@@ -136,16 +142,17 @@ export function runTool(
   const pending = untrustedPromise(returned);
   // A plain value is finished at once, with no settlement record (the common case).
   if (pending === undefined) return succeeded(returned, signalSoFar(settings, context), within, attachmentsWithin, tool);
-  // Awaiting the tool read its signal (raceAbort): it exists from here on.
-  return PromisePrototypeThen(raceAbort(pending, context.signal), (settled) =>
-    settled.ok
-      ? succeeded(settled.payload, context.signal, within, attachmentsWithin, tool)
-      : failed(settled.payload, context.signal, within),
+  // Awaiting the tool reads the signal it is aborted by (raceAbort): a worker task's exists from here on.
+  const signal = settings.abortSignal ?? context.signal;
+  return PromisePrototypeThen(raceAbort(pending, signal), (settled) =>
+    settled.ok ? succeeded(settled.payload, signal, within, attachmentsWithin, tool) : failed(settled.payload, signal, within),
   ) as Promise<ToolOutcome>;
 }
 
-/** The run's signal as it stands: a worker task's only if something made it (reading it would make one). */
+/** The run's signal as it stands: the one it is aborted by, or a worker task's only if something made it (reading it would make one). */
 function signalSoFar(settings: RunSettings, context: ToolContext): AbortSignal | undefined {
+  const abortSignal = settings.abortSignal;
+  if (abortSignal !== undefined) return abortSignal;
   const signalIfMade = settings.signalIfMade;
   return signalIfMade === undefined ? context.signal : signalIfMade(context);
 }

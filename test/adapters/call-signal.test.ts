@@ -4,6 +4,7 @@
 // it; with MCP's per-request signal, that signal. The adapter contract suite runs the polluting
 // tools through every framework's loop; here, what only direct calls can force: a tool that
 // keeps its signal and changes it while another call runs, and the framework's signal left untouched.
+import { getEventListeners } from "node:events";
 import { RunContext } from "@openai/agents";
 import { defineTool, type ToolContext, ToolRegistry } from "toolgate";
 import { toAiSdkTools } from "toolgate/ai-sdk";
@@ -200,5 +201,191 @@ describe.each(ADAPTERS)("docs/adapters.md — the call's signal: $name", (adapte
     );
     expect(outcome).toBe(reason);
     expect(seen).toEqual([]);
+  });
+});
+
+/** A tool that hands its context to `use` (which reads the signal when, and if, it wants). */
+function contextTool(use: (context: ToolContext) => unknown) {
+  const tool = defineTool({
+    name: "probe",
+    description: "Hands its context over.",
+    parameters: z.object({}),
+    execute: (_args, context: ToolContext) => use(context) ?? "ok",
+  });
+  return new ToolRegistry([tool]);
+}
+
+/** The `abort` listeners on a signal (Node's own count: toolgate links one listener per signal it watches). */
+function abortListeners(signal: AbortSignal): number {
+  return getEventListeners(signal, "abort").length;
+}
+
+// Issue 43: the tool's signal of its own is made when something first reads it (executor/own-signal.ts).
+describe.each(ADAPTERS)("docs/adapters.md — the call's signal, made on first read: $name", (adapter) => {
+  it("a tool that reads its signal twice gets the same object, and each call its own", async () => {
+    const controller = new AbortController();
+    const pairs: [AbortSignal, AbortSignal][] = [];
+    const registry = contextTool((context) => {
+      pairs.push([context.signal, context.signal]);
+    });
+    await adapter.call(registry, "call-1", controller.signal);
+    await adapter.call(registry, "call-2", controller.signal);
+    expect(pairs).toHaveLength(2);
+    const [[first, again], [second]] = pairs as [[AbortSignal, AbortSignal], [AbortSignal, AbortSignal]];
+    expect(again).toBe(first);
+    expect(second).not.toBe(first);
+    expect(first).not.toBe(controller.signal);
+    expect(second).not.toBe(controller.signal);
+  });
+
+  it("a synchronous tool that never reads its signal links nothing to the framework's; one that reads it, one listener while it follows", async () => {
+    const untouched = new AbortController();
+    await adapter.call(
+      contextTool(() => {}),
+      "call-unread",
+      untouched.signal,
+    );
+    expect(abortListeners(untouched.signal)).toBe(0);
+    const read = new AbortController();
+    let listenersWhileRunning = -1;
+    await adapter.call(
+      contextTool((context) => {
+        void context.signal;
+        listenersWhileRunning = abortListeners(read.signal);
+      }),
+      "call-read",
+      read.signal,
+    );
+    expect(listenersWhileRunning).toBe(1);
+  });
+
+  it("a tool that first reads its signal after an await still sees the framework's abort, with its reason, and the call rejects with it", async () => {
+    const controller = new AbortController();
+    const waiting = deferred();
+    const resumed = deferred();
+    let signal: AbortSignal | undefined;
+    let abortedBeforeRead: boolean | undefined;
+    const registry = contextTool(async (context) => {
+      waiting.resolve();
+      await resumed.promise;
+      signal = context.signal;
+      abortedBeforeRead = signal.aborted;
+      return new Promise<never>(() => {}); // only the abort ends it
+    });
+    const reason = new Error("the run was cancelled");
+    const outcome = adapter.call(registry, "call-late-reader", controller.signal).then(
+      () => "resolved",
+      (error: unknown) => error,
+    );
+    await waiting.promise;
+    resumed.resolve();
+    await new Promise<void>((done) => setImmediate(done)); // the tool has read its signal (nothing else runs in between)
+    expect(abortedBeforeRead).toBe(false);
+    controller.abort(reason);
+    expect(await outcome).toBe(reason);
+    expect(signal?.aborted).toBe(true);
+    expect(signal?.reason).toBe(reason);
+  });
+
+  it("a signal first read after its call settled follows nothing: the framework's later abort leaves it (and one read during the call) unaborted", async () => {
+    const controller = new AbortController();
+    const contexts: ToolContext[] = [];
+    const readDuring: AbortSignal[] = [];
+    await adapter.call(
+      contextTool((context) => {
+        contexts.push(context);
+      }),
+      "call-kept-context",
+      controller.signal,
+    );
+    await adapter.call(
+      contextTool((context) => {
+        readDuring.push(context.signal);
+      }),
+      "call-read-during",
+      controller.signal,
+    );
+    controller.abort(new Error("after the calls"));
+    const readAfter = (contexts[0] as ToolContext).signal; // first read only now, after the framework's abort
+    expect(readAfter.aborted).toBe(false);
+    expect(readAfter).not.toBe(controller.signal);
+    expect(readDuring[0]?.aborted).toBe(false);
+    expect((contexts[0] as ToolContext).signal).toBe(readAfter);
+  });
+
+  it("a tool that ignored the abort and first reads its signal after the call rejected finds it aborted, with the framework's reason", async () => {
+    const controller = new AbortController();
+    const waiting = deferred();
+    const resumed = deferred();
+    let signal: AbortSignal | undefined;
+    const registry = contextTool(async (context) => {
+      waiting.resolve();
+      await resumed.promise; // ignores its signal: the call rejects while it waits here
+      signal = context.signal;
+      return "late";
+    });
+    const reason = new Error("stop now");
+    const outcome = adapter.call(registry, "call-ignoring", controller.signal).then(
+      () => "resolved",
+      (error: unknown) => error,
+    );
+    await waiting.promise;
+    controller.abort(reason);
+    expect(await outcome).toBe(reason);
+    resumed.resolve();
+    await new Promise<void>((done) => setImmediate(done));
+    expect(signal?.aborted).toBe(true);
+    expect(signal?.reason).toBe(reason);
+  });
+
+  it("a tool that plants own properties on its signal leaves the next call sharing the framework's signal a pristine one", async () => {
+    const controller = new AbortController();
+    let turn = 0;
+    const verdicts: boolean[] = [];
+    const registry = contextTool((context) => {
+      turn += 1;
+      const signal = context.signal;
+      verdicts.push(pristine(signal));
+      if (turn === 1) {
+        Object.defineProperty(signal, "aborted", { value: true });
+        Object.defineProperty(signal, "constructor", { value: 1 });
+        signal.addEventListener("abort", () => {});
+        Object.freeze(signal);
+      }
+    });
+    await adapter.call(registry, "call-planting", controller.signal).catch(() => undefined);
+    await adapter.call(registry, "call-next", controller.signal);
+    expect(verdicts).toEqual([true, true]);
+    expect(pristine(controller.signal)).toBe(true);
+  });
+
+  it("a framework's signal with own getters (aborted, reason, throwIfAborted, addEventListener) is never read through them", async () => {
+    // toolgate reads a signal through AbortSignal.prototype's own getters (executor/signal.ts).
+    const controller = new AbortController();
+    const signal = controller.signal;
+    const reads: string[] = [];
+    for (const key of ["aborted", "reason", "throwIfAborted", "addEventListener", "removeEventListener", "constructor"]) {
+      const inherited = Reflect.get(AbortSignal.prototype, key, signal) as unknown;
+      Object.defineProperty(signal, key, {
+        get: () => {
+          reads.push(key);
+          return inherited;
+        },
+        configurable: true,
+      });
+    }
+    let inner: AbortSignal | undefined;
+    await adapter.call(
+      contextTool((context) => {
+        inner = context.signal;
+      }),
+      "call-counted",
+      signal,
+    );
+    const readsByTheCall = [...reads]; // before any expectation (vitest's own checks read `constructor`)
+    expect(inner).not.toBe(signal);
+    // Node's own addEventListener reads `constructor` once, as toolgate links its one listener
+    // to the signal (the tool read its own): as many reads as when every call made its signal up front.
+    expect(readsByTheCall).toEqual(["constructor"]);
   });
 });
