@@ -13,10 +13,10 @@ import {
   AbortControllerPrototypeAbort,
   AbortControllerPrototypeGetSignal,
   NativeAbortController,
-  ObjectDefineProperty,
   ObjectFreeze,
 } from "../contract/primordials.js";
 import type { ToolContext } from "../contract/tools.js";
+import { contextWithSignalFrom } from "./context-signal.js";
 import { AbortWatch, abortReason, isAborted, startWatching, stopWatching } from "./signal.js";
 
 /**
@@ -64,40 +64,6 @@ export class OwnSignal extends AbortWatch {
   }
 }
 
-/** Hands back the object it is given, so a subclass's private field is stamped onto a plain object. */
-class ReturnsGiven {
-  constructor(given: object) {
-    // biome-ignore lint/correctness/noConstructorReturn: the point: `new SignalOwner(context, own)` stamps `context` itself.
-    return given;
-  }
-}
-
-/**
- * Stamps a tool's context with its call's OwnSignal, in a private field no tool can read or
- * forge, so one `signal` getter serves every context (a getter per call would also be a hidden
- * class per call: worker/task-context.ts, ContextOwner).
- */
-class SignalOwner extends ReturnsGiven {
-  readonly #own: OwnSignal;
-  constructor(context: object, own: OwnSignal) {
-    super(context);
-    this.#own = own;
-  }
-  static ownOf(context: object): OwnSignal {
-    return (context as SignalOwner).#own;
-  }
-}
-
-/** The context's own `signal` accessor (a null-prototype descriptor: a planted `value` or `set` is not read). */
-const SIGNAL_PROPERTY: PropertyDescriptor = ObjectFreeze({
-  __proto__: null,
-  get(this: object): AbortSignal {
-    return SignalOwner.ownOf(this).signal;
-  },
-  enumerable: true,
-  configurable: false,
-} as PropertyDescriptor);
-
 /**
  * A frozen tool context whose `signal` is `own`'s, made on first read: the same own properties,
  * in the same order, as a context with a data `signal` (signal, toolCallId, reportProgress,
@@ -110,8 +76,7 @@ export function contextWithOwnSignal(
   app: ToolApp | undefined,
   durable: { readonly idempotencyKey: string; readonly attempt: number } | undefined,
 ): ToolContext {
-  const context: Record<string, unknown> = {};
-  ObjectDefineProperty(context, "signal", SIGNAL_PROPERTY);
+  const context = contextWithSignalFrom(own);
   context.toolCallId = toolCallId;
   context.reportProgress = reportProgress;
   if (app !== undefined) context.app = app;
@@ -119,6 +84,5 @@ export function contextWithOwnSignal(
     context.idempotencyKey = durable.idempotencyKey;
     context.attempt = durable.attempt;
   }
-  new SignalOwner(context, own);
   return ObjectFreeze(context) as unknown as ToolContext;
 }

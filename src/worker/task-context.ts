@@ -10,10 +10,10 @@ import {
   AbortControllerPrototypeGetSignal,
   NativeAbortController,
   NativeDOMException,
-  ObjectDefineProperty,
   ObjectFreeze,
 } from "../contract/primordials.js";
 import type { ToolContext, ToolProgressReport } from "../contract/tools.js";
+import { contextWithSignalFrom, signalSourceOf } from "../executor/context-signal.js";
 import { discardProgress, openProgressChannel, type ProgressChannel } from "../executor/progress.js";
 import {
   type StopReason,
@@ -69,8 +69,7 @@ export class RunningTask {
     this.args = work[TASK_ARGS];
 
     // The same own properties, in the same order, as an accessor literal gave: signal, toolCallId, reportProgress, app.
-    const context: Record<string, unknown> = {};
-    ObjectDefineProperty(context, "signal", SIGNAL_PROPERTY);
+    const context = contextWithSignalFrom(this);
     context.toolCallId = toolCallId;
     // The channel opens at the first report: opening it reads the signal, which would make
     // an AbortController (microseconds) for every task whose caller listens, reported or not.
@@ -82,7 +81,6 @@ export class RunningTask {
       context.idempotencyKey = idempotencyKey;
       context.attempt = work[TASK_ATTEMPT];
     }
-    new ContextOwner(context, this);
     this.context = ObjectFreeze(context) as unknown as ToolContext;
   }
 
@@ -134,44 +132,9 @@ export class RunningTask {
   }
 }
 
-/** Hands back the object it is given, so a subclass's private field is stamped onto a plain object. */
-class ReturnsGiven {
-  constructor(given: object) {
-    // biome-ignore lint/correctness/noConstructorReturn: the point: `new ContextOwner(context, task)` stamps `context` itself.
-    return given;
-  }
-}
-
-/**
- * Stamps a tool's context with its task, in a private field no tool can read or forge, so one
- * `signal` getter serves every context. An accessor literal (`{ get signal() {…} }`) made a
- * new getter, and with it a new hidden class, per call: 2.5–3 µs on Node 20 (0.3 µs this
- * way), the largest single cost of a worker task.
- */
-class ContextOwner extends ReturnsGiven {
-  readonly #task: RunningTask;
-  constructor(context: object, task: RunningTask) {
-    super(context);
-    this.#task = task;
-  }
-  static taskOf(context: object): RunningTask {
-    return (context as ContextOwner).#task;
-  }
-}
-
-/** The context's own `signal` accessor (a null-prototype descriptor: a planted `value` or `set` is not read). */
-const SIGNAL_PROPERTY: PropertyDescriptor = ObjectFreeze({
-  __proto__: null,
-  get(this: object): AbortSignal {
-    return ContextOwner.taskOf(this).signal;
-  },
-  enumerable: true,
-  configurable: false,
-} as PropertyDescriptor);
-
 /** The signal of the task a context belongs to, if something has read it (runTool's RunSettings.signalIfMade). */
 export function taskSignalIfMade(context: ToolContext): AbortSignal | undefined {
-  return ContextOwner.taskOf(context).signalIfMade;
+  return (signalSourceOf(context) as RunningTask).signalIfMade;
 }
 
 const taskContexts = new AsyncLocalStorage<RunningTask>();
