@@ -2,13 +2,13 @@
 // --metrics-port` serve /metrics (Prometheus text, parsed here line by line against the format's
 // grammar), /healthz and /readyz, scraped over HTTP, while Redis is up and while it is down.
 import { execFile } from "node:child_process";
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { isToolContractError } from "toolgate";
 import { QueueToolExecutor, runToolWorkerHost, type ToolWorkerHost } from "toolgate/queue";
 import { afterEach, describe, expect, test } from "vitest";
+import { bootFailuresLeft, setBootFailures } from "../fixtures/support/boot-gate.js";
 import { call, errorOf, fixture, neverAborted, scratchDir } from "../support/helpers.js";
 import { findRedis, startRedisServer, uniqueQueue } from "../support/redis.js";
 
@@ -142,10 +142,7 @@ describe.skipIf(!("url" in redis))("a host's metrics and health over HTTP", () =
   test("threads that cannot boot are counted, one per thread (a module whose setup() exits while a gate file says so)", async () => {
     const url = (redis as { url: string }).url;
     const gate = join(scratchDir(), "boot-gate");
-    const setGate = (n: number): void => {
-      writeFileSync(`${gate}.main`, String(n));
-      renameSync(`${gate}.main`, gate); // whole: a thread booting meanwhile never reads it half-written
-    };
+    const setGate = (n: number): void => setBootFailures(gate, n);
     setGate(0); // the host's first thread boots
     const module = `${fixture("boot-flaky").href}?gate=${encodeURIComponent(gate)}`;
     const queue = uniqueQueue("metrics-boot");
@@ -168,7 +165,7 @@ describe.skipIf(!("url" in redis))("a host's metrics and health over HTTP", () =
       if (!served) await new Promise((resolve) => setTimeout(resolve, 20));
     }
     expect(served).toBe(true);
-    expect(Number(readFileSync(gate, "utf8"))).toBe(0);
+    expect(bootFailuresLeft(gate)).toBe(0);
     const deadline = Date.now() + 10_000;
     while ((await bootFailures()) !== 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(await bootFailures()).toBe(2);

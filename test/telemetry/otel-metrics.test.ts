@@ -4,12 +4,12 @@
 // meter provider written here and registered with the API's own metrics.setGlobalMeterProvider:
 // it keeps every measurement (each one, not an aggregate; the real SDK's aggregates are
 // otel-metrics-sdk.test.ts's).
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { metrics } from "@opentelemetry/api";
 import { InProcessToolExecutor, ToolRegistry, type ToolResultMessage } from "toolgate";
 import { WorkerToolExecutor } from "toolgate/worker";
 import { afterEach, describe, expect, test } from "vitest";
+import { bootFailuresLeft, setBootFailures } from "../fixtures/support/boot-gate.js";
 import { call, errorOf, fixture, neverAborted, scratchDir } from "../support/helpers.js";
 
 type Attributes = Record<string, string | number | boolean>;
@@ -215,12 +215,9 @@ describe("OpenTelemetry metrics through the global meter provider", () => {
   test("threads that cannot boot are counted, one per thread", async () => {
     const provider = register();
     const gate = join(scratchDir(), "boot-gate");
-    const setGate = (n: number): void => {
-      writeFileSync(`${gate}.main`, String(n));
-      renameSync(`${gate}.main`, gate);
-    };
+    const setGate = (n: number): void => setBootFailures(gate, n);
     setGate(0); // the first thread boots
-    const left = (): number => Number(readFileSync(gate, "utf8"));
+    const left = (): number => bootFailuresLeft(gate);
     const module = new URL(`${fixture("boot-flaky").href}?gate=${encodeURIComponent(gate)}`);
     const executor = await WorkerToolExecutor.create({ modules: [module], minThreads: 1, maxThreads: 1 });
     try {

@@ -6,12 +6,12 @@
 // such exit before it starts another thread (so no restart loop burns the cores), create()
 // rejects with INVALID_TOOL_MODULE, a module that boots again is served again, and close()
 // always settles.
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolResultMessage } from "toolgate";
 import { isToolContractError } from "toolgate";
 import { WorkerToolExecutor, type WorkerToolExecutorOptions } from "toolgate/worker";
 import { describe, expect, test } from "vitest";
+import { bootFailuresLeft, setBootFailures } from "../fixtures/support/boot-gate.js";
 import { call, errorOf, fixture, neverAborted, scratchDir } from "../support/helpers.js";
 
 /** A bound that catches hangs, never a timing target. */
@@ -60,18 +60,9 @@ async function cpuMsOver(ms: number): Promise<number> {
 /** A gate file for boot-flaky: how many more threads must fail to boot. */
 function flakyModule(failures: number): { module: URL; gate: string; left: () => number; set: (n: number) => void } {
   const gate = join(scratchDir(), "boot-gate");
-  writeFileSync(gate, String(failures));
+  setBootFailures(gate, failures);
   const module = new URL(`${fixture("boot-flaky").href}?gate=${encodeURIComponent(gate)}`);
-  return {
-    module,
-    gate,
-    left: () => Number(readFileSync(gate, "utf8")),
-    set: (n) => {
-      // Replaced whole: a thread booting meanwhile never reads it half-written.
-      writeFileSync(`${gate}.main`, String(n));
-      renameSync(`${gate}.main`, gate);
-    },
-  };
+  return { module, gate, left: () => bootFailuresLeft(gate), set: (n) => setBootFailures(gate, n) };
 }
 
 const NEVER_BOOTS = [
