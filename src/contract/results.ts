@@ -320,6 +320,23 @@ export function resourceLink(options: unknown): ToolResourceLink {
 
 const LINK_OPTION_KEYS: readonly ("uri" | "name" | "mimeType" | "description")[] = ["uri", "name", "mimeType", "description"];
 
+/**
+ * A resource link read from another thread, process or Redis, its fields given apart (absent:
+ * undefined): a plain record when each is a string within its limit (the URI and the name not
+ * empty), else undefined. Bounds only: whoever adopts it checks it whole (linkProblem).
+ */
+export function linkWithinLimits(uri: unknown, name: unknown, mimeType: unknown, description: unknown): ToolResourceLink | undefined {
+  if (typeof uri !== "string" || uri.length === 0 || uri.length > MAX_FILE_URI_CHARS) return undefined;
+  if (typeof name !== "string" || name.length === 0 || name.length > MAX_LINK_NAME_CHARS) return undefined;
+  if (!(mimeType === undefined || (typeof mimeType === "string" && mimeType.length <= MAX_LINK_MIME_TYPE_CHARS))) return undefined;
+  if (!(description === undefined || (typeof description === "string" && description.length <= MAX_LINK_DESCRIPTION_CHARS)))
+    return undefined;
+  const link: { -readonly [key in keyof ToolResourceLink]: ToolResourceLink[key] } = { type: "resourceLink", uri, name };
+  if (mimeType !== undefined) link.mimeType = mimeType;
+  if (description !== undefined) link.description = description;
+  return link;
+}
+
 // A media type's two tokens (RFC 6838's restricted names), lower case, no parameters.
 const LINK_MIME_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/;
 const CONTROL = /\p{Cc}/u;

@@ -22,7 +22,7 @@ import {
   StringPrototypeCharCodeAt,
   TypedArrayPrototypeGetLength,
 } from "../contract/primordials.js";
-import type { CarriedAttachment, ToolResourceLink } from "../contract/results.js";
+import { type CarriedAttachment, linkWithinLimits, type ToolResourceLink } from "../contract/results.js";
 import { MAX_DURABLE_ATTEMPTS } from "../contract/tools.js";
 
 /**
@@ -222,18 +222,12 @@ export function readOutcome(text: string, maxAttachmentBytes: number): StoredOut
   });
 }
 
-/** A stored resource link, each field within its limit (the adopter checks it whole); else undefined. */
+/** A stored resource link (absent fields are stored as null), each field within its limit; else undefined. */
 function readLink(member: readonly unknown[]): ToolResourceLink | undefined {
   const [type, mimeType, data, name, uri, description] = member;
   if (type !== "resourceLink" || data !== null) return undefined;
-  if (typeof name !== "string" || name.length === 0 || name.length > MAX_LINK_NAME_CHARS) return undefined;
-  if (typeof uri !== "string" || uri.length === 0 || uri.length > MAX_FILE_URI_CHARS) return undefined;
-  if (!(mimeType === null || (typeof mimeType === "string" && mimeType.length <= MAX_LINK_MIME_TYPE_CHARS))) return undefined;
-  if (!(description === null || (typeof description === "string" && description.length <= MAX_LINK_DESCRIPTION_CHARS))) return undefined;
-  const link: { -readonly [key in keyof ToolResourceLink]: ToolResourceLink[key] } = { type, uri, name };
-  if (mimeType !== null) link.mimeType = mimeType as string;
-  if (description !== null) link.description = description as string;
-  return ObjectFreeze(link);
+  const link = linkWithinLimits(uri, name, mimeType === null ? undefined : mimeType, description === null ? undefined : description);
+  return link === undefined ? undefined : ObjectFreeze(link);
 }
 
 /**

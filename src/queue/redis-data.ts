@@ -9,15 +9,7 @@
 // costs that entry alone.
 // docs/queue.md — What a party with write access to Redis can and cannot do.
 import { Limits } from "../contract/constants.js";
-import {
-  type AttachmentKind,
-  isMimeTypeOf,
-  MAX_FILE_NAME_CHARS,
-  MAX_FILE_URI_CHARS,
-  MAX_LINK_DESCRIPTION_CHARS,
-  MAX_LINK_MIME_TYPE_CHARS,
-  MAX_LINK_NAME_CHARS,
-} from "../contract/media-types.js";
+import { type AttachmentKind, isMimeTypeOf, MAX_FILE_NAME_CHARS, MAX_FILE_URI_CHARS } from "../contract/media-types.js";
 import {
   ArrayIsArray,
   JSONParse,
@@ -28,6 +20,7 @@ import {
   ObjectHasOwn,
   StringPrototypeCharCodeAt,
 } from "../contract/primordials.js";
+import { linkWithinLimits, type ToolResourceLink } from "../contract/results.js";
 import { cutToCodePoints } from "../contract/serialize.js";
 import { readOwnDataProperty } from "../contract/untrusted.js";
 import type { ToolOutcome } from "../executor/run-tool.js";
@@ -188,7 +181,7 @@ const NOT_STARTED: Readonly<Record<string, string>> = ObjectFreeze({
 });
 
 /** An attachment as the agent decodes it: the pipeline adopts it only after the checks a tool's attachment passes. */
-export type DecodedAttachment = DecodedBytes | DecodedLink;
+export type DecodedAttachment = DecodedBytes | ToolResourceLink;
 
 /** An image, audio or file as the agent decodes it. */
 interface DecodedBytes {
@@ -197,15 +190,6 @@ interface DecodedBytes {
   readonly data: Uint8Array;
   readonly name?: string;
   readonly uri?: string;
-}
-
-/** A resource link as the agent decodes it (its strings bounded here, checked when adopted). */
-interface DecodedLink {
-  readonly type: "resourceLink";
-  readonly uri: string;
-  readonly name: string;
-  readonly mimeType?: string;
-  readonly description?: string;
 }
 
 /**
@@ -229,7 +213,7 @@ export function decodeAttachments(value: unknown): readonly DecodedAttachment[] 
     const name = readOwnDataProperty(member, "name");
     const uri = readOwnDataProperty(member, "uri");
     if (type === "resourceLink") {
-      const link = decodeLink(uri, name, mimeType, readOwnDataProperty(member, "description"));
+      const link = linkWithinLimits(uri, name, mimeType, readOwnDataProperty(member, "description"));
       if (link === undefined) return "a host's resource link is malformed";
       decoded.push(link);
       continue;
@@ -259,18 +243,6 @@ export function decodeAttachments(value: unknown): readonly DecodedAttachment[] 
     decoded.push(record);
   }
   return decoded;
-}
-
-/** A resource link's fields, each a string within its limit (the link is checked whole when adopted); else undefined. */
-function decodeLink(uri: unknown, name: unknown, mimeType: unknown, description: unknown): DecodedLink | undefined {
-  if (typeof uri !== "string" || uri.length > MAX_FILE_URI_CHARS || typeof name !== "string" || name.length > MAX_LINK_NAME_CHARS)
-    return undefined;
-  if (!isOptionalShortString(mimeType, MAX_LINK_MIME_TYPE_CHARS) || !isOptionalShortString(description, MAX_LINK_DESCRIPTION_CHARS))
-    return undefined;
-  const link: { -readonly [key in keyof DecodedLink]: DecodedLink[key] } = { type: "resourceLink", uri, name };
-  if (mimeType !== undefined) link.mimeType = mimeType as string;
-  if (description !== undefined) link.description = description as string;
-  return link;
 }
 
 function isOptionalShortString(value: unknown, maxChars: number): boolean {
