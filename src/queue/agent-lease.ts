@@ -89,9 +89,14 @@ export class AgentLease {
     this.#timer = undefined;
   }
 
-  /** Resolves once the lease is fresh for a new job: at once when renewed within half of it, else after a renewal. */
+  /** The lease is fresh for a new job now: renewed within half of it, and no cancel waits to be written before it. */
+  isFresh(): boolean {
+    return PerformanceNow() - this.#renewedAt < this.#leaseMs / 2 && this.#unsent.size === 0;
+  }
+
+  /** Resolves once the lease is fresh for a new job: at once when it is (isFresh), else after a renewal. */
   fresh(): Promise<void> {
-    if (PerformanceNow() - this.#renewedAt < this.#leaseMs / 2 && this.#unsent.size === 0) return NativePromise.resolve();
+    if (this.isFresh()) return NativePromise.resolve();
     const ready = new NativePromise<void>((resolve) => this.#waiters.push(resolve));
     void this.#renew();
     return ready;

@@ -501,7 +501,7 @@ export class QueueToolExecutor implements ToolExecutor {
       };
       // Added only while the agent's lease is fresh (hosts refuse jobs of an agent whose lease expired),
       // and never once the call has settled meanwhile.
-      const adding = this.#lease.fresh().then(() => {
+      const add = (): Promise<unknown> => {
         if (this.#pending.get(jobId) !== entry) throw new Error("the call settled before its job was added");
         entry.addSent = true;
         return this.#queue.add(call.name, data, {
@@ -510,16 +510,21 @@ export class QueueToolExecutor implements ToolExecutor {
           removeOnComplete: FINISHED_JOB_RETENTION,
           removeOnFail: FINISHED_JOB_RETENTION,
         });
-      });
+      };
+      // A plain call's job goes at once while the lease is fresh (no promise and no turn before it); a
+      // durable call's keeps its path through fresh() (durable.ts orders its claim and its job on this connection).
+      const adding = durable === undefined && this.#lease.isFresh() ? add() : this.#lease.fresh().then(add);
       this.#adding.set(jobId, adding);
-      adding
-        .finally(() => this.#adding.delete(jobId))
-        .then(
-          () => {
-            entry.enqueued = true;
-          },
-          (error: unknown) => entry.giveUp(failedOutcome(`the call could not be enqueued: ${describeFailure(error).text}`)),
-        );
+      adding.then(
+        () => {
+          this.#adding.delete(jobId);
+          entry.enqueued = true;
+        },
+        (error: unknown) => {
+          this.#adding.delete(jobId);
+          entry.giveUp(failedOutcome(`the call could not be enqueued: ${describeFailure(error).text}`));
+        },
+      );
       // A claim sent with its job (durable.ts: claim): one that was not made ends the run as not
       // started, and its job is cancelled (no host would start it: the record does not name it).
       const early = durable === undefined ? undefined : this.#durable.earlyClaim(jobId);

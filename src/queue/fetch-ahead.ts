@@ -94,12 +94,16 @@ export class ThreadSlots {
     this.#free = threads;
   }
 
-  /** True once a slot is this job's; false when `signal` aborts first (the job is answered without a thread). */
-  take(signal: AbortSignal): Promise<boolean> {
-    if (signal.aborted) return NativePromise.resolve(false);
+  /**
+   * True once a slot is this job's; false when `signal` aborts first (the job is answered without
+   * a thread). The answer itself when it is known now (a slot free, or the signal aborted): the
+   * common case makes no promise and costs the job no turn of the microtask queue.
+   */
+  take(signal: AbortSignal): boolean | Promise<boolean> {
+    if (signal.aborted) return false;
     if (this.#free > 0) {
       this.#free -= 1;
-      return NativePromise.resolve(true);
+      return true;
     }
     return new NativePromise((resolve) => {
       const granted = (): void => {

@@ -252,13 +252,16 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
       starting += 1;
       let refusal: NotStartedReason | undefined;
       try {
-        if (await threadSlots.take(controller.signal)) tookThreadAt = performance.now();
-        refusal = await startCheck.check({
+        // Both answer at once on the common path (a thread free, no reading needed): awaited only when they wait.
+        const slot = threadSlots.take(controller.signal);
+        if (slot === true || (slot !== false && (await slot))) tookThreadAt = performance.now();
+        const checked = startCheck.check({
           id: jobId,
           token,
           waited: Date.now() - fetchedAt >= FETCH_WAIT_MS,
           signal: controller.signal,
         });
+        refusal = typeof checked === "object" ? await checked : checked;
       } finally {
         starting -= 1;
       }
@@ -277,11 +280,15 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
       // The agent's limit for the call: the host's pipeline applies it as the call's own (a
       // malformed one is refused with the job, as a malformed call is).
       const timeoutMs = data.timeoutMs;
-      const options = {
-        ...(timeoutMs === undefined ? {} : { timeoutMs }),
-        ...(data.progress ? { onProgress: relayToJob(job) } : {}),
-        ...(durability === undefined ? {} : { durable: { runId: durability.runId } }),
-      };
+      // None to give (the common job): the pipeline then reads no options object.
+      const options =
+        timeoutMs === undefined && !data.progress && durability === undefined
+          ? undefined
+          : {
+              ...(timeoutMs === undefined ? {} : { timeoutMs }),
+              ...(data.progress ? { onProgress: relayToJob(job) } : {}),
+              ...(durability === undefined ? {} : { durable: { runId: durability.runId } }),
+            };
       if (data.callId !== undefined) book = facts.begin(jobId, data.callId);
       const message = await withinJobTrace(job.data, () => executor.executeToolCall(data.call, controller.signal, options));
       const ended = durableEnd();

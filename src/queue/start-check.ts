@@ -82,12 +82,21 @@ export class StartCheck {
     this.#fresh.clear();
   }
 
-  /** Undefined when the job may start now; else why it must not. */
-  async check(job: JobToStart): Promise<NotStartedReason | undefined> {
+  /**
+   * Undefined when the job may start now; else why it must not. Answered at once, without a
+   * promise, when no reading is needed (the common path: a job that did not wait, of an agent
+   * whose lease is known fresh); a promise of the answer when Redis must confirm the job.
+   */
+  check(job: JobToStart): NotStartedReason | undefined | Promise<NotStartedReason | undefined> {
     const agentId = agentIdOf(job.id);
     if (agentId === undefined) return "no-agent";
     if (job.signal.aborted) return "cancelled";
     if (!job.waited && (this.#fresh.get(agentId) ?? 0) > PerformanceNow()) return undefined;
+    return this.#confirm(job, agentId);
+  }
+
+  /** The job confirmed against Redis: read (again) until it may start, or why it must not. */
+  async #confirm(job: JobToStart, agentId: string): Promise<NotStartedReason | undefined> {
     const giveUpAt = PerformanceNow() + CONFIRM_TIMEOUT_MS;
     let stale = 0;
     for (;;) {

@@ -35,8 +35,11 @@ interface RunningJob {
 export class HostFactsBook {
   /** Call id → its running job (null while several share the id), and how many run. */
   readonly #running = new Map<string, { job: RunningJob | null; count: number }>();
-  /** Call id → job id of jobs answered recently (null: ambiguous), for a late kill. */
-  readonly #answered = new Map<string, string | null>();
+  /**
+   * Call id → job id of jobs answered recently (null: ambiguous) and when, for a late kill;
+   * oldest first, forgotten as later answers come (no timer per job).
+   */
+  readonly #answered = new Map<string, { readonly jobId: string | null; readonly at: number }>();
   readonly #announce: (jobId: string) => void;
 
   constructor(announce: (jobId: string) => void) {
@@ -58,8 +61,9 @@ export class HostFactsBook {
       };
     },
     onThreadKilled: (event: ThreadKilledEvent) => {
-      const jobId = this.#answered.get(event.toolCallId);
-      if (typeof jobId === "string") this.#announce(jobId);
+      const answered = this.#answered.get(event.toolCallId);
+      if (answered === undefined || answered.jobId === null || PerformanceNow() - answered.at > LATE_KILL_MEMORY_MS) return;
+      this.#announce(answered.jobId);
     },
   };
 
@@ -79,13 +83,16 @@ export class HostFactsBook {
   end(job: RunningJob, callId: string): QueueJobFacts | undefined {
     const entry = this.#running.get(callId);
     if (entry !== undefined && --entry.count === 0) this.#running.delete(callId);
-    this.#answered.set(callId, this.#answered.has(callId) ? null : job.jobId);
-    if (this.#answered.size > LATE_KILL_MEMORY_ENTRIES) this.#answered.delete(this.#answered.keys().next().value as string);
-    const timer = setTimeout(() => {
-      const remembered = this.#answered.get(callId);
-      if (remembered === job.jobId || remembered === null) this.#answered.delete(callId);
-    }, LATE_KILL_MEMORY_MS);
-    timer.unref();
+    const now = PerformanceNow();
+    const earlier = this.#answered.get(callId);
+    // Moved to the end (the newest): another job of this call id answered within the memory makes it ambiguous.
+    if (earlier !== undefined) this.#answered.delete(callId);
+    const ambiguous = earlier !== undefined && now - earlier.at <= LATE_KILL_MEMORY_MS;
+    this.#answered.set(callId, { jobId: ambiguous ? null : job.jobId, at: now });
+    for (const [oldest, entry] of this.#answered) {
+      if (this.#answered.size <= LATE_KILL_MEMORY_ENTRIES && now - entry.at <= LATE_KILL_MEMORY_MS) break;
+      this.#answered.delete(oldest);
+    }
     return job.facts;
   }
 }

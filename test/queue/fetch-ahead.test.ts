@@ -65,7 +65,7 @@ describe("ThreadSlots", () => {
     const slots = new ThreadSlots(2);
     const order: string[] = [];
     const take = (name: string) =>
-      slots.take(new AbortController().signal).then((got) => {
+      Promise.resolve(slots.take(new AbortController().signal)).then((got) => {
         order.push(`${name}:${got}`);
         return got;
       });
@@ -105,5 +105,30 @@ describe("ThreadSlots", () => {
     slots.give();
     expect(await second).toBe(true);
     expect(await slots.take(AbortSignal.abort())).toBe(false);
+  });
+
+  test("answers at once only when it knows: a slot free or the signal aborted; a slot given to a waiter is not taken by a later job", async () => {
+    const slots = new ThreadSlots(1);
+    expect(slots.take(new AbortController().signal)).toBe(true);
+    expect(slots.take(AbortSignal.abort())).toBe(false);
+    const waiter = slots.take(new AbortController().signal);
+    expect(waiter).toBeInstanceOf(Promise);
+    // The slot goes to the waiter as it is given back, before the waiter's continuation runs:
+    // a job arriving in between finds none free (its answer is a promise, not true).
+    slots.give();
+    const later = slots.take(new AbortController().signal);
+    expect(later).toBeInstanceOf(Promise);
+    expect(await waiter).toBe(true);
+    let laterGot: boolean | undefined;
+    void (later as Promise<boolean>).then((got) => {
+      laterGot = got;
+    });
+    await nextTurn();
+    expect(laterGot).toBeUndefined();
+    slots.give();
+    expect(await later).toBe(true);
+    // Given back with nobody waiting: free again, and answered at once.
+    slots.give();
+    expect(slots.take(new AbortController().signal)).toBe(true);
   });
 });
