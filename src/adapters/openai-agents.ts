@@ -16,6 +16,7 @@ import type { ProgressListener } from "../executor/progress.js";
 import { askNeedsApproval, checkNeedsApproval, type ToolgateNeedsApproval, toolCallDenied } from "./approval.js";
 import {
   attachmentBlocks,
+  carriesNone,
   notCarriedText,
   resourceLinkBlocks,
   resourceLinkText,
@@ -225,6 +226,7 @@ async function runCall(
     onProgress,
     durable,
   });
+  if (carriesNone(result)) return result.content;
   const attachments = attachmentBlocks(result, "toOpenAiAgentsTools");
   const links = resourceLinkBlocks(result, "toOpenAiAgentsTools");
   if (attachments.length === 0 && links.length === 0) return result.content;
