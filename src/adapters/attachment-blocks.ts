@@ -10,7 +10,7 @@ import { Buffer } from "node:buffer";
 import { ContractErrorCode } from "../contract/constants.js";
 import { ToolContractError } from "../contract/errors.js";
 import type { AudioMimeType, FileMimeType, ImageMimeType } from "../contract/media-types.js";
-import { JSONStringify, ObjectFreeze, ReflectApply, TypedArrayPrototypeGetLength } from "../contract/primordials.js";
+import { isProxy, JSONStringify, ObjectFreeze, ObjectHasOwn, ReflectApply, TypedArrayPrototypeGetLength } from "../contract/primordials.js";
 import type { CarriedAttachment, ToolAttachment, ToolResultMessage } from "../contract/results.js";
 import { adoptAttachments } from "../contract/results.js";
 import { readOwnDataProperty } from "../contract/untrusted.js";
@@ -153,12 +153,27 @@ export interface ToolgateTextBlock {
 /** `[{ type: "text", text: result.content }, ...attachmentBlocks(result, api)]`, built by index (no array iterator is consulted). */
 export function contentBlocks(result: ToolResultMessage, api: string): (ToolgateTextBlock | ToolgateAttachmentBlock)[] {
   const attachments = attachmentBlocks(result, api);
-  const blocks: (ToolgateTextBlock | ToolgateAttachmentBlock)[] = [ObjectFreeze({ type: "text" as const, text: result.content })];
+  const blocks: (ToolgateTextBlock | ToolgateAttachmentBlock)[] = [textBlock(result.content)];
   for (let index = 0; index < attachments.length; index += 1) blocks[index + 1] = attachments[index] as ToolgateAttachmentBlock;
   return blocks;
 }
 
 const NO_BLOCKS: readonly ToolgateAttachmentBlock[] = ObjectFreeze([]);
+
+/** A result's text as a frozen text block. */
+export function textBlock(text: string): ToolgateTextBlock {
+  return ObjectFreeze({ type: "text" as const, text });
+}
+
+/**
+ * Whether `result` carries neither attachments nor resource links (no own `attachments` or
+ * `resourceLinks`; a Proxy carries none, as attachmentBlocks and resourceLinkBlocks read it):
+ * most results, told with one Proxy test and two own-key checks, where reading both lists
+ * makes a descriptor each. On a non-Proxy an own-key check runs nothing of the result's.
+ */
+export function carriesNone(result: ToolResultMessage): boolean {
+  return isProxy(result) || (!ObjectHasOwn(result, "attachments") && !ObjectHasOwn(result, "resourceLinks"));
+}
 
 /**
  * What a framework that cannot carry an attachment's kind shows in its place: a text part

@@ -32,12 +32,14 @@ import { errorContent, type ToolResultMessage } from "../contract/results.js";
 import { describeFailure } from "../contract/untrusted.js";
 import { readOptions } from "../contract/validators.js";
 import {
+  carriesNone,
   contentBlocks,
   resourceLinkBlocks,
   type ToolgateAttachmentBlock,
   type ToolgateFileBlock,
   type ToolgateResourceLinkBlock,
   type ToolgateTextBlock,
+  textBlock,
 } from "./attachment-blocks.js";
 import { refuseDurableOption } from "./durable-option.js";
 import { type McpRequestExtra, mcpProgressListener } from "./mcp-progress.js";
@@ -184,6 +186,7 @@ function callTool(
 }
 
 function mcpResult(result: ToolResultMessage): CallToolResult {
+  if (carriesNone(result)) return { content: [textBlock(result.content)], isError: result.isError };
   const blocks = contentBlocks(result, "createMcpServer");
   const content: CallToolResult["content"] = [];
   for (let index = 0; index < blocks.length; index += 1)

@@ -9,13 +9,22 @@ import { type FunctionTool, type ToolErrorFormatter, tool, type UnknownContext }
 import { ContractErrorCode } from "../contract/constants.js";
 import type { DescribeToolsOptions } from "../contract/describe.js";
 import { ToolContractError } from "../contract/errors.js";
-import { JSONStringify, MapPrototypeGet, MapPrototypeSet, ObjectFreeze } from "../contract/primordials.js";
+import {
+  isPromise,
+  JSONStringify,
+  MapPrototypeGet,
+  MapPrototypeSet,
+  ObjectFreeze,
+  PromisePrototypeThen,
+  PromiseReject,
+} from "../contract/primordials.js";
 import type { ToolResultMessage } from "../contract/results.js";
 import { readOptions } from "../contract/validators.js";
 import type { ProgressListener } from "../executor/progress.js";
 import { askNeedsApproval, checkNeedsApproval, type ToolgateNeedsApproval, toolCallDenied } from "./approval.js";
 import {
   attachmentBlocks,
+  carriesNone,
   notCarriedText,
   resourceLinkBlocks,
   resourceLinkText,
@@ -200,31 +209,55 @@ interface CallTarget {
   readonly durable: DurableRunReader<OpenAiAgentsDurableContext> | undefined;
 }
 
-async function runCall(
-  { source, name, onProgress, durable: runOf }: CallTarget,
+/**
+ * One call of an SDK tool. Without a `durable` option it is not an async function: a call
+ * that completed synchronously gives the SDK its output itself (the SDK awaits what `execute`
+ * returns), one promise and one turn fewer per call; a failure is a rejection either way.
+ */
+function runCall(
+  target: CallTarget,
+  input: unknown,
+  runContext: unknown,
+  details: ToolCallDetails,
+): ToolgateOpenAiAgentsOutput | Promise<ToolgateOpenAiAgentsOutput> {
+  const sdkCallId = details?.toolCall?.callId;
+  const id = typeof sdkCallId === "string" && sdkCallId.length > 0 ? sdkCallId : newCallId();
+  if (target.durable !== undefined) return runDurableCall(target, target.durable, id, input, runContext, details);
+  // Arguments the boundary refuses (valid JSON but not an object, or over the argument budgets)
+  // come back as a TOOL_ARGUMENTS_INVALID result (source.ts), never as a rejection that
+  // `errorFunction: null` would turn into the end of the run.
+  let completed: ToolResultMessage | Promise<ToolResultMessage>;
+  try {
+    completed = target.source.run({ id, name: target.name, args: input, signal: details?.signal, onProgress: target.onProgress });
+  } catch (error) {
+    return PromiseReject(error); // a custom executor's `executeToolCall` threw
+  }
+  if (isPromise(completed)) return PromisePrototypeThen(completed, agentsOutput) as Promise<ToolgateOpenAiAgentsOutput>;
+  try {
+    return agentsOutput(completed as ToolResultMessage);
+  } catch (error) {
+    return PromiseReject(error);
+  }
+}
+
+/** A call under the `durable` option: its run id read first (the reader may be async). */
+async function runDurableCall(
+  { source, name, onProgress }: CallTarget,
+  runOf: DurableRunReader<OpenAiAgentsDurableContext>,
+  id: string,
   input: unknown,
   runContext: unknown,
   details: ToolCallDetails,
 ): Promise<ToolgateOpenAiAgentsOutput> {
-  const sdkCallId = details?.toolCall?.callId;
-  const id = typeof sdkCallId === "string" && sdkCallId.length > 0 ? sdkCallId : newCallId();
-  const durable =
-    runOf === undefined
-      ? undefined
-      : await runOf(
-          ObjectFreeze({ toolCallId: id, toolName: name, context: (runContext as { readonly context?: unknown } | undefined)?.context }),
-        );
-  // Arguments the boundary refuses (valid JSON but not an object, or over the argument budgets)
-  // come back as a TOOL_ARGUMENTS_INVALID result (source.ts), never as a rejection that
-  // `errorFunction: null` would turn into the end of the run.
-  const result: ToolResultMessage = await source.run({
-    id,
-    name,
-    args: input,
-    signal: details?.signal,
-    onProgress,
-    durable,
-  });
+  const durable = await runOf(
+    ObjectFreeze({ toolCallId: id, toolName: name, context: (runContext as { readonly context?: unknown } | undefined)?.context }),
+  );
+  return agentsOutput(await source.run({ id, name, args: input, signal: details?.signal, onProgress, durable }));
+}
+
+/** Our result as the SDK's tool output: its content alone, or, with attachments or links, its parts. */
+function agentsOutput(result: ToolResultMessage): ToolgateOpenAiAgentsOutput {
+  if (carriesNone(result)) return result.content;
   const attachments = attachmentBlocks(result, "toOpenAiAgentsTools");
   const links = resourceLinkBlocks(result, "toOpenAiAgentsTools");
   if (attachments.length === 0 && links.length === 0) return result.content;

@@ -20,6 +20,7 @@ import { readOptions, validateFunction } from "../contract/validators.js";
 import type { ProgressListener, ToolProgress } from "../executor/progress.js";
 import type { ToolExecutor } from "../executor/tool-executor.js";
 import {
+  carriesNone,
   contentBlocks,
   notCarriedText,
   resourceLinkBlocks,
@@ -28,6 +29,7 @@ import {
   type ToolgateImageBlock,
   type ToolgateResourceLinkBlock,
   type ToolgateTextBlock,
+  textBlock,
 } from "./attachment-blocks.js";
 import { refuseDurableOption } from "./durable-option.js";
 import { checkPeerVersions } from "./peer-version.js";
@@ -303,6 +305,7 @@ function readPiOptions(options: unknown, api: string): { hook: NonRecoverableHoo
 
 /** A result as Pi's content: text and images as they are; a text file as its text; audio and a PDF as a text block saying they were left out. */
 function piContent(result: ToolResultMessage): (ToolgatePiText | ToolgatePiImage)[] {
+  if (carriesNone(result)) return [textBlock(result.content)];
   const blocks = contentBlocks(result, "toPiAgentTool");
   const content: (ToolgatePiText | ToolgatePiImage)[] = [];
   for (let index = 0; index < blocks.length; index += 1)

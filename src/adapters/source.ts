@@ -25,15 +25,16 @@ import {
 } from "../contract/primordials.js";
 import { errorContent, type ToolResultMessage, toolResultMessage } from "../contract/results.js";
 import { registeredTools, type ToolRegistry } from "../contract/tools.js";
-import { executeToolCallParts } from "../executor/in-process.js";
+import { registryPipeline } from "../executor/in-process.js";
 import { OwnSignal } from "../executor/own-signal.js";
-import type { AdapterCall } from "../executor/pipeline.js";
+import { type AdapterCall, executeCallParts, type Pipeline } from "../executor/pipeline.js";
 import { checkProgressListener, deliverProgress, type ProgressListener } from "../executor/progress.js";
 import {
   AbortWatch,
   abortReason,
   assertAbortSignal,
   isAborted,
+  NO_FRAMEWORK_SIGNAL,
   neverAbortingSignal,
   startWatching,
   stopWatching,
@@ -45,7 +46,7 @@ import { argumentBudgetsOf } from "../executor/tool-executor.js";
  * One call as an adapter hands it over: the framework's id, name and arguments (untrusted), the
  * framework's signal for it, if any, and the adapter's progress listener and precheck verdict.
  */
-export interface SourceCall extends Omit<AdapterCall, "signal"> {
+export interface SourceCall extends AdapterCall {
   /** The framework's signal for the call; undefined when it passes none. */
   readonly signal: AbortSignal | undefined;
   /**
@@ -85,12 +86,13 @@ export interface ResolvedSource {
 export function resolveSource(source: unknown, api: string): ResolvedSource {
   if (isToolRegistry(source)) {
     const refused = argumentRefusal(source, DEFAULT_ARGUMENT_BUDGETS);
+    const pipeline = registryPipeline(source);
     return {
       registry: source,
       isRegistry: true,
       // The call and its options are toolgate's own here: the pipeline takes their parts as they are,
       // and the tool runs on this thread, where its own signal is made when it first reads it.
-      run: (call) => runWithItsSignal(call, refused, true, (adapterCall) => executeToolCallParts(source, adapterCall)),
+      run: (call) => runInPipeline(call, refused, pipeline),
       argumentBudgets: DEFAULT_ARGUMENT_BUDGETS,
     };
   }
@@ -107,12 +109,12 @@ export function resolveSource(source: unknown, api: string): ResolvedSource {
         run: (call) => {
           const durable = call.durable;
           // Any executor's tool may run on this thread (an InProcessToolExecutor, a wrapper of one): each call's signal is made up front.
-          return runWithItsSignal(call, refused, false, ({ id, name, args, signal, onProgress }) =>
+          return runWithItsSignal(call, refused, (signal) =>
             PromiseResolve(
               ReflectApply(run, source, [
-                { type: "toolCall", id, name, arguments: args },
+                { type: "toolCall", id: call.id, name: call.name, arguments: call.args },
                 signal,
-                callOptions(onProgress, durable),
+                callOptions(call.onProgress, durable),
               ]) as Promise<ToolResultMessage>,
             ),
           );
@@ -174,33 +176,37 @@ function argumentRefusal(registry: ToolRegistry, budgets: ResolvedArgumentBudget
 }
 
 /**
- * Runs `call` with its own signal, through `run`: `inPipeline` (a registry's: toolgate's own
- * pipeline runs the tool on this thread) hands the pipeline the framework's signal (an internal
- * one that never aborts when it passed none) with an OwnSignal that the tool's context makes on
- * first read; otherwise the executor is handed a signal made for the call up front (see
- * FollowingSignal). A refusal of its arguments is answered as a frozen TOOL_ARGUMENTS_INVALID
- * result linked to the call (the pipeline's message), which each adapter then hands its
- * framework like any error result; any other rejection passes through unchanged. Once the call
- * settles, its signal stops following the framework's.
+ * Runs a registry's `call` through toolgate's own pipeline, on this thread: the pipeline is
+ * handed the framework's signal (an internal one that never aborts when it passed none,
+ * NO_FRAMEWORK_SIGNAL) with an OwnSignal that the tool's context makes on first read, or the
+ * framework's signal itself when it made it for this call alone. The pipeline asserts the
+ * framework's signal before anything can read the tool's. See `settleRun` for what follows.
+ */
+function runInPipeline(call: SourceCall, refused: ArgumentRefusal, pipeline: Pipeline): ToolResultMessage | Promise<ToolResultMessage> {
+  const framework = call.signal;
+  if (call.signalIsTheCalls === true && framework !== undefined) {
+    return settleRun(executeCallParts(pipeline, call, framework, undefined), undefined, call, refused);
+  }
+  const signal = framework === undefined ? NO_FRAMEWORK_SIGNAL : framework;
+  const own = new OwnSignal(signal);
+  return settleRun(executeCallParts(pipeline, call, signal, own), own, call, refused);
+}
+
+/**
+ * Runs `call` through an executor's `run`, handed a signal made for the call up front (a fresh
+ * one that never aborts when the framework passed none, else one that follows the framework's:
+ * FollowingSignal). See `settleRun` for what follows.
  */
 function runWithItsSignal(
   call: SourceCall,
   refused: ArgumentRefusal,
-  inPipeline: boolean,
-  run: (call: AdapterCall) => ToolResultMessage | Promise<ToolResultMessage>,
+  run: (signal: AbortSignal) => Promise<ToolResultMessage>,
 ): ToolResultMessage | Promise<ToolResultMessage> {
-  const { id, name, args, onProgress, accepted } = call;
-  let following: FollowingSignal | OwnSignal | undefined;
+  let following: FollowingSignal | undefined;
   let signal: AbortSignal;
-  let ownSignal: OwnSignal | undefined;
   try {
     if (call.signalIsTheCalls === true && call.signal !== undefined) signal = call.signal;
-    else if (inPipeline) {
-      // The pipeline asserts the framework's signal before anything can read the tool's.
-      signal = call.signal === undefined ? NO_FRAMEWORK_SIGNAL : call.signal;
-      ownSignal = new OwnSignal(signal);
-      following = ownSignal;
-    } else if (call.signal === undefined)
+    else if (call.signal === undefined)
       signal = neverAbortingSignal(); // fresh per call (executor/signal.ts)
     else {
       following = new FollowingSignal(call.signal);
@@ -209,17 +215,29 @@ function runWithItsSignal(
   } catch (error) {
     return PromiseReject(error); // not an AbortSignal
   }
-  let completed: ToolResultMessage | Promise<ToolResultMessage>;
+  let completed: Promise<ToolResultMessage>;
   try {
-    completed = run(
-      ownSignal === undefined
-        ? { id, name, args, signal, onProgress, accepted }
-        : { id, name, args, signal, onProgress, accepted, ownSignal },
-    );
+    completed = run(signal);
   } catch (error) {
     following?.stop();
     throw error; // a custom executor's `executeToolCall` threw
   }
+  return settleRun(completed, following, call, refused);
+}
+
+/**
+ * Once the call settles (at once when it completed synchronously), its signal (`following`, if
+ * the call has one of its own) stops following the framework's. A refusal of its arguments is
+ * answered as a frozen TOOL_ARGUMENTS_INVALID result linked to the call (the pipeline's
+ * message), which each adapter then hands its framework like any error result; any other
+ * rejection passes through unchanged.
+ */
+function settleRun(
+  completed: ToolResultMessage | Promise<ToolResultMessage>,
+  following: { stop(): void } | undefined,
+  call: SourceCall,
+  refused: ArgumentRefusal,
+): ToolResultMessage | Promise<ToolResultMessage> {
   if (!isPromise(completed)) {
     following?.stop();
     return completed;
@@ -235,7 +253,7 @@ function runWithItsSignal(
     (error: unknown) => {
       following?.stop();
       if (!isToolContractError(error) || error.code !== ContractErrorCode.INVALID_TOOL_CALL || !refused(call)) throw error;
-      const link = { id: id as string, name: name as string };
+      const link = { id: call.id as string, name: call.name as string };
       return toolResultMessage(link, errorContent(ToolErrorCode.ARGUMENTS_INVALID, { text: error.message, cut: false }), true);
     },
   ) as Promise<ToolResultMessage>;
@@ -288,12 +306,6 @@ export function readProgressOption(value: unknown): ProgressListener | undefined
 // such call in the process; and no check at hand-out time can see what a tool that kept it
 // does to it afterwards.) On Node 20 this costs a trivial call a few microseconds
 // (docs/adapters.md, "The call's signal: what it costs").
-
-/**
- * What the pipeline checks for a registry's call whose framework passed no signal: it never
- * aborts, and no tool or hook is ever handed it (each gets its call's OwnSignal).
- */
-const NO_FRAMEWORK_SIGNAL: AbortSignal = neverAbortingSignal();
 
 /**
  * A call's own signal that follows the framework's: aborted with its reason the moment it

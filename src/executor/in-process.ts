@@ -11,10 +11,8 @@ import { registeredTools, type ToolRegistry } from "../contract/tools.js";
 import type { RunFacts } from "./hooks.js";
 import { contextWithOwnSignal } from "./own-signal.js";
 import {
-  type AdapterCall,
   completeCall,
   executeCall,
-  executeCallParts,
   executeCalls,
   InFlight,
   type Pipeline,
@@ -23,7 +21,7 @@ import {
   readExecutorOptions,
 } from "./pipeline.js";
 import { discardProgress, openProgressChannel, type ProgressChannel, type ProgressListener } from "./progress.js";
-import { type RunSettings, runTool, runWithTimeout, type ToolOutcome } from "./run-tool.js";
+import { runTool, runWithTimeout, type ToolOutcome } from "./run-tool.js";
 import type { BatchOptions, CallOptions, ExecutorOptions, ToolExecutor } from "./tool-executor.js";
 import { recordArgumentBudgets } from "./tool-executor.js";
 
@@ -106,7 +104,8 @@ function runWithin(request: RunRequest, reportProgress: ToolContext["reportProgr
     if (own !== undefined && own.followed === request.signal) {
       const { call, app, durable } = request;
       const context = contextWithOwnSignal(own, call.id, reportProgress, app, durable);
-      return runTool(request.tool, request.args, context, new AbortedBy(request));
+      // The request carries the executor's budgets; the run is aborted by the signal the tool's own follows.
+      return runTool(request.tool, request.args, context, request, request.signal);
     }
     // The request carries the executor's budgets: it is the run's settings.
     return runTool(request.tool, request.args, contextOf(request, request.signal, reportProgress), request);
@@ -114,18 +113,6 @@ function runWithin(request: RunRequest, reportProgress: ToolContext["reportProgr
   return runWithTimeout(timeoutMs, request.signal, (signal) =>
     runTool(request.tool, request.args, contextOf(request, signal, reportProgress), request),
   );
-}
-
-/** The run's settings when the tool's signal is made on first read: the executor's budgets, and the signal it follows. */
-class AbortedBy implements RunSettings {
-  readonly outputBudgets: RunSettings["outputBudgets"];
-  readonly attachmentBudgets: RunSettings["attachmentBudgets"];
-  readonly abortSignal: AbortSignal;
-  constructor(request: RunRequest) {
-    this.outputBudgets = request.outputBudgets;
-    this.attachmentBudgets = request.attachmentBudgets;
-    this.abortSignal = request.signal;
-  }
 }
 
 // docs/contract.md: rule 7 — execution context.
@@ -171,16 +158,12 @@ export function executeToolCall(
 }
 
 /**
- * `executeToolCall` of a call an adapter assembled from its framework's id, name and
- * arguments, with the adapter's own progress listener (if any) as its one option: the
- * result itself when the call completed synchronously, else a promise (see executeCallParts).
+ * The pipeline an adapter runs a registry's calls through (executeCallParts): made once per
+ * adapter, as `executeToolCall` makes one per call. The registry is still read live (its tools
+ * are the registry's own map). A ToolContractError(INVALID_ARGUMENT) for a registry that is not one.
  */
-export function executeToolCallParts(registry: ToolRegistry, call: AdapterCall): ToolResultMessage | Promise<ToolResultMessage> {
-  try {
-    return executeCallParts(pipelineOf(registry), call);
-  } catch (error) {
-    return PromiseReject(error); // a registry that is not one
-  }
+export function registryPipeline(registry: ToolRegistry): Pipeline {
+  return pipelineOf(registry);
 }
 
 /**

@@ -146,22 +146,15 @@ export function completeCall(
 
 /**
  * A call an adapter assembled from its framework's id, name and arguments (untrusted: checked
- * and snapshotted as any call's), with the signal, the adapter's own progress listener, if any,
- * and what its precheck accepted (`accepted`, see AcceptedArguments).
+ * and snapshotted as any call's), with the adapter's own progress listener, if any, and what
+ * its precheck accepted (`accepted`, see AcceptedArguments). Its signal is passed beside it.
  */
 export interface AdapterCall {
   readonly id: unknown;
   readonly name: unknown;
   readonly args: unknown;
-  readonly signal: AbortSignal;
   readonly onProgress?: ProgressListener | undefined;
   readonly accepted?: AcceptedArguments | undefined;
-  /**
-   * The tool's signal of its own, following `signal` (own-signal.ts): the adapter passes the
-   * framework's signal, shared by its calls, as `signal` for the pipeline's own checks, and
-   * stops this one when the call settles. Absent: the tool is handed `signal` itself.
-   */
-  readonly ownSignal?: OwnSignal | undefined;
 }
 
 /**
@@ -170,9 +163,17 @@ export interface AdapterCall {
  * steps, without reading back a call record and an options object toolgate made itself. A
  * call that completed synchronously gives its result itself, after the last abort check (the
  * adapter hands on its own promise, one turn sooner); anything else, a promise. Never throws.
+ * `ownSignal`: the tool's signal of its own, following `signal` (own-signal.ts): the adapter
+ * passes the framework's signal, shared by its calls, as `signal` for the pipeline's own
+ * checks, and stops this one when the call settles. Absent: the tool is handed `signal` itself.
  */
-export function executeCallParts(pipeline: Pipeline, call: AdapterCall): ToolResultMessage | Promise<ToolResultMessage> {
-  const { id, name, args, signal, onProgress, accepted, ownSignal } = call;
+export function executeCallParts(
+  pipeline: Pipeline,
+  call: AdapterCall,
+  signal: AbortSignal,
+  ownSignal: OwnSignal | undefined,
+): ToolResultMessage | Promise<ToolResultMessage> {
+  const { onProgress, accepted } = call;
   try {
     assertAbortSignal(signal);
     throwIfAborted(signal); // rule 8 — abort wins (even over a malformed call)
@@ -181,7 +182,7 @@ export function executeCallParts(pipeline: Pipeline, call: AdapterCall): ToolRes
         ? NO_CALL_OPTIONS
         : new AdapterCallSettings(onProgress, accepted, ownSignal);
     const budgets = callArgumentBudgets(pipeline.settings, callOptions);
-    const snapshot = snapshotCallParts(id, name, args, budgets, pipeline.tools, accepted);
+    const snapshot = snapshotCallParts(call.id, call.name, call.args, budgets, pipeline.tools, accepted);
     return startCall(pipeline, snapshot, signal, callOptions);
   } catch (error) {
     return PromiseReject(error);
@@ -455,7 +456,7 @@ export interface CallSettings {
   readonly accepted?: AcceptedArguments | undefined;
   /** The run id of `options.durable`: the call is durable under (this run id, its call id). */
   readonly durable?: string | undefined;
-  /** An adapter's: the tool's signal of its own (AdapterCall.ownSignal). */
+  /** An adapter's: the tool's signal of its own (executeCallParts' `ownSignal`). */
   readonly ownSignal?: OwnSignal | undefined;
 }
 

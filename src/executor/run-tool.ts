@@ -100,12 +100,6 @@ export interface RunSettings {
   readonly attachmentBudgets: ResolvedAttachmentBudgets;
   /** A worker task's context makes its signal on first read: this gives it only if it was made (absent: the context's signal is read). */
   readonly signalIfMade?: (context: ToolContext) => AbortSignal | undefined;
-  /**
-   * The signal the run's abort comes from when the context's is the tool's own, made on first
-   * read and following this one (an adapter call's: own-signal.ts): runTool checks and races
-   * this, so a tool that never reads its signal never has one made.
-   */
-  readonly abortSignal?: AbortSignal;
 }
 
 const DEFAULT_RUN_SETTINGS: RunSettings = ObjectFreeze({
@@ -119,15 +113,21 @@ const DEFAULT_RUN_SETTINGS: RunSettings = ObjectFreeze({
  * returned a plain value); throws or rejects with the signal's reason as soon as the signal
  * aborts (without waiting for the tool), and with a NonRecoverableToolError the tool threw.
  * Any other failure is an error outcome.
+ *
+ * `abortSignal`: the signal the run's abort comes from when the context's is the tool's own,
+ * made on first read and following this one (an adapter call's: own-signal.ts). runTool checks
+ * and races this one, so a tool that never reads its signal never has one made. A parameter,
+ * not a field of `settings`, so an adapter call does not allocate settings of its own.
  */
 export function runTool(
   tool: Tool,
   args: unknown,
   runContext: RunContext,
   settings: RunSettings = DEFAULT_RUN_SETTINGS,
+  abortSignal?: AbortSignal,
 ): ToolOutcome | Promise<ToolOutcome> {
   // In a worker, the abort can arrive while the call is queued.
-  throwIfMadeAndAborted(signalSoFar(settings, runContext as ToolContext));
+  throwIfMadeAndAborted(abortSignal ?? signalSoFar(settings, runContext as ToolContext));
   const within = outputBudgetsFor(tool.budgets, settings.outputBudgets);
   const attachmentsWithin = attachmentBudgetsFor(tool.attachmentBudgets, settings.attachmentBudgets);
   // docs/contract.md: rule 7 — execution context (frozen, with the run's own signal).
@@ -137,22 +137,20 @@ export function runTool(
   try {
     returned = tool.execute(args, context);
   } catch (error) {
-    return failed(error, signalSoFar(settings, context), within);
+    return failed(error, abortSignal ?? signalSoFar(settings, context), within);
   }
   const pending = untrustedPromise(returned);
   // A plain value is finished at once, with no settlement record (the common case).
-  if (pending === undefined) return succeeded(returned, signalSoFar(settings, context), within, attachmentsWithin, tool);
+  if (pending === undefined) return succeeded(returned, abortSignal ?? signalSoFar(settings, context), within, attachmentsWithin, tool);
   // Awaiting the tool reads the signal it is aborted by (raceAbort): a worker task's exists from here on.
-  const signal = settings.abortSignal ?? context.signal;
+  const signal = abortSignal ?? context.signal;
   return PromisePrototypeThen(raceAbort(pending, signal), (settled) =>
     settled.ok ? succeeded(settled.payload, signal, within, attachmentsWithin, tool) : failed(settled.payload, signal, within),
   ) as Promise<ToolOutcome>;
 }
 
-/** The run's signal as it stands: the one it is aborted by, or a worker task's only if something made it (reading it would make one). */
+/** The run's signal as it stands: the context's, or a worker task's only if something made it (reading it would make one). */
 function signalSoFar(settings: RunSettings, context: ToolContext): AbortSignal | undefined {
-  const abortSignal = settings.abortSignal;
-  if (abortSignal !== undefined) return abortSignal;
   const signalIfMade = settings.signalIfMade;
   return signalIfMade === undefined ? context.signal : signalIfMade(context);
 }

@@ -21,6 +21,7 @@ import {
 
 /** Throws ToolContractError(INVALID_ARGUMENT) unless `signal` is a genuine AbortSignal. */
 export function assertAbortSignal(signal: unknown): asserts signal is AbortSignal {
+  if (signal === NO_FRAMEWORK_SIGNAL) return;
   try {
     if (!isProxy(signal)) {
       AbortSignalPrototypeGetAborted(signal as AbortSignal); // the brand check: throws on anything else
@@ -33,7 +34,7 @@ export function assertAbortSignal(signal: unknown): asserts signal is AbortSigna
 }
 
 export function isAborted(signal: AbortSignal): boolean {
-  return AbortSignalPrototypeGetAborted(signal);
+  return signal !== NO_FRAMEWORK_SIGNAL && AbortSignalPrototypeGetAborted(signal);
 }
 
 export function abortReason(signal: AbortSignal): unknown {
@@ -42,7 +43,7 @@ export function abortReason(signal: AbortSignal): unknown {
 
 /** When the signal has aborted, throws its reason itself (not a wrapper). */
 export function throwIfAborted(signal: AbortSignal): void {
-  if (AbortSignalPrototypeGetAborted(signal)) throw AbortSignalPrototypeGetReason(signal);
+  if (signal !== NO_FRAMEWORK_SIGNAL && AbortSignalPrototypeGetAborted(signal)) throw AbortSignalPrototypeGetReason(signal);
 }
 
 // One abort listener per signal, shared by every call that races it. An agent run reuses
@@ -102,6 +103,15 @@ export function neverAbortingSignal(): AbortSignal {
   WeakSetPrototypeAdd(neverAborting, signal);
   return signal;
 }
+
+/**
+ * What the pipeline checks for an adapter's in-process call whose framework passed no signal
+ * (adapters/source.ts): a never-aborting signal made here once, that no tool or hook is ever
+ * handed (each gets its call's OwnSignal). The checks above know it by identity and read
+ * nothing: a call without a signal pays for none of its abort checks (each an intrinsic
+ * getter's call, and the brand check's Proxy test).
+ */
+export const NO_FRAMEWORK_SIGNAL: AbortSignal = neverAbortingSignal();
 
 /**
  * Calls `callback` once when `signal` aborts (the caller has checked it has not yet);
