@@ -59,6 +59,11 @@ export interface DurableBackend {
    * one (its abort), the holder is asked to stop (its next renewal says "cancelled").
    */
   stop(key: string, attempt: number, outcome: string | undefined): Promise<void>;
+  /**
+   * The key of (runId, callId) when this backend already made it (a queue host made it to
+   * announce the job it runs); undefined: the caller hashes it (key.ts: durableKeyOf).
+   */
+  keyOf?(runId: string, callId: string): string | undefined;
   /** Resolves once the store can be used (a Redis store: connected, its eviction policy checked); rejects with why not. */
   ready(): Promise<void>;
   /** Deletes the record; true when there was one. */

@@ -87,6 +87,11 @@ export class DurableEngine {
     return this.#backend.leaseMs;
   }
 
+  /** The key of (runId, callId): the backend's own when it made it already, else hashed here. */
+  keyOf(runId: string, callId: string): string {
+    return this.#backend.keyOf?.(runId, callId) ?? durableKeyOf(runId, callId);
+  }
+
   get maxAttachmentBytes(): number {
     return this.#backend.maxAttachmentBytes;
   }

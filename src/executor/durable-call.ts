@@ -27,7 +27,7 @@ import { MAX_DURABLE_ATTEMPTS, type Tool } from "../contract/tools.js";
 import { describeFailure, type FailureText, readOwnDataProperty } from "../contract/untrusted.js";
 import { invalidArgument, readOptions } from "../contract/validators.js";
 import { DurableStoreFullError } from "../durable/backend.js";
-import { durableKeyOf, fingerprintOf, idempotencyKeyOf } from "../durable/key.js";
+import { fingerprintOf, idempotencyKeyOf } from "../durable/key.js";
 import { attachmentBytesOf, type DurableRecord, encodeOutcome, type StoredOutcome } from "../durable/record.js";
 import { checkId, DAMAGED, type DurableEngine, engineOf } from "../durable/store.js";
 import type { CallTrace } from "./hooks.js";
@@ -142,7 +142,7 @@ class DurableCall {
     this.#trace = trace;
     this.#steps = steps;
     this.#runId = runId;
-    this.#key = durableKeyOf(runId, request.call.id);
+    this.#key = engine.keyOf(runId, request.call.id);
     this.#fingerprint = fingerprint;
   }
 

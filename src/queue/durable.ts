@@ -21,6 +21,7 @@ import {
 } from "../contract/primordials.js";
 import { integerOr, invalidArgument, readOptions, validateBoolean } from "../contract/validators.js";
 import type { ClaimOrder, DurableBackend, RawClaim, RawRecord, Renewal } from "../durable/backend.js";
+import { durableKeyOf } from "../durable/key.js";
 import {
   DEFAULT_LEASE_MS,
   DEFAULT_RETENTION_MS,
@@ -367,6 +368,7 @@ export class QueueAgentDurable extends QueueRecords implements DurableBackend {
 /** One durable job a host is about to run. */
 interface HostJob {
   readonly jobId: string;
+  readonly callId: string;
   readonly durability: JobDurability;
   /** Why the record did not let the job start (HOST_START's answer), once asked. */
   refused: string | undefined;
@@ -398,11 +400,25 @@ export class QueueHostDurable extends QueueRecords implements DurableBackend {
     return lease;
   }
 
-  /** Announces `jobId`'s durable call under `key`; false when a job of that key already runs here (a forged duplicate: not started). */
-  expect(key: string, jobId: string, durability: JobDurability): boolean {
-    if (this.#jobs.has(key)) return false;
-    this.#jobs.set(key, { jobId, durability, refused: undefined, recorded: false });
-    return true;
+  /**
+   * Announces `jobId`'s durable call `callId`: its key, or undefined when a job of that key
+   * already runs here (a forged duplicate: not started).
+   */
+  expect(jobId: string, callId: string, durability: JobDurability): string | undefined {
+    const key = durableKeyOf(durability.runId, callId);
+    if (this.#jobs.has(key)) return undefined;
+    this.#jobs.set(key, { jobId, callId, durability, refused: undefined, recorded: false });
+    return key;
+  }
+
+  /**
+   * The key expect made for the job's call, so the host's pipeline does not hash it again. A
+   * look at the jobs running here (as many as the host's threads and the jobs fetched ahead):
+   * cheaper than the hash it saves.
+   */
+  keyOf(runId: string, callId: string): string | undefined {
+    for (const [key, job] of this.#jobs) if (job.callId === callId && job.durability.runId === runId) return key;
+    return undefined;
   }
 
   /**
