@@ -40,6 +40,8 @@ export type DurableCallEnd = "executed" | "attached" | "replayed" | "lost";
 
 /** What a durable call's run adds to the tool's context, and what a runner that runs it elsewhere (the queue) needs of it. */
 export interface DurableRun {
+  /** The call's durable key (key.ts): a runner's own bookkeeping of the claim (the queue's early claim) is under it. */
+  readonly key: string;
   readonly idempotencyKey: string;
   readonly attempt: number;
   /** The call's run id: a runner on another machine makes the same key from it and the call id. */
@@ -358,7 +360,7 @@ class DurableCall {
     const run: RunRequest = {
       ...request,
       signal: AbortControllerPrototypeGetSignal(controller),
-      durable: ObjectFreeze({ idempotencyKey: idempotencyKeyOf(key), attempt, runId: this.#runId, token: claimToken }),
+      durable: ObjectFreeze({ key, idempotencyKey: idempotencyKeyOf(key), attempt, runId: this.#runId, token: claimToken }),
     };
     let outcome: ToolOutcome;
     this.#trace?.runStarted();

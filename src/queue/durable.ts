@@ -206,12 +206,14 @@ export class QueueAgentDurable extends QueueRecords implements DurableBackend {
   #checked: Promise<void> | undefined;
   /** Jobs whose host says its outcome is the recorded one: their caller's finish has nothing to write. */
   readonly #recorded = new Set<string>();
-  /** Early claims (claim): the connection the jobs are added on, and each job's claim answer until its run takes it. */
-  readonly #early: { readonly client: Redis | undefined; readonly keys: QueueKeys; readonly claims: Map<string, Promise<boolean>> };
-  /** Keys this agent holds or is claiming → the claim's token (its job id). */
-  readonly #mine = new Map<string, string>();
-  /** Keys whose early claim was not made: their next claim asks first. */
-  readonly #askFirst = new Set<string>();
+  /** Early claims (claim): the connection the jobs are added on, and the keys its claims are made under. */
+  readonly #early: { readonly client: Redis | undefined; readonly keys: QueueKeys };
+  /**
+   * Keys this agent holds or is claiming → the claim (its token, the job id; and when it went
+   * out with its job, its answer), or ASK_FIRST: its early claim was not made, so its next
+   * claim asks first.
+   */
+  readonly #claims = new Map<string, AgentClaim | typeof ASK_FIRST>();
 
   /** `jobClient`: the connection the executor adds its jobs on (undefined: claims are never sent with their job). */
   constructor(
@@ -227,7 +229,7 @@ export class QueueAgentDurable extends QueueRecords implements DurableBackend {
     this.#settings = settings;
     this.#connectTimeoutMs = connectTimeoutMs;
     this.#newJobId = newJobId;
-    this.#early = { client: jobClient, keys, claims: new Map() };
+    this.#early = { client: jobClient, keys };
   }
 
   /** What a durable job carries to its host. */
@@ -277,13 +279,12 @@ export class QueueAgentDurable extends QueueRecords implements DurableBackend {
       );
       // Its rejection is handled by whoever waits for it (the run, or the claim's end); not unhandled meanwhile.
       claimed.catch(() => undefined);
-      this.#early.claims.set(token, claimed);
-      this.#mine.set(order.key, token);
+      this.#claims.set(order.key, { token, early: claimed });
       return { claimed: true, token, attempt: 1 };
     }
     const reply = await this.run(SCRIPTS.claim, order.key, args);
     if (!(ArrayIsArray(reply) && reply.length === 2 && reply[0] === "claimed")) return { claimed: false, record: recordOf(reply) };
-    this.#mine.set(order.key, token);
+    this.#claims.set(order.key, { token, early: undefined });
     if (!(await this.replicated(this.#wait()))) {
       await this.#ended(order.key, token, "released", "");
       const [replicas, timeoutMs] = this.#wait() as readonly [number, number];
@@ -301,16 +302,19 @@ export class QueueAgentDurable extends QueueRecords implements DurableBackend {
    */
   #mayClaimEarly(order: ClaimOrder): boolean {
     if (this.#early.client === undefined || this.#settings.writeConcern !== undefined) return false;
-    if (order.state !== "running" || order.maxAttempts !== 1 || this.#mine.has(order.key)) return false;
-    return !this.#askFirst.delete(order.key);
+    if (order.state !== "running" || order.maxAttempts !== 1) return false;
+    const claim = this.#claims.get(order.key);
+    if (claim === ASK_FIRST) this.#claims.delete(order.key);
+    return claim === undefined;
   }
 
   /**
-   * The answer of job `jobId`'s early claim, for its run: resolves to whether the claim was
-   * made (false, or a rejection, when it was not); undefined when its claim was not early.
+   * The answer of job `jobId`'s early claim of `key`, for its run: resolves to whether the
+   * claim was made (false, or a rejection, when it was not); undefined when its claim was not early.
    */
-  earlyClaim(jobId: string): Promise<boolean> | undefined {
-    return this.#early.claims.get(jobId);
+  earlyClaim(key: string, jobId: string): Promise<boolean> | undefined {
+    const claim = this.#claims.get(key);
+    return claim === ASK_FIRST || claim?.token !== jobId ? undefined : claim.early;
   }
 
   async renew(key: string, token: string): Promise<Renewal> {
@@ -349,21 +353,34 @@ export class QueueAgentDurable extends QueueRecords implements DurableBackend {
 
   /** A claim of this agent ends: its terminal write (after its early claim's answer: never before the claim itself). */
   async #ended(key: string, token: string, state: string, outcome: string): Promise<boolean> {
+    let askFirst = false;
     try {
-      const early = this.#early.claims.get(token);
+      const early = this.earlyClaim(key, token);
       // Not made: the call looks at the record again next (durable-call.ts), and that claim asks first.
-      if (early !== undefined && !(await early.catch(() => false))) this.#askFirst.add(key);
+      askFirst = early !== undefined && !(await early.catch(() => false));
       return await this.settle(key, token, state, outcome);
     } finally {
-      this.#released(key, token);
+      this.#released(key, token, askFirst);
     }
   }
 
-  #released(key: string, token: string): void {
-    this.#early.claims.delete(token);
-    if (this.#mine.get(key) === token) this.#mine.delete(key);
+  /** The claim of `token` on `key` ended here; `askFirst`: it was an early claim not made. */
+  #released(key: string, token: string, askFirst = false): void {
+    const claim = this.#claims.get(key);
+    if (claim === ASK_FIRST || claim?.token !== token) return;
+    if (askFirst) this.#claims.set(key, ASK_FIRST);
+    else this.#claims.delete(key);
   }
 }
+
+/** A claim this agent holds or is making: its token (the job id), and its answer when it went out with its job. */
+interface AgentClaim {
+  readonly token: string;
+  readonly early: Promise<boolean> | undefined;
+}
+
+/** A key whose early claim was not made (QueueAgentDurable's claims). */
+const ASK_FIRST = "ask-first";
 
 /** One durable job a host is about to run. */
 interface HostJob {

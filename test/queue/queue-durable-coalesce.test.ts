@@ -55,7 +55,7 @@ describe.runIf(url !== "")("durable queue calls: one write for the claim and its
     expect(writes.map(({ corked }) => corked)).toEqual([true, true]);
     expect(writes[0]?.chunk).toMatch(/EVAL/i);
     expect(writes[1]?.chunk).toMatch(/\bget\b/i);
-    expect(await durable.earlyClaim("job-1")).toBe(true);
+    expect(await durable.earlyClaim("a".repeat(64), "job-1")).toBe(true);
     expect(await next).toBeNull();
     expect(stream.writableCorked).toBe(0);
     await control.del(keys.durable("a".repeat(64)));
@@ -77,7 +77,7 @@ describe.runIf(url !== "")("durable queue calls: one write for the claim and its
       agentJobs,
     );
     await agent.claim(order);
-    expect(await agent.earlyClaim("job-2")).toBe(true);
+    expect(await agent.earlyClaim(key, "job-2")).toBe(true);
     const host = new QueueHostDurable(control, keys, workerClient);
     expect(host.expect("job-2", "call-2", { runId: "run", leaseMs: 15_000, retentionMs: 86_400_000 })).toBe(key);
     // The host's pipeline takes the key expect made (not hashed again).
