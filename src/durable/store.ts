@@ -157,9 +157,11 @@ export class DurableEngine {
     return this.#backend.start(key, token);
   }
 
-  async finish(key: string, token: string, outcome: string): Promise<boolean> {
+  /** `outcome` encodes the record's outcome, asked only when there is one to write (recordedElsewhere). */
+  async finish(key: string, token: string, outcome: () => string): Promise<boolean> {
     try {
-      return await this.#backend.finish(key, token, outcome);
+      if (this.#backend.recordedElsewhere?.(key, token) === true) return true;
+      return await this.#backend.finish(key, token, outcome());
     } finally {
       this.#wake(key);
     }

@@ -378,7 +378,7 @@ class DurableCall {
     const kept = this.#keepable(outcome);
     let won: boolean;
     try {
-      won = await engine.finish(key, claimToken, encodeOutcome(storedOf(kept)));
+      won = await engine.finish(key, claimToken, () => encodeOutcome(storedOf(kept)));
     } catch {
       // Not recorded (the store is unreachable): this caller still gets what ran; a re-issue finds the lease run out, lost.
       return this.#steps.publish(request, kept);
@@ -396,7 +396,9 @@ class DurableCall {
       return AGAIN;
     }
     if (isNonRecoverableToolError(error)) {
-      const won = await engine.finish(this.#key, claimToken, encodeOutcome({ fatal: true, message: messageOf(error) })).catch(() => true);
+      const won = await engine
+        .finish(this.#key, claimToken, () => encodeOutcome({ fatal: true, message: messageOf(error) }))
+        .catch(() => true);
       if (won) throw error;
       return this.#fromRecord();
     }

@@ -336,16 +336,15 @@ export class QueueAgentDurable extends QueueRecords implements DurableBackend {
     await this.#ended(key, token, state, "");
   }
 
-  /**
-   * The caller's own end of a claim it holds: nothing to write when its host answered with the
-   * recorded outcome; else (its time limit, a lost Redis, close) released before a host started
-   * it, done after.
-   */
+  /** Its host answered with the recorded outcome: the claim ends here, nothing to write (nor to encode). */
+  recordedElsewhere(key: string, token: string): boolean {
+    if (!this.#recorded.delete(token)) return false;
+    this.#released(key, token);
+    return true;
+  }
+
+  /** The caller's own end of a claim it holds (its time limit, a lost Redis, close): released before a host started it, done after. */
   async finish(key: string, token: string, outcome: string): Promise<boolean> {
-    if (this.#recorded.delete(token)) {
-      this.#released(key, token);
-      return true;
-    }
     const won = await this.#ended(key, token, "done", outcome);
     if (won) await this.replicated(this.#wait());
     return won;
