@@ -51,6 +51,12 @@ export interface DurableBackend {
   start(key: string, token: string): Promise<boolean>;
   /** running(token) → done(outcome); false when another terminal write came first. (Every step below also takes a claimed record.) */
   finish(key: string, token: string, outcome: string): Promise<boolean>;
+  /**
+   * True when the claim's outcome is already the record's, written by whoever ran it (a queue
+   * host whose finish won): the claim ends here with nothing to write, and its outcome need
+   * not be encoded. Undefined or false: finish writes it.
+   */
+  recordedElsewhere?(key: string, token: string): boolean;
   /** running(token) → released (the tool never started), lost (it was stopped mid-run), or no record at all (forgotten: a denial stores nothing). */
   end(key: string, token: string, state: "released" | "lost" | "forgotten"): Promise<void>;
   /**
@@ -59,6 +65,11 @@ export interface DurableBackend {
    * one (its abort), the holder is asked to stop (its next renewal says "cancelled").
    */
   stop(key: string, attempt: number, outcome: string | undefined): Promise<void>;
+  /**
+   * The key of (runId, callId) when this backend already made it (a queue host made it to
+   * announce the job it runs); undefined: the caller hashes it (key.ts: durableKeyOf).
+   */
+  keyOf?(runId: string, callId: string): string | undefined;
   /** Resolves once the store can be used (a Redis store: connected, its eviction policy checked); rejects with why not. */
   ready(): Promise<void>;
   /** Deletes the record; true when there was one. */

@@ -8,19 +8,26 @@ import type { QueueScript } from "../queue/scripts.js";
 /** The field of a durable job's hash that HOST_FINISH sets to the job id when its outcome is the one recorded. */
 export const HOST_RECORDED_FIELD = "toolgateRecorded";
 
-// Shared by every script: Redis' clock in ms, and the lease rule (a running record whose lease
-// ran out is lost: its holder stopped renewing, and the tool may have run). A key that is not a
-// hash (not toolgate's) answers "damaged" rather than failing the script.
-const PRELUDE = `
-local time = redis.call("TIME")
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local function ms(value) return string.format("%.0f", value) end
+// Shared by every script: the record's fields, read. A key that is not a hash (not toolgate's)
+// answers "damaged" rather than failing the script.
+const FIELDS = `
 local function fields()
   local r = redis.pcall("HMGET", KEYS[1], "state", "fp", "tool", "attempt", "max", "outcome", "token", "lease", "cancel")
   if type(r) ~= "table" or r.err then return nil end
   return r
 end
 local function held(r) return r[1] == "running" or r[1] == "claimed" end
+local function record(r) return {"record", r[1], r[2], r[3], r[4], r[5], r[6]} end
+`;
+
+// Shared by the scripts that read or write a lease: Redis' clock in ms, and the lease rule (a
+// running record whose lease ran out is lost: its holder stopped renewing, and the tool may
+// have run). A terminal write (SETTLE, STOP, HOST_FINISH) asks only who holds the record, not
+// the time: its holder's write wins until another step found the lease expired and wrote so.
+const PRELUDE = `${FIELDS}
+local time = redis.call("TIME")
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local function ms(value) return string.format("%.0f", value) end
 local function expire_lease(r)
   if held(r) and (tonumber(r[8]) or 0) < now then
     local state = "released"
@@ -30,7 +37,6 @@ local function expire_lease(r)
     r[1] = state
   end
 end
-local function record(r) return {"record", r[1], r[2], r[3], r[4], r[5], r[6]} end
 `;
 
 // KEYS: the record. ARGV: fingerprint, tool name, max attempts, token, lease ms, retention ms, state ("claimed" or "running").
@@ -90,7 +96,7 @@ return 1
 // outcome ("" unless done), retention ms, and "1" on the queue: there a claimed record is one no
 // host has started yet, so whatever ends it (a time limit, an abort, a lost job) releases it.
 // First terminal write wins: only the holder of a held record writes it.
-export const SETTLE = `${PRELUDE}
+export const SETTLE = `${FIELDS}
 local r = fields()
 if r == nil or not held(r) or r[7] ~= ARGV[1] then return 0 end
 if ARGV[2] == "forgotten" then
@@ -99,15 +105,19 @@ if ARGV[2] == "forgotten" then
 end
 local state = ARGV[2]
 if ARGV[5] == "1" and r[1] == "claimed" then state = "released" end
-redis.call("HDEL", KEYS[1], "token", "lease", "cancel", "outcome")
-redis.call("HSET", KEYS[1], "state", state)
-if state == "done" then redis.call("HSET", KEYS[1], "outcome", ARGV[3]) end
+if state == "done" then
+  redis.call("HDEL", KEYS[1], "token", "lease", "cancel")
+  redis.call("HSET", KEYS[1], "state", state, "outcome", ARGV[3])
+else
+  redis.call("HDEL", KEYS[1], "token", "lease", "cancel", "outcome")
+  redis.call("HSET", KEYS[1], "state", state)
+end
 redis.call("PEXPIRE", KEYS[1], ARGV[4])
 return 1
 `;
 
 // KEYS: the record. ARGV: attempt, outcome ("" asks the holder to stop), retention ms.
-export const STOP = `${PRELUDE}
+export const STOP = `${FIELDS}
 local r = fields()
 if r == nil or not held(r) or r[4] ~= ARGV[1] then return 0 end
 if ARGV[2] == "" then
@@ -158,15 +168,15 @@ return tonumber(r[4]) or 0
 // there) with the job id, so the agent that reads the job's result reads in the same HMGET
 // whether that outcome is the recorded one. A job whose mark is absent is answered from the
 // record. BullMQ ignores the extra field, and drops it with the hash.
-export const HOST_FINISH = `${PRELUDE}
+export const HOST_FINISH = `${FIELDS}
 local r = fields()
 if r == nil or not held(r) or r[7] ~= ARGV[1] then return 0 end
-local state = "done"
-if r[1] == "claimed" then state = "released" end
-redis.call("HDEL", KEYS[1], "token", "lease", "cancel", "outcome")
-redis.call("HSET", KEYS[1], "state", state)
-if state == "done" then
-  redis.call("HSET", KEYS[1], "outcome", ARGV[2])
+if r[1] == "claimed" then
+  redis.call("HDEL", KEYS[1], "token", "lease", "cancel", "outcome")
+  redis.call("HSET", KEYS[1], "state", "released")
+else
+  redis.call("HDEL", KEYS[1], "token", "lease", "cancel")
+  redis.call("HSET", KEYS[1], "state", "done", "outcome", ARGV[2])
   if redis.call("EXISTS", KEYS[2]) == 1 then redis.call("HSET", KEYS[2], "${HOST_RECORDED_FIELD}", ARGV[1]) end
 end
 redis.call("PEXPIRE", KEYS[1], ARGV[3])

@@ -87,6 +87,11 @@ export class DurableEngine {
     return this.#backend.leaseMs;
   }
 
+  /** The key of (runId, callId): the backend's own when it made it already, else hashed here. */
+  keyOf(runId: string, callId: string): string {
+    return this.#backend.keyOf?.(runId, callId) ?? durableKeyOf(runId, callId);
+  }
+
   get maxAttachmentBytes(): number {
     return this.#backend.maxAttachmentBytes;
   }
@@ -152,9 +157,11 @@ export class DurableEngine {
     return this.#backend.start(key, token);
   }
 
-  async finish(key: string, token: string, outcome: string): Promise<boolean> {
+  /** `outcome` encodes the record's outcome, asked only when there is one to write (recordedElsewhere). */
+  async finish(key: string, token: string, outcome: () => string): Promise<boolean> {
     try {
-      return await this.#backend.finish(key, token, outcome);
+      if (this.#backend.recordedElsewhere?.(key, token) === true) return true;
+      return await this.#backend.finish(key, token, outcome());
     } finally {
       this.#wake(key);
     }

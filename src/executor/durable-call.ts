@@ -27,7 +27,7 @@ import { MAX_DURABLE_ATTEMPTS, type Tool } from "../contract/tools.js";
 import { describeFailure, type FailureText, readOwnDataProperty } from "../contract/untrusted.js";
 import { invalidArgument, readOptions } from "../contract/validators.js";
 import { DurableStoreFullError } from "../durable/backend.js";
-import { durableKeyOf, fingerprintOf, idempotencyKeyOf } from "../durable/key.js";
+import { fingerprintOf, idempotencyKeyOf } from "../durable/key.js";
 import { attachmentBytesOf, type DurableRecord, encodeOutcome, type StoredOutcome } from "../durable/record.js";
 import { checkId, DAMAGED, type DurableEngine, engineOf } from "../durable/store.js";
 import type { CallTrace } from "./hooks.js";
@@ -40,6 +40,8 @@ export type DurableCallEnd = "executed" | "attached" | "replayed" | "lost";
 
 /** What a durable call's run adds to the tool's context, and what a runner that runs it elsewhere (the queue) needs of it. */
 export interface DurableRun {
+  /** The call's durable key (key.ts): a runner's own bookkeeping of the claim (the queue's early claim) is under it. */
+  readonly key: string;
   readonly idempotencyKey: string;
   readonly attempt: number;
   /** The call's run id: a runner on another machine makes the same key from it and the call id. */
@@ -142,7 +144,7 @@ class DurableCall {
     this.#trace = trace;
     this.#steps = steps;
     this.#runId = runId;
-    this.#key = durableKeyOf(runId, request.call.id);
+    this.#key = engine.keyOf(runId, request.call.id);
     this.#fingerprint = fingerprint;
   }
 
@@ -358,7 +360,7 @@ class DurableCall {
     const run: RunRequest = {
       ...request,
       signal: AbortControllerPrototypeGetSignal(controller),
-      durable: ObjectFreeze({ idempotencyKey: idempotencyKeyOf(key), attempt, runId: this.#runId, token: claimToken }),
+      durable: ObjectFreeze({ key, idempotencyKey: idempotencyKeyOf(key), attempt, runId: this.#runId, token: claimToken }),
     };
     let outcome: ToolOutcome;
     this.#trace?.runStarted();
@@ -376,7 +378,7 @@ class DurableCall {
     const kept = this.#keepable(outcome);
     let won: boolean;
     try {
-      won = await engine.finish(key, claimToken, encodeOutcome(storedOf(kept)));
+      won = await engine.finish(key, claimToken, () => encodeOutcome(storedOf(kept)));
     } catch {
       // Not recorded (the store is unreachable): this caller still gets what ran; a re-issue finds the lease run out, lost.
       return this.#steps.publish(request, kept);
@@ -394,7 +396,9 @@ class DurableCall {
       return AGAIN;
     }
     if (isNonRecoverableToolError(error)) {
-      const won = await engine.finish(this.#key, claimToken, encodeOutcome({ fatal: true, message: messageOf(error) })).catch(() => true);
+      const won = await engine
+        .finish(this.#key, claimToken, () => encodeOutcome({ fatal: true, message: messageOf(error) }))
+        .catch(() => true);
       if (won) throw error;
       return this.#fromRecord();
     }

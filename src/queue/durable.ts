@@ -21,6 +21,7 @@ import {
 } from "../contract/primordials.js";
 import { integerOr, invalidArgument, readOptions, validateBoolean } from "../contract/validators.js";
 import type { ClaimOrder, DurableBackend, RawClaim, RawRecord, Renewal } from "../durable/backend.js";
+import { durableKeyOf } from "../durable/key.js";
 import {
   DEFAULT_LEASE_MS,
   DEFAULT_RETENTION_MS,
@@ -205,12 +206,14 @@ export class QueueAgentDurable extends QueueRecords implements DurableBackend {
   #checked: Promise<void> | undefined;
   /** Jobs whose host says its outcome is the recorded one: their caller's finish has nothing to write. */
   readonly #recorded = new Set<string>();
-  /** Early claims (claim): the connection the jobs are added on, and each job's claim answer until its run takes it. */
-  readonly #early: { readonly client: Redis | undefined; readonly keys: QueueKeys; readonly claims: Map<string, Promise<boolean>> };
-  /** Keys this agent holds or is claiming → the claim's token (its job id). */
-  readonly #mine = new Map<string, string>();
-  /** Keys whose early claim was not made: their next claim asks first. */
-  readonly #askFirst = new Set<string>();
+  /** Early claims (claim): the connection the jobs are added on, and the keys its claims are made under. */
+  readonly #early: { readonly client: Redis | undefined; readonly keys: QueueKeys };
+  /**
+   * Keys this agent holds or is claiming → the claim (its token, the job id; and when it went
+   * out with its job, its answer), or ASK_FIRST: its early claim was not made, so its next
+   * claim asks first.
+   */
+  readonly #claims = new Map<string, AgentClaim | typeof ASK_FIRST>();
 
   /** `jobClient`: the connection the executor adds its jobs on (undefined: claims are never sent with their job). */
   constructor(
@@ -226,7 +229,7 @@ export class QueueAgentDurable extends QueueRecords implements DurableBackend {
     this.#settings = settings;
     this.#connectTimeoutMs = connectTimeoutMs;
     this.#newJobId = newJobId;
-    this.#early = { client: jobClient, keys, claims: new Map() };
+    this.#early = { client: jobClient, keys };
   }
 
   /** What a durable job carries to its host. */
@@ -276,13 +279,12 @@ export class QueueAgentDurable extends QueueRecords implements DurableBackend {
       );
       // Its rejection is handled by whoever waits for it (the run, or the claim's end); not unhandled meanwhile.
       claimed.catch(() => undefined);
-      this.#early.claims.set(token, claimed);
-      this.#mine.set(order.key, token);
+      this.#claims.set(order.key, { token, early: claimed });
       return { claimed: true, token, attempt: 1 };
     }
     const reply = await this.run(SCRIPTS.claim, order.key, args);
     if (!(ArrayIsArray(reply) && reply.length === 2 && reply[0] === "claimed")) return { claimed: false, record: recordOf(reply) };
-    this.#mine.set(order.key, token);
+    this.#claims.set(order.key, { token, early: undefined });
     if (!(await this.replicated(this.#wait()))) {
       await this.#ended(order.key, token, "released", "");
       const [replicas, timeoutMs] = this.#wait() as readonly [number, number];
@@ -300,16 +302,19 @@ export class QueueAgentDurable extends QueueRecords implements DurableBackend {
    */
   #mayClaimEarly(order: ClaimOrder): boolean {
     if (this.#early.client === undefined || this.#settings.writeConcern !== undefined) return false;
-    if (order.state !== "running" || order.maxAttempts !== 1 || this.#mine.has(order.key)) return false;
-    return !this.#askFirst.delete(order.key);
+    if (order.state !== "running" || order.maxAttempts !== 1) return false;
+    const claim = this.#claims.get(order.key);
+    if (claim === ASK_FIRST) this.#claims.delete(order.key);
+    return claim === undefined;
   }
 
   /**
-   * The answer of job `jobId`'s early claim, for its run: resolves to whether the claim was
-   * made (false, or a rejection, when it was not); undefined when its claim was not early.
+   * The answer of job `jobId`'s early claim of `key`, for its run: resolves to whether the
+   * claim was made (false, or a rejection, when it was not); undefined when its claim was not early.
    */
-  earlyClaim(jobId: string): Promise<boolean> | undefined {
-    return this.#early.claims.get(jobId);
+  earlyClaim(key: string, jobId: string): Promise<boolean> | undefined {
+    const claim = this.#claims.get(key);
+    return claim === ASK_FIRST || claim?.token !== jobId ? undefined : claim.early;
   }
 
   async renew(key: string, token: string): Promise<Renewal> {
@@ -331,16 +336,15 @@ export class QueueAgentDurable extends QueueRecords implements DurableBackend {
     await this.#ended(key, token, state, "");
   }
 
-  /**
-   * The caller's own end of a claim it holds: nothing to write when its host answered with the
-   * recorded outcome; else (its time limit, a lost Redis, close) released before a host started
-   * it, done after.
-   */
+  /** Its host answered with the recorded outcome: the claim ends here, nothing to write (nor to encode). */
+  recordedElsewhere(key: string, token: string): boolean {
+    if (!this.#recorded.delete(token)) return false;
+    this.#released(key, token);
+    return true;
+  }
+
+  /** The caller's own end of a claim it holds (its time limit, a lost Redis, close): released before a host started it, done after. */
   async finish(key: string, token: string, outcome: string): Promise<boolean> {
-    if (this.#recorded.delete(token)) {
-      this.#released(key, token);
-      return true;
-    }
     const won = await this.#ended(key, token, "done", outcome);
     if (won) await this.replicated(this.#wait());
     return won;
@@ -348,25 +352,39 @@ export class QueueAgentDurable extends QueueRecords implements DurableBackend {
 
   /** A claim of this agent ends: its terminal write (after its early claim's answer: never before the claim itself). */
   async #ended(key: string, token: string, state: string, outcome: string): Promise<boolean> {
+    let askFirst = false;
     try {
-      const early = this.#early.claims.get(token);
+      const early = this.earlyClaim(key, token);
       // Not made: the call looks at the record again next (durable-call.ts), and that claim asks first.
-      if (early !== undefined && !(await early.catch(() => false))) this.#askFirst.add(key);
+      askFirst = early !== undefined && !(await early.catch(() => false));
       return await this.settle(key, token, state, outcome);
     } finally {
-      this.#released(key, token);
+      this.#released(key, token, askFirst);
     }
   }
 
-  #released(key: string, token: string): void {
-    this.#early.claims.delete(token);
-    if (this.#mine.get(key) === token) this.#mine.delete(key);
+  /** The claim of `token` on `key` ended here; `askFirst`: it was an early claim not made. */
+  #released(key: string, token: string, askFirst = false): void {
+    const claim = this.#claims.get(key);
+    if (claim === ASK_FIRST || claim?.token !== token) return;
+    if (askFirst) this.#claims.set(key, ASK_FIRST);
+    else this.#claims.delete(key);
   }
 }
+
+/** A claim this agent holds or is making: its token (the job id), and its answer when it went out with its job. */
+interface AgentClaim {
+  readonly token: string;
+  readonly early: Promise<boolean> | undefined;
+}
+
+/** A key whose early claim was not made (QueueAgentDurable's claims). */
+const ASK_FIRST = "ask-first";
 
 /** One durable job a host is about to run. */
 interface HostJob {
   readonly jobId: string;
+  readonly callId: string;
   readonly durability: JobDurability;
   /** Why the record did not let the job start (HOST_START's answer), once asked. */
   refused: string | undefined;
@@ -398,11 +416,25 @@ export class QueueHostDurable extends QueueRecords implements DurableBackend {
     return lease;
   }
 
-  /** Announces `jobId`'s durable call under `key`; false when a job of that key already runs here (a forged duplicate: not started). */
-  expect(key: string, jobId: string, durability: JobDurability): boolean {
-    if (this.#jobs.has(key)) return false;
-    this.#jobs.set(key, { jobId, durability, refused: undefined, recorded: false });
-    return true;
+  /**
+   * Announces `jobId`'s durable call `callId`: its key, or undefined when a job of that key
+   * already runs here (a forged duplicate: not started).
+   */
+  expect(jobId: string, callId: string, durability: JobDurability): string | undefined {
+    const key = durableKeyOf(durability.runId, callId);
+    if (this.#jobs.has(key)) return undefined;
+    this.#jobs.set(key, { jobId, callId, durability, refused: undefined, recorded: false });
+    return key;
+  }
+
+  /**
+   * The key expect made for the job's call, so the host's pipeline does not hash it again. A
+   * look at the jobs running here (as many as the host's threads and the jobs fetched ahead):
+   * cheaper than the hash it saves.
+   */
+  keyOf(runId: string, callId: string): string | undefined {
+    for (const [key, job] of this.#jobs) if (job.callId === callId && job.durability.runId === runId) return key;
+    return undefined;
   }
 
   /**

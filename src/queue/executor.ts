@@ -527,7 +527,7 @@ export class QueueToolExecutor implements ToolExecutor {
       );
       // A claim sent with its job (durable.ts: claim): one that was not made ends the run as not
       // started, and its job is cancelled (no host would start it: the record does not name it).
-      const early = durable === undefined ? undefined : this.#durable.earlyClaim(jobId);
+      const early = durable === undefined ? undefined : this.#durable.earlyClaim(durable.key, jobId);
       if (early !== undefined) {
         const notMade = (): void => {
           if (stop("gave-up")) reject(new ExecutionLost("the durable call's claim was not made: its job is not started"));

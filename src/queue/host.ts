@@ -31,7 +31,6 @@ import { checkTimeoutMs } from "../contract/timeout.js";
 import type { ToolRegistry } from "../contract/tools.js";
 import { describeFailure, readDataProperty } from "../contract/untrusted.js";
 import { integerOr, invalidArgument, readOptions, validateFunction } from "../contract/validators.js";
-import { durableKeyOf } from "../durable/key.js";
 import { DurableEngine, storeOf } from "../durable/store.js";
 import { threadBootFailures, WorkerToolExecutor } from "../worker/executor.js";
 import { MAX_THREADS } from "../worker/options.js";
@@ -270,11 +269,8 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
       if (typeof durability === "string") return refusedJob(durability);
       if (durability !== undefined) {
         if (data.callId === undefined) return refusedJob("a durable job needs a call id");
-        durableKey = durableKeyOf(durability.runId, data.callId);
-        if (!durableJobs.expect(durableKey, jobId, durability)) {
-          durableKey = undefined;
-          return notStarted("durable");
-        }
+        durableKey = durableJobs.expect(jobId, data.callId, durability);
+        if (durableKey === undefined) return notStarted("durable");
       }
       const budgets = jobAttachmentBudgets(data.attachmentBudgets, tools.get(String(data.call.name))?.attachmentBudgets);
       // The agent's limit for the call: the host's pipeline applies it as the call's own (a

@@ -69,9 +69,10 @@ export function finishedRead(keys: QueueKeys, { jobId, durable }: FinishedJob): 
  */
 export function finishedReading(reply: unknown, { jobId, durable }: FinishedJob): FinishedReading {
   if (!durable) return { job: decodeFinishedJob(reply), hostRecorded: false };
-  if (!ArrayIsArray(reply) || reply.length !== DURABLE_FINISHED_FIELDS.length)
-    return { job: decodeFinishedJob(undefined), hostRecorded: false };
-  return { job: decodeFinishedJob(reply.slice(0, -1)), hostRecorded: reply.at(-1) === jobId };
+  const job = decodeFinishedJob(reply, DURABLE_FINISHED_FIELDS.length);
+  // The mark is the last field; a reply of another length decoded as "waiting" above, unmarked.
+  const hostRecorded = ArrayIsArray(reply) && reply.length === DURABLE_FINISHED_FIELDS.length && reply[FINISHED_FIELDS.length] === jobId;
+  return { job, hostRecorded };
 }
 
 /** The confirmation of `jobs`, in order, one HMGET each in one request: a state is "waiting" unless its hash says it finished (left to the heartbeat). */

@@ -395,9 +395,11 @@ export function decodeJobStates(reply: unknown, count: number): JobState[] {
  * A confirmation's HMGET reply (job-states.ts's FINISHED_FIELDS): the job's state when its hash
  * says it finished (completed with its return value, or failed with its reason); anything else,
  * an unfinished hash, no job, or not a reply of ours, is "waiting" (the heartbeat decides).
+ * `length`: the fields the HMGET asked for (a durable job's asks for one more after these four,
+ * read by its caller from the same array).
  */
-export function decodeFinishedJob(reply: unknown): JobState {
-  if (!ArrayIsArray(reply) || reply.length !== 4) return { state: "waiting" };
+export function decodeFinishedJob(reply: unknown, length = 4): JobState {
+  if (!ArrayIsArray(reply) || reply.length !== length) return { state: "waiting" };
   const [timestamp, finishedOn, returnValue, failedReason] = reply as unknown[];
   if (typeof timestamp !== "string" || typeof finishedOn !== "string") return { state: "waiting" };
   if (typeof returnValue === "string") return { state: "completed", returnValue };

@@ -4,6 +4,7 @@
 // wake-up, far more CPU than the script. Watched on the connection's own stream.
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, test } from "vitest";
+import { durableKeyOf } from "../../src/durable/key.js";
 import { QueueAgentDurable, QueueHostDurable, readQueueDurableOptions } from "../../src/queue/durable.js";
 import { queueKeys } from "../../src/queue/keys.js";
 import { findRedis, uniqueQueue } from "../support/redis.js";
@@ -54,7 +55,7 @@ describe.runIf(url !== "")("durable queue calls: one write for the claim and its
     expect(writes.map(({ corked }) => corked)).toEqual([true, true]);
     expect(writes[0]?.chunk).toMatch(/EVAL/i);
     expect(writes[1]?.chunk).toMatch(/\bget\b/i);
-    expect(await durable.earlyClaim("job-1")).toBe(true);
+    expect(await durable.earlyClaim("a".repeat(64), "job-1")).toBe(true);
     expect(await next).toBeNull();
     expect(stream.writableCorked).toBe(0);
     await control.del(keys.durable("a".repeat(64)));
@@ -65,7 +66,7 @@ describe.runIf(url !== "")("durable queue calls: one write for the claim and its
     clients.push(control, agentJobs, workerClient);
     await Promise.all([control.ping(), agentJobs.ping(), workerClient.ping()]);
     const keys = queueKeys(uniqueQueue("coalesce-host"));
-    const key = "b".repeat(64);
+    const key = durableKeyOf("run", "call-2");
     const order = { key, fingerprint: "f".repeat(64), toolName: "ping", maxAttempts: 1, token: "t", state: "running" } as const;
     const agent = new QueueAgentDurable(
       control,
@@ -76,9 +77,11 @@ describe.runIf(url !== "")("durable queue calls: one write for the claim and its
       agentJobs,
     );
     await agent.claim(order);
-    expect(await agent.earlyClaim("job-2")).toBe(true);
+    expect(await agent.earlyClaim(key, "job-2")).toBe(true);
     const host = new QueueHostDurable(control, keys, workerClient);
-    expect(host.expect(key, "job-2", { runId: "run", leaseMs: 15_000, retentionMs: 86_400_000 })).toBe(true);
+    expect(host.expect("job-2", "call-2", { runId: "run", leaseMs: 15_000, retentionMs: 86_400_000 })).toBe(key);
+    // The host's pipeline takes the key expect made (not hashed again).
+    expect(host.keyOf("run", "call-2")).toBe(key);
     expect(await host.claim(order)).toEqual({ claimed: true, token: "job-2", attempt: 1 });
     const { writes, stream } = watchWrites(workerClient);
     expect(await host.finish(key, "job-2", '{"k":"r","c":"1","e":0,"a":[]}')).toBe(true);
