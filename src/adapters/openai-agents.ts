@@ -23,10 +23,8 @@ import { readOptions } from "../contract/validators.js";
 import type { ProgressListener } from "../executor/progress.js";
 import { askNeedsApproval, checkNeedsApproval, type ToolgateNeedsApproval, toolCallDenied } from "./approval.js";
 import {
-  attachmentBlocks,
-  carriesNone,
+  carriedBlocks,
   notCarriedText,
-  resourceLinkBlocks,
   resourceLinkText,
   type ToolgateAttachmentBlock,
   type ToolgateResourceLinkBlock,
@@ -257,9 +255,7 @@ async function runDurableCall(
 
 /** Our result as the SDK's tool output: its content alone, or, with attachments or links, its parts. */
 function agentsOutput(result: ToolResultMessage): ToolgateOpenAiAgentsOutput {
-  if (carriesNone(result)) return result.content;
-  const attachments = attachmentBlocks(result, "toOpenAiAgentsTools");
-  const links = resourceLinkBlocks(result, "toOpenAiAgentsTools");
+  const { attachments, links } = carriedBlocks(result, "toOpenAiAgentsTools");
   if (attachments.length === 0 && links.length === 0) return result.content;
   const parts: ToolgateOpenAiAgentsContent[] = [ObjectFreeze({ type: "text" as const, text: result.content })];
   for (let index = 0; index < attachments.length; index += 1)
