@@ -29,7 +29,7 @@ import {
   type ToolgateAttachmentBlock,
   type ToolgateResourceLinkBlock,
 } from "./attachment-blocks.js";
-import { type DurableRunOf, type DurableRunReader, readDurableOption } from "./durable-option.js";
+import { type DurableRun, type DurableRunOf, type DurableRunReader, readDurableOption } from "./durable-option.js";
 import { checkPeerVersions } from "./peer-version.js";
 import { describeForFramework, type ResolvedSource, readProgressOption, resolveSource, type ToolCallSource } from "./source.js";
 
@@ -226,7 +226,7 @@ function runCall(
   // `errorFunction: null` would turn into the end of the run.
   let completed: ToolResultMessage | Promise<ToolResultMessage>;
   try {
-    completed = target.source.run({ id, name: target.name, args: input, signal: details?.signal, onProgress: target.onProgress });
+    completed = runOnSource(target, id, input, details, undefined);
   } catch (error) {
     return PromiseReject(error); // a custom executor's `executeToolCall` threw
   }
@@ -240,7 +240,7 @@ function runCall(
 
 /** A call under the `durable` option: its run id read first (the reader may be async). */
 async function runDurableCall(
-  { source, name, onProgress }: CallTarget,
+  target: CallTarget,
   runOf: DurableRunReader<OpenAiAgentsDurableContext>,
   id: string,
   input: unknown,
@@ -248,9 +248,20 @@ async function runDurableCall(
   details: ToolCallDetails,
 ): Promise<ToolgateOpenAiAgentsOutput> {
   const durable = await runOf(
-    ObjectFreeze({ toolCallId: id, toolName: name, context: (runContext as { readonly context?: unknown } | undefined)?.context }),
+    ObjectFreeze({ toolCallId: id, toolName: target.name, context: (runContext as { readonly context?: unknown } | undefined)?.context }),
   );
-  return agentsOutput(await source.run({ id, name, args: input, signal: details?.signal, onProgress, durable }));
+  return agentsOutput(await runOnSource(target, id, input, details, durable));
+}
+
+/** The call handed to the tool's source: the SDK's signal, the app's progress listener, and the call's run (undefined without the `durable` option). */
+function runOnSource(
+  { source, name, onProgress }: CallTarget,
+  id: string,
+  input: unknown,
+  details: ToolCallDetails,
+  durable: DurableRun | undefined,
+): ToolResultMessage | Promise<ToolResultMessage> {
+  return source.run({ id, name, args: input, signal: details?.signal, onProgress, durable });
 }
 
 /** Our result as the SDK's tool output: its content alone, or, with attachments or links, its parts. */
