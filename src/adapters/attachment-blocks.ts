@@ -1,8 +1,8 @@
 // A result's attachments as base64 blocks, the shapes MCP's and Pi's content share for images
 // (`{ type: "image", data, mimeType }`) and MCP's for audio (`{ type: "audio", data, mimeType }`),
 // with toolgate's own for files (`{ type: "file", data, mimeType, name?, uri? }`, which each
-// adapter maps to its framework's own part where it has one); and a result as those
-// frameworks' content list (its text block, then its attachments). Resource links apart, as
+// adapter maps to its framework's own part where it has one); and a result's text as those
+// frameworks' text block. Resource links apart, as
 // `{ type: "resourceLink", uri, name, mimeType?, description? }` blocks (MCP's `resource_link`;
 // a text line saying what they link to elsewhere). One encoder for every adapter.
 // docs/adapters.md — What each framework carries; docs/operations.md — Images and other attachments.
@@ -13,7 +13,7 @@ import type { AudioMimeType, FileMimeType, ImageMimeType } from "../contract/med
 import { isProxy, JSONStringify, ObjectFreeze, ObjectHasOwn, ReflectApply, TypedArrayPrototypeGetLength } from "../contract/primordials.js";
 import type { CarriedAttachment, ToolAttachment, ToolResultMessage } from "../contract/results.js";
 import { adoptAttachments } from "../contract/results.js";
-import { readOwnDataProperty } from "../contract/untrusted.js";
+import { ownDataOr } from "../contract/untrusted.js";
 
 // Captured at load: `buffer.toString("base64")` looks `base64Slice` up on the instance, so a
 // patched Buffer.prototype would choose the text. The native slice takes any Uint8Array.
@@ -57,13 +57,36 @@ export interface ToolgateFileBlock {
 /** One attachment as a framework sees it. */
 export type ToolgateAttachmentBlock = ToolgateImageBlock | ToolgateAudioBlock | ToolgateFileBlock;
 
+/** A result's attachments and its resource links as blocks, each list in the result's order. */
+export interface CarriedBlocks {
+  readonly attachments: readonly ToolgateAttachmentBlock[];
+  readonly links: readonly ToolgateResourceLinkBlock[];
+}
+
 /**
- * The result's attachments as blocks, in order; none when it has no `attachments`.
- * The list is read once and checked as an executor's runner output is (a custom executor
- * may hand back anything): a malformed one is a ToolContractError(INVALID_ARGUMENT) naming `api`.
+ * The result's attachments and resource links as blocks (`attachmentBlocks`, `resourceLinkBlocks`);
+ * none of either for a Proxy (its traps would run). Every adapter reads both lists: one Proxy
+ * test serves the two, and a result carrying neither, most results, costs two own-key checks
+ * more and makes nothing.
  */
-export function attachmentBlocks(result: ToolResultMessage, api: string): readonly ToolgateAttachmentBlock[] {
-  const attachments = readOwnDataProperty(result, "attachments");
+export function carriedBlocks(result: ToolResultMessage, api: string): CarriedBlocks {
+  if (isProxy(result)) return CARRIES_NONE;
+  const attachments = attachmentBlocks(result, api);
+  const links = resourceLinkBlocks(result, api);
+  return attachments === NO_BLOCKS && links === NO_LINKS ? CARRIES_NONE : { attachments, links };
+}
+
+/**
+ * The attachments of a result that is not a Proxy as blocks, in order; none when it has no own
+ * `attachments` data property. The list is read once and checked as an executor's runner output
+ * is (a custom executor may hand back anything): a malformed one is a
+ * ToolContractError(INVALID_ARGUMENT) naming `api`.
+ */
+function attachmentBlocks(result: ToolResultMessage, api: string): readonly ToolgateAttachmentBlock[] {
+  // Most results have none: an own-key check tells that without making a descriptor (and, on a
+  // non-Proxy, runs nothing of the result's).
+  if (!ObjectHasOwn(result, "attachments")) return NO_BLOCKS;
+  const attachments = ownDataOr(result, "attachments", undefined);
   if (attachments === undefined) return NO_BLOCKS;
   const list = adoptAttachments(attachments);
   if (typeof list === "string") {
@@ -93,11 +116,13 @@ export interface ToolgateResourceLinkBlock {
 }
 
 /**
- * The result's resource links as blocks, in order; none when it has no `resourceLinks`. Read
- * once and checked as `attachmentBlocks` checks attachments (INVALID_ARGUMENT naming `api`).
+ * The resource links of a result that is not a Proxy as blocks, in order; none when it has no
+ * own `resourceLinks` data property. Read once and checked as `attachmentBlocks` checks
+ * attachments (INVALID_ARGUMENT naming `api`).
  */
-export function resourceLinkBlocks(result: ToolResultMessage, api: string): readonly ToolgateResourceLinkBlock[] {
-  const links = readOwnDataProperty(result, "resourceLinks");
+function resourceLinkBlocks(result: ToolResultMessage, api: string): readonly ToolgateResourceLinkBlock[] {
+  if (!ObjectHasOwn(result, "resourceLinks")) return NO_LINKS;
+  const links = ownDataOr(result, "resourceLinks", undefined);
   if (links === undefined) return NO_LINKS;
   const list = adoptAttachments(links);
   if (typeof list === "string") malformed(api, list);
@@ -110,7 +135,10 @@ export function resourceLinkBlocks(result: ToolResultMessage, api: string): read
   return ObjectFreeze(blocks);
 }
 
+const NO_BLOCKS: readonly ToolgateAttachmentBlock[] = ObjectFreeze([]);
 const NO_LINKS: readonly ToolgateResourceLinkBlock[] = ObjectFreeze([]);
+
+const CARRIES_NONE: CarriedBlocks = ObjectFreeze({ attachments: NO_BLOCKS, links: NO_LINKS });
 
 /**
  * What a framework with no link part shows for a resource link: a text line naming it, its URI,
@@ -150,29 +178,9 @@ export interface ToolgateTextBlock {
   readonly text: string;
 }
 
-/** `[{ type: "text", text: result.content }, ...attachmentBlocks(result, api)]`, built by index (no array iterator is consulted). */
-export function contentBlocks(result: ToolResultMessage, api: string): (ToolgateTextBlock | ToolgateAttachmentBlock)[] {
-  const attachments = attachmentBlocks(result, api);
-  const blocks: (ToolgateTextBlock | ToolgateAttachmentBlock)[] = [textBlock(result.content)];
-  for (let index = 0; index < attachments.length; index += 1) blocks[index + 1] = attachments[index] as ToolgateAttachmentBlock;
-  return blocks;
-}
-
-const NO_BLOCKS: readonly ToolgateAttachmentBlock[] = ObjectFreeze([]);
-
 /** A result's text as a frozen text block. */
 export function textBlock(text: string): ToolgateTextBlock {
   return ObjectFreeze({ type: "text" as const, text });
-}
-
-/**
- * Whether `result` carries neither attachments nor resource links (no own `attachments` or
- * `resourceLinks`; a Proxy carries none, as attachmentBlocks and resourceLinkBlocks read it):
- * most results, told with one Proxy test and two own-key checks, where reading both lists
- * makes a descriptor each. On a non-Proxy an own-key check runs nothing of the result's.
- */
-export function carriesNone(result: ToolResultMessage): boolean {
-  return isProxy(result) || (!ObjectHasOwn(result, "attachments") && !ObjectHasOwn(result, "resourceLinks"));
 }
 
 /**
@@ -202,8 +210,7 @@ export interface ToolgateContentOutput {
 }
 
 export function contentOutput(result: ToolResultMessage, api: string): string | ToolgateContentOutput {
-  const blocks = attachmentBlocks(result, api);
-  const links = resourceLinkBlocks(result, api);
+  const { attachments: blocks, links } = carriedBlocks(result, api);
   if (blocks.length === 0 && links.length === 0) return result.content;
   const images: ToolgateImageBlock[] = [];
   const files: ToolgateMediaBlock[] = [];

@@ -20,13 +20,7 @@ import { cutToCodePoints } from "../contract/serialize.js";
 import { readOwnDataProperty } from "../contract/untrusted.js";
 import { readOptions } from "../contract/validators.js";
 import type { ProgressListener, ToolProgress } from "../executor/progress.js";
-import {
-  attachmentBlocks,
-  resourceLinkBlocks,
-  resourceLinkText,
-  type ToolgateAttachmentBlock,
-  type ToolgateResourceLinkBlock,
-} from "./attachment-blocks.js";
+import { carriedBlocks, resourceLinkText, type ToolgateAttachmentBlock, type ToolgateResourceLinkBlock } from "./attachment-blocks.js";
 import { type DurableRunOf, type DurableRunReader, readDurableOption } from "./durable-option.js";
 import { checkPeerVersions } from "./peer-version.js";
 import { describeForFramework, type ResolvedSource, readProgressOption, resolveSource, type ToolCallSource } from "./source.js";
@@ -291,8 +285,7 @@ async function runCall(plan: CallPlan, facts: CallFacts): Promise<ToolMessage> {
     throw error;
   }
   if (result.isError) return new ToolMessage({ status: "error", content: result.content, tool_call_id: toolCallId, name });
-  const attachments = attachmentBlocks(result, "toLangChainTools");
-  const links = resourceLinkBlocks(result, "toLangChainTools");
+  const { attachments, links } = carriedBlocks(result, "toLangChainTools");
   if (attachments.length === 0 && links.length === 0)
     return new ToolMessage({ status: "success", content: result.content, tool_call_id: toolCallId, name });
   // Fresh, unfrozen blocks: LangChain's message converters may rewrite a message's blocks.

@@ -32,13 +32,10 @@ import { errorContent, type ToolResultMessage } from "../contract/results.js";
 import { describeFailure } from "../contract/untrusted.js";
 import { readOptions } from "../contract/validators.js";
 import {
-  carriesNone,
-  contentBlocks,
-  resourceLinkBlocks,
+  carriedBlocks,
   type ToolgateAttachmentBlock,
   type ToolgateFileBlock,
   type ToolgateResourceLinkBlock,
-  type ToolgateTextBlock,
   textBlock,
 } from "./attachment-blocks.js";
 import { refuseDurableOption } from "./durable-option.js";
@@ -186,12 +183,10 @@ function callTool(
 }
 
 function mcpResult(result: ToolResultMessage): CallToolResult {
-  if (carriesNone(result)) return { content: [textBlock(result.content)], isError: result.isError };
-  const blocks = contentBlocks(result, "createMcpServer");
-  const content: CallToolResult["content"] = [];
-  for (let index = 0; index < blocks.length; index += 1)
-    content[index] = mcpContentOf(blocks[index] as ToolgateTextBlock | ToolgateAttachmentBlock, index);
-  const links = resourceLinkBlocks(result, "createMcpServer");
+  const { attachments, links } = carriedBlocks(result, "createMcpServer");
+  const content: CallToolResult["content"] = [textBlock(result.content)];
+  for (let index = 0; index < attachments.length; index += 1)
+    content[index + 1] = mcpContentOf(attachments[index] as ToolgateAttachmentBlock, index + 1);
   for (let index = 0; index < links.length; index += 1)
     content[content.length] = mcpResourceLink(links[index] as ToolgateResourceLinkBlock);
   return { content, isError: result.isError };
@@ -227,8 +222,8 @@ function structuredMcpResult(result: ToolResultMessage): CallToolResult {
   return { ...answer, structuredContent: parsed };
 }
 
-/** A block as MCP content: text, image and audio as they are; a file as an embedded resource. */
-function mcpContentOf(block: ToolgateTextBlock | ToolgateAttachmentBlock, index: number): CallToolResult["content"][number] {
+/** An attachment as MCP content: image and audio as they are; a file as an embedded resource. */
+function mcpContentOf(block: ToolgateAttachmentBlock, index: number): CallToolResult["content"][number] {
   if (block.type !== "file") return block;
   return ObjectFreeze({ type: "resource" as const, resource: ObjectFreeze(embeddedResource(block, index)) });
 }

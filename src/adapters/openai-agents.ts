@@ -23,15 +23,13 @@ import { readOptions } from "../contract/validators.js";
 import type { ProgressListener } from "../executor/progress.js";
 import { askNeedsApproval, checkNeedsApproval, type ToolgateNeedsApproval, toolCallDenied } from "./approval.js";
 import {
-  attachmentBlocks,
-  carriesNone,
+  carriedBlocks,
   notCarriedText,
-  resourceLinkBlocks,
   resourceLinkText,
   type ToolgateAttachmentBlock,
   type ToolgateResourceLinkBlock,
 } from "./attachment-blocks.js";
-import { type DurableRunOf, type DurableRunReader, readDurableOption } from "./durable-option.js";
+import { type DurableRun, type DurableRunOf, type DurableRunReader, readDurableOption } from "./durable-option.js";
 import { checkPeerVersions } from "./peer-version.js";
 import { describeForFramework, type ResolvedSource, readProgressOption, resolveSource, type ToolCallSource } from "./source.js";
 
@@ -228,7 +226,7 @@ function runCall(
   // `errorFunction: null` would turn into the end of the run.
   let completed: ToolResultMessage | Promise<ToolResultMessage>;
   try {
-    completed = target.source.run({ id, name: target.name, args: input, signal: details?.signal, onProgress: target.onProgress });
+    completed = runOnSource(target, id, input, details, undefined);
   } catch (error) {
     return PromiseReject(error); // a custom executor's `executeToolCall` threw
   }
@@ -242,7 +240,7 @@ function runCall(
 
 /** A call under the `durable` option: its run id read first (the reader may be async). */
 async function runDurableCall(
-  { source, name, onProgress }: CallTarget,
+  target: CallTarget,
   runOf: DurableRunReader<OpenAiAgentsDurableContext>,
   id: string,
   input: unknown,
@@ -250,16 +248,25 @@ async function runDurableCall(
   details: ToolCallDetails,
 ): Promise<ToolgateOpenAiAgentsOutput> {
   const durable = await runOf(
-    ObjectFreeze({ toolCallId: id, toolName: name, context: (runContext as { readonly context?: unknown } | undefined)?.context }),
+    ObjectFreeze({ toolCallId: id, toolName: target.name, context: (runContext as { readonly context?: unknown } | undefined)?.context }),
   );
-  return agentsOutput(await source.run({ id, name, args: input, signal: details?.signal, onProgress, durable }));
+  return agentsOutput(await runOnSource(target, id, input, details, durable));
+}
+
+/** The call handed to the tool's source: the SDK's signal, the app's progress listener, and the call's run (undefined without the `durable` option). */
+function runOnSource(
+  { source, name, onProgress }: CallTarget,
+  id: string,
+  input: unknown,
+  details: ToolCallDetails,
+  durable: DurableRun | undefined,
+): ToolResultMessage | Promise<ToolResultMessage> {
+  return source.run({ id, name, args: input, signal: details?.signal, onProgress, durable });
 }
 
 /** Our result as the SDK's tool output: its content alone, or, with attachments or links, its parts. */
 function agentsOutput(result: ToolResultMessage): ToolgateOpenAiAgentsOutput {
-  if (carriesNone(result)) return result.content;
-  const attachments = attachmentBlocks(result, "toOpenAiAgentsTools");
-  const links = resourceLinkBlocks(result, "toOpenAiAgentsTools");
+  const { attachments, links } = carriedBlocks(result, "toOpenAiAgentsTools");
   if (attachments.length === 0 && links.length === 0) return result.content;
   const parts: ToolgateOpenAiAgentsContent[] = [ObjectFreeze({ type: "text" as const, text: result.content })];
   for (let index = 0; index < attachments.length; index += 1)

@@ -20,10 +20,8 @@ import { readOptions, validateFunction } from "../contract/validators.js";
 import type { ProgressListener, ToolProgress } from "../executor/progress.js";
 import type { ToolExecutor } from "../executor/tool-executor.js";
 import {
-  carriesNone,
-  contentBlocks,
+  carriedBlocks,
   notCarriedText,
-  resourceLinkBlocks,
   resourceLinkText,
   type ToolgateAttachmentBlock,
   type ToolgateImageBlock,
@@ -305,20 +303,17 @@ function readPiOptions(options: unknown, api: string): { hook: NonRecoverableHoo
 
 /** A result as Pi's content: text and images as they are; a text file as its text; audio and a PDF as a text block saying they were left out. */
 function piContent(result: ToolResultMessage): (ToolgatePiText | ToolgatePiImage)[] {
-  if (carriesNone(result)) return [textBlock(result.content)];
-  const blocks = contentBlocks(result, "toPiAgentTool");
-  const content: (ToolgatePiText | ToolgatePiImage)[] = [];
-  for (let index = 0; index < blocks.length; index += 1)
-    content[index] = piBlock(blocks[index] as ToolgateTextBlock | ToolgateAttachmentBlock);
+  const { attachments, links } = carriedBlocks(result, "toPiAgentTool");
+  const content: (ToolgatePiText | ToolgatePiImage)[] = [textBlock(result.content)];
+  for (let index = 0; index < attachments.length; index += 1) content[index + 1] = piBlock(attachments[index] as ToolgateAttachmentBlock);
   // Pi's content has no link block: a text block names each link.
-  const links = resourceLinkBlocks(result, "toPiAgentTool");
   for (let index = 0; index < links.length; index += 1)
     content[content.length] = ObjectFreeze({ type: "text" as const, text: resourceLinkText(links[index] as ToolgateResourceLinkBlock) });
   return content;
 }
 
-function piBlock(block: ToolgateTextBlock | ToolgateAttachmentBlock): ToolgatePiText | ToolgatePiImage {
-  if (block.type === "text" || block.type === "image") return block;
+function piBlock(block: ToolgateAttachmentBlock): ToolgatePiText | ToolgatePiImage {
+  if (block.type === "image") return block;
   if (block.type === "file" && block.text !== undefined) {
     const name = block.name === undefined ? "" : " " + JSONStringify(block.name);
     return ObjectFreeze({ type: "text" as const, text: `[file${name} (${block.mimeType})]\n` + block.text });

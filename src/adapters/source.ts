@@ -25,7 +25,7 @@ import {
 } from "../contract/primordials.js";
 import { errorContent, type ToolResultMessage, toolResultMessage } from "../contract/results.js";
 import { registeredTools, type ToolRegistry } from "../contract/tools.js";
-import { registryPipeline } from "../executor/in-process.js";
+import { pipelineOf } from "../executor/in-process.js";
 import { OwnSignal } from "../executor/own-signal.js";
 import { type AdapterCall, executeCallParts, type Pipeline } from "../executor/pipeline.js";
 import { checkProgressListener, deliverProgress, type ProgressListener } from "../executor/progress.js";
@@ -86,7 +86,7 @@ export interface ResolvedSource {
 export function resolveSource(source: unknown, api: string): ResolvedSource {
   if (isToolRegistry(source)) {
     const refused = argumentRefusal(source, DEFAULT_ARGUMENT_BUDGETS);
-    const pipeline = registryPipeline(source);
+    const pipeline = pipelineOf(source);
     return {
       registry: source,
       isRegistry: true,

@@ -132,7 +132,13 @@ function contextOf(request: RunRequest, signal: AbortSignal, reportProgress: Too
   return ObjectFreeze(app === undefined ? { signal, toolCallId, reportProgress } : { signal, toolCallId, reportProgress, app });
 }
 
-function pipelineOf(registry: ToolRegistry, settings?: PipelineSettings): Pipeline {
+/**
+ * The pipeline a registry's calls run through (executeCallParts): `executeToolCall` makes one
+ * per call, an adapter one for its lifetime, an InProcessToolExecutor one with its settings. The
+ * registry is still read live (its tools are the registry's own map). A
+ * ToolContractError(INVALID_ARGUMENT) for a registry that is not one.
+ */
+export function pipelineOf(registry: ToolRegistry, settings?: PipelineSettings): Pipeline {
   const tools = registeredTools(registry);
   return settings === undefined ? { tools, run: runHere } : { tools, run: runHere, settings };
 }
@@ -155,15 +161,6 @@ export function executeToolCall(
   } catch (error) {
     return PromiseReject(error); // a registry that is not one
   }
-}
-
-/**
- * The pipeline an adapter runs a registry's calls through (executeCallParts): made once per
- * adapter, as `executeToolCall` makes one per call. The registry is still read live (its tools
- * are the registry's own map). A ToolContractError(INVALID_ARGUMENT) for a registry that is not one.
- */
-export function registryPipeline(registry: ToolRegistry): Pipeline {
-  return pipelineOf(registry);
 }
 
 /**
