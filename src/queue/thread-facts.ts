@@ -89,11 +89,21 @@ export class HostFactsBook {
     if (earlier !== undefined) this.#answered.delete(callId);
     const ambiguous = earlier !== undefined && now - earlier.at <= LATE_KILL_MEMORY_MS;
     this.#answered.set(callId, { jobId: ambiguous ? null : job.jobId, at: now });
-    for (const [oldest, entry] of this.#answered) {
-      if (this.#answered.size <= LATE_KILL_MEMORY_ENTRIES && now - entry.at <= LATE_KILL_MEMORY_MS) break;
-      this.#answered.delete(oldest);
-    }
+    forgetOldest(this.#answered, now);
     return job.facts;
+  }
+}
+
+/**
+ * Drops a memory's oldest entry (insertion order: an entry set again moves to the end) while the
+ * memory is over its bound or that entry is stale.
+ */
+function forgetOldest(memory: Map<string, { readonly at: number }>, now: number): void {
+  const oldestFirst = memory.entries();
+  let oldest = oldestFirst.next().value;
+  while (oldest !== undefined && (memory.size > LATE_KILL_MEMORY_ENTRIES || now - oldest[1].at > LATE_KILL_MEMORY_MS)) {
+    memory.delete(oldest[0]);
+    oldest = oldestFirst.next().value;
   }
 }
 
@@ -113,11 +123,7 @@ export class StoppedJobs {
   remember(jobId: string, record: (facts: RunFacts) => void): void {
     const now = PerformanceNow();
     this.#records.set(jobId, { record, at: now });
-    // Oldest first (insertion order): forget the expired, and the oldest beyond the bound.
-    for (const [oldest, entry] of this.#records) {
-      if (this.#records.size <= LATE_KILL_MEMORY_ENTRIES && now - entry.at <= LATE_KILL_MEMORY_MS) break;
-      this.#records.delete(oldest);
-    }
+    forgetOldest(this.#records, now);
   }
 
   killed(jobId: unknown): void {
