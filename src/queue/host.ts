@@ -195,6 +195,13 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
   const tools = executor.registry;
   /** The signals of the jobs running here, by job id. */
   const running = new Map<string, AbortController>();
+  /**
+   * Controllers of plain jobs that ended without an abort, for the next jobs: on Node 20 a new
+   * signal and the pipeline's listener on it cost a job about 12 µs of the main thread, an
+   * AbortSignal watched before costs nothing (executor/signal.ts keeps one listener per signal).
+   * At most one per job running at once.
+   */
+  const idleControllers: AbortController[] = [];
   /** Of those, the jobs not yet past their wait for a thread and their start check (the metrics' jobs waiting for a thread). */
   let starting = 0;
   /** Woken when the last running job ends (close() waits for that, not for BullMQ's bookkeeping). */
@@ -232,7 +239,7 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
     let tookThreadAt: number | undefined;
     const jobId = readJobId(job.id);
     if (jobId === undefined) return notStarted("no-agent");
-    const controller = new AbortController();
+    const controller = idleControllers.pop() ?? new AbortController();
     // Registered before anything waits: a cancel message from now on aborts it.
     running.set(jobId, controller);
     let book: ReturnType<HostFactsBook["begin"]> | undefined;
@@ -299,6 +306,10 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
       if (tookThreadAt !== undefined) threadSlots.give();
       fetchAhead.finished(token, tookThreadAt === undefined ? 0 : performance.now() - tookThreadAt);
       running.delete(jobId);
+      // No longer reachable by a cancel or close(), and watched by nothing now that its call has
+      // settled (the pipeline, the thread slots and the start check let go of the signal when they
+      // answer; a durable call's engine or a progress relay might not): the next job's.
+      if (!controller.signal.aborted && data.durable === undefined && !data.progress) idleControllers.push(controller);
       if (running.size === 0) for (const wake of idleWaiters.splice(0)) wake();
     }
   };
@@ -307,7 +318,8 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
   const withFacts = (result: QueueJobResult, book: ReturnType<HostFactsBook["begin"]> | undefined, callId: unknown): QueueJobResult => {
     if (book === undefined) return result;
     const known = facts.end(book, callId as string);
-    return known === undefined ? result : { ...result, facts: known };
+    // The facts first: a field added after a spread goes through V8's runtime (about 0.6 µs a job on Node 20).
+    return known === undefined ? result : { facts: known, ...result };
   };
 
   const watchdog = new FetchWatchdog({

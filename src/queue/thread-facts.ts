@@ -39,7 +39,7 @@ export class HostFactsBook {
    * Call id → job id of jobs answered recently (null: ambiguous) and when, for a late kill;
    * oldest first, forgotten as later answers come (no timer per job).
    */
-  readonly #answered = new Map<string, { readonly jobId: string | null; readonly at: number }>();
+  readonly #answered = new LateKillMemory<{ readonly jobId: string | null; readonly at: number }>();
   readonly #announce: (jobId: string) => void;
 
   constructor(announce: (jobId: string) => void) {
@@ -85,17 +85,63 @@ export class HostFactsBook {
     if (entry !== undefined && --entry.count === 0) this.#running.delete(callId);
     const now = PerformanceNow();
     const earlier = this.#answered.get(callId);
-    // Moved to the end (the newest): another job of this call id answered within the memory makes it ambiguous.
-    if (earlier !== undefined) this.#answered.delete(callId);
+    // The newest now: another job of this call id answered within the memory makes it ambiguous.
     const ambiguous = earlier !== undefined && now - earlier.at <= LATE_KILL_MEMORY_MS;
-    this.#answered.set(callId, { jobId: ambiguous ? null : job.jobId, at: now });
-    for (const [oldest, entry] of this.#answered) {
-      if (this.#answered.size <= LATE_KILL_MEMORY_ENTRIES && now - entry.at <= LATE_KILL_MEMORY_MS) break;
-      this.#answered.delete(oldest);
-    }
+    this.#answered.set(callId, { jobId: ambiguous ? null : job.jobId, at: now }, now);
     return job.facts;
   }
 }
+
+/**
+ * Entries by key, forgotten oldest first (an entry set again is the newest) while there are more
+ * than LATE_KILL_MEMORY_ENTRIES or the oldest is older than LATE_KILL_MEMORY_MS: each step O(1).
+ * The age order is a list of its own: a Map's own order is no queue in V8, whose iterators
+ * start at the front and step over every entry deleted there until the table is rebuilt
+ * (about 10 µs a step at 10,000 entries).
+ */
+export class LateKillMemory<Entry extends { readonly at: number }> {
+  readonly #byKey = new Map<string, Entry>();
+  /** Keys and their entries, oldest first, in pairs from #head on; a pair whose entry is no longer its key's is skipped. */
+  #order: (string | Entry | undefined)[] = [];
+  #head = 0;
+
+  get(key: string): Entry | undefined {
+    return this.#byKey.get(key);
+  }
+
+  delete(key: string): void {
+    this.#byKey.delete(key);
+  }
+
+  /** Remembers `entry` as the newest, then forgets what is beyond the bound or stale at `now`. */
+  set(key: string, entry: Entry, now: number): void {
+    this.#byKey.delete(key);
+    this.#byKey.set(key, entry);
+    this.#order.push(key, entry);
+    while (this.#head < this.#order.length) {
+      const oldestKey = this.#order[this.#head] as string;
+      const oldest = this.#order[this.#head + 1] as Entry;
+      const current = this.#byKey.get(oldestKey) === oldest;
+      if (current && this.#byKey.size <= LATE_KILL_MEMORY_ENTRIES && now - oldest.at <= LATE_KILL_MEMORY_MS) break;
+      if (current) this.#byKey.delete(oldestKey);
+      this.#order[this.#head] = undefined;
+      this.#order[this.#head + 1] = undefined;
+      this.#head += 2;
+    }
+    if (this.#head >= ORDER_COMPACT_AT && 2 * this.#head >= this.#order.length) {
+      this.#order = this.#order.slice(this.#head);
+      this.#head = 0;
+    } else if (this.#order.length - this.#head > 4 * this.#byKey.size + ORDER_COMPACT_AT) {
+      // Pairs set again behind a fresh oldest entry: the list again from the map (whose order is the same, an entry set again moved to its end).
+      this.#order = [];
+      for (const [key, value] of this.#byKey) this.#order.push(key, value);
+      this.#head = 0;
+    }
+  }
+}
+
+/** The age order's list is cut down once this much of it is spent. */
+const ORDER_COMPACT_AT = 2048;
 
 /** Adds the late-kill event of `jobId` to the queue's event stream (Redis errors drop it: telemetry only). */
 export function announceThreadKilled(client: Redis, keys: QueueKeys, jobId: string): void {
@@ -108,16 +154,11 @@ export function announceThreadKilled(client: Redis, keys: QueueKeys, jobId: stri
  * pipeline's `onThreadKilled`). Bounded in time and size; an event for any other job is dropped.
  */
 export class StoppedJobs {
-  readonly #records = new Map<string, { readonly record: (facts: RunFacts) => void; readonly at: number }>();
+  readonly #records = new LateKillMemory<{ readonly record: (facts: RunFacts) => void; readonly at: number }>();
 
   remember(jobId: string, record: (facts: RunFacts) => void): void {
     const now = PerformanceNow();
-    this.#records.set(jobId, { record, at: now });
-    // Oldest first (insertion order): forget the expired, and the oldest beyond the bound.
-    for (const [oldest, entry] of this.#records) {
-      if (this.#records.size <= LATE_KILL_MEMORY_ENTRIES && now - entry.at <= LATE_KILL_MEMORY_MS) break;
-      this.#records.delete(oldest);
-    }
+    this.#records.set(jobId, { record, at: now }, now);
   }
 
   killed(jobId: unknown): void {

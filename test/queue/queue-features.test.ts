@@ -204,6 +204,26 @@ describe.skipIf(!("url" in redis))("docs/queue.md — thread facts across machin
     expect((await executor.executeToolCall(call("nap"), neverAborted())).content).toBe("rested");
   });
 
+  test("a host's job signals serve job after job: a cancel still stops a later job's tool, and a cancelled job's signal serves none after it", async () => {
+    const queue = uniqueQueue("signals");
+    await host(queue, { threads: 1 });
+    const killed: ThreadKilledEvent[] = [];
+    const executor = await agent(queue, { hooks: { onThreadKilled: (event) => killed.push(event) } });
+    // Plain jobs that end without an abort: their signals serve the jobs after them (host.ts).
+    for (let index = 0; index < 3; index += 1) expect((await executor.executeToolCall(call("nap"), neverAborted())).content).toBe("rested");
+    const log = join(scratchDir(), "spinning");
+    const controller = new AbortController();
+    const pending = executor.executeToolCall(call("spin", { log }, "spinner"), controller.signal);
+    await waitForFile(log);
+    controller.abort();
+    await expect(pending).rejects.toThrow();
+    // The cancel reached the tool through a signal an earlier job had: its thread, deaf to it, is terminated after the grace period.
+    await until(() => killed.length > 0);
+    expect(killed).toEqual([{ toolCallId: "spinner", toolName: "spin", threadId: undefined }]);
+    // The aborted signal serves no later job: this one starts and runs.
+    expect((await executor.executeToolCall(call("nap"), neverAborted())).content).toBe("rested");
+  });
+
   test("forged thread facts make the result TOOL_EXECUTION_FAILED; a forged kill event of an unknown job is dropped", async () => {
     const queue = uniqueQueue("facts-forged");
     const killed: ThreadKilledEvent[] = [];
