@@ -19,7 +19,7 @@
 // docs/queue.md — Topology (results), Failure scenarios (a malformed or forged event, a stream that went back).
 import type { Redis } from "ioredis";
 import { NativePromise } from "../contract/primordials.js";
-import { compareStreamIds, decodeStreamRead, decodeStreamTop } from "./redis-data.js";
+import { compareStreamIds, decodeStreamTop, forEachStreamEvent } from "./redis-data.js";
 
 /** How long one XREAD blocks; stop() does not wait for it (it drops the connection). */
 const BLOCK_MS = 5000;
@@ -152,16 +152,18 @@ export class EventReader {
 
   /** Every well-formed entry of an XREAD reply, in order; anything else is skipped. */
   #deliver(reply: unknown): void {
-    const { events, lastId } = decodeStreamRead(reply);
+    const lastId = forEachStreamEvent(reply, this.#visit);
     if (lastId !== undefined) this.#lastId = lastId;
-    for (const { event, jobId, data } of events) {
-      try {
-        this.#listener(event, jobId, data);
-      } catch {
-        // The listener's own failure must not stop the stream either.
-      }
-    }
   }
+
+  /** One entry to the listener (made once: a read allocates no list and no event objects). */
+  readonly #visit = (_id: string, event: string, jobId: string, data: string | undefined): void => {
+    try {
+      this.#listener(event, jobId, data);
+    } catch {
+      // The listener's own failure must not stop the stream either.
+    }
+  };
 }
 
 function ignore(): void {}

@@ -167,6 +167,10 @@ interface PendingJob {
   readonly durable: boolean;
   /** Its job's hash says the host's outcome is the recorded one (read with the result, before answer). */
   hostRecorded: boolean;
+  /** Its confirmation's HMGET arguments, made at the first confirmation (the job's key is built once a job, not once a read). */
+  read: readonly string[] | undefined;
+  /** Its confirmation riding behind the events reads, made at the first of them. */
+  riding: RidingRead | undefined;
   /** The host's answer, as read from the job's hash (its raw text, still untrusted). */
   answer(text: string): void;
   /** A progress event's data (untrusted), for a call whose caller listens. */
@@ -443,6 +447,8 @@ export class QueueToolExecutor implements ToolExecutor {
         activeSeen: false,
         durable: durable !== undefined,
         hostRecorded: false,
+        read: undefined,
+        riding: undefined,
         answer: (text) => {
           if (!finish()) return;
           const decoded = decodeResult(text, limits);
@@ -487,18 +493,22 @@ export class QueueToolExecutor implements ToolExecutor {
       }
       this.#pending.set(jobId, entry);
       this.#startHeartbeat();
-      const data: QueueJobData = {
+      // Fields set only when present, in the order the job's JSON has always had them (five
+      // object spreads, mostly of empty objects, went through V8's copying builtins every call).
+      const data: { -readonly [key in keyof QueueJobData]: QueueJobData[key] } = {
         v: 1,
         callId: call.id,
         toolName: call.name,
         arguments: call.arguments,
-        // The host stops the tool at the same limit, should this side's cancel never reach it.
-        ...(timeoutMs === undefined ? {} : { timeoutMs }),
-        ...(remote === undefined ? {} : { progress: true }),
-        ...(this.#options.sentAttachmentBudgets === undefined ? {} : { attachmentBudgets: this.#options.sentAttachmentBudgets }),
-        ...(durable === undefined ? {} : { durable: this.#durable.jobDurability(durable.runId) }),
-        ...activeTraceContext(),
       };
+      // The host stops the tool at the same limit, should this side's cancel never reach it.
+      if (timeoutMs !== undefined) data.timeoutMs = timeoutMs;
+      if (remote !== undefined) data.progress = true;
+      if (this.#options.sentAttachmentBudgets !== undefined) data.attachmentBudgets = this.#options.sentAttachmentBudgets;
+      if (durable !== undefined) data.durable = this.#durable.jobDurability(durable.runId);
+      const trace = activeTraceContext();
+      if (trace.traceparent !== undefined) data.traceparent = trace.traceparent;
+      if (trace.tracestate !== undefined) data.tracestate = trace.tracestate;
       // Added only while the agent's lease is fresh (hosts refuse jobs of an agent whose lease expired),
       // and never once the call has settled meanwhile.
       const add = (): Promise<unknown> => {
@@ -617,10 +627,10 @@ export class QueueToolExecutor implements ToolExecutor {
    */
   #ridingConfirmation(): RidingRead | undefined {
     if (this.#pending.size !== 1) return undefined;
-    const [entry] = this.#pending.values();
+    const entry: PendingJob | undefined = this.#pending.values().next().value;
     if (entry === undefined || !entry.activeSeen) return undefined;
-    return {
-      hmget: finishedRead(this.#keys, entry),
+    entry.riding ??= {
+      hmget: this.#finishedReadOf(entry),
       answer: (reply) => {
         const { job, hostRecorded } = finishedReading(reply, entry);
         if (this.#pending.get(entry.jobId) !== entry || (job.state !== "completed" && job.state !== "failed")) return;
@@ -628,6 +638,13 @@ export class QueueToolExecutor implements ToolExecutor {
         applyState(entry, job);
       },
     };
+    return entry.riding;
+  }
+
+  /** A pending job's confirmation read, built once. */
+  #finishedReadOf(entry: PendingJob): readonly string[] {
+    entry.read ??= finishedRead(this.#keys, entry);
+    return entry.read;
   }
 
   /**
@@ -644,7 +661,10 @@ export class QueueToolExecutor implements ToolExecutor {
       const jobIds = [...this.#toConfirm];
       this.#toConfirm.clear();
       // A durable job's mark (HOST_RECORDED_FIELD) is read in its HMGET: one read serves it.
-      const jobs = jobIds.map((jobId) => ({ jobId, durable: this.#pending.get(jobId)?.durable === true }));
+      const jobs = jobIds.map((jobId) => {
+        const entry = this.#pending.get(jobId);
+        return entry === undefined ? { jobId, durable: false } : { jobId, durable: entry.durable, read: this.#finishedReadOf(entry) };
+      });
       readFinishedJobs(this.#control, this.#keys, jobs).then((readings) => {
         for (let index = 0; index < jobIds.length; index += 1) {
           const entry = this.#pending.get(jobIds[index] as string);

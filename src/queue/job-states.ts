@@ -50,6 +50,8 @@ const DURABLE_FINISHED_FIELDS: readonly string[] = [...FINISHED_FIELDS, HOST_REC
 export interface FinishedJob {
   readonly jobId: string;
   readonly durable: boolean;
+  /** Its read as `finishedRead` made it before, when the caller keeps it (the job's key built once). */
+  readonly read?: readonly string[] | undefined;
 }
 
 /** What one confirmation read says: the job's state, and whether its host's outcome is the recorded one (durable jobs only). */
@@ -59,8 +61,8 @@ export interface FinishedReading {
 }
 
 /** The one confirmation's HMGET arguments for a job: its key and its fields (the read that also rides behind the events read). */
-export function finishedRead(keys: QueueKeys, { jobId, durable }: FinishedJob): string[] {
-  return [keys.job(jobId), ...(durable ? DURABLE_FINISHED_FIELDS : FINISHED_FIELDS)];
+export function finishedRead(keys: QueueKeys, { jobId, durable, read }: FinishedJob): readonly string[] {
+  return read ?? [keys.job(jobId), ...(durable ? DURABLE_FINISHED_FIELDS : FINISHED_FIELDS)];
 }
 
 /**
@@ -79,13 +81,11 @@ export function finishedReading(reply: unknown, { jobId, durable }: FinishedJob)
 export async function readFinishedJobs(client: Redis, keys: QueueKeys, jobs: readonly FinishedJob[]): Promise<FinishedReading[]> {
   if (jobs.length === 1) {
     const job = jobs[0] as FinishedJob;
-    const [key, ...fields] = finishedRead(keys, job);
-    return [finishedReading(await client.hmget(key as string, ...fields), job)];
+    return [finishedReading(await client.hmget(...(finishedRead(keys, job) as [string, ...string[]])), job)];
   }
   const pipeline = client.pipeline();
   for (const job of jobs) {
-    const [key, ...fields] = finishedRead(keys, job);
-    pipeline.hmget(key as string, ...fields);
+    pipeline.hmget(...(finishedRead(keys, job) as [string, ...string[]]));
   }
   const replies = await pipeline.exec();
   return jobs.map((job, index) => {

@@ -12,6 +12,7 @@ import { Limits } from "../contract/constants.js";
 import { type AttachmentKind, isMimeTypeOf, MAX_FILE_NAME_CHARS, MAX_FILE_URI_CHARS } from "../contract/media-types.js";
 import {
   ArrayIsArray,
+  isProxy,
   JSONParse,
   NativeUint8Array,
   NumberIsFinite,
@@ -22,7 +23,7 @@ import {
 } from "../contract/primordials.js";
 import { linkWithinLimits, type ToolResourceLink } from "../contract/results.js";
 import { cutToCodePoints } from "../contract/serialize.js";
-import { readOwnDataProperty } from "../contract/untrusted.js";
+import { ownDataOr, readOwnDataProperty } from "../contract/untrusted.js";
 import type { ToolOutcome } from "../executor/run-tool.js";
 import { readJobId } from "./keys.js";
 import { type CancelReason, failedOutcome, type QueueJobFacts } from "./protocol.js";
@@ -308,10 +309,24 @@ export function decodeProgress(data: unknown): unknown {
  */
 export function decodeStreamRead(reply: unknown): { events: StreamEvent[]; lastId: string | undefined } {
   const events: StreamEvent[] = [];
+  const lastId = forEachStreamEvent(reply, (id, event, jobId, data) => {
+    events.push({ id, event, jobId, data });
+  });
+  return { events, lastId };
+}
+
+/**
+ * `decodeStreamRead` without the list: each well-formed entry handed to `visit` as it is read
+ * (the agent's reader allocates no event objects), and the id of the reply's last entry.
+ */
+export function forEachStreamEvent(
+  reply: unknown,
+  visit: (id: string, event: string, jobId: string, data: string | undefined) => void,
+): string | undefined {
   let lastId: string | undefined;
   const stream = ArrayIsArray(reply) ? reply[0] : undefined;
   const entries = ArrayIsArray(stream) ? stream[1] : undefined;
-  if (!ArrayIsArray(entries)) return { events, lastId };
+  if (!ArrayIsArray(entries)) return lastId;
   for (let index = 0; index < entries.length; index += 1) {
     const entry: unknown = entries[index];
     const id = ArrayIsArray(entry) ? readStreamId(entry[0]) : undefined;
@@ -328,10 +343,9 @@ export function decodeStreamRead(reply: unknown): { events: StreamEvent[]; lastI
       else if (name === "jobId") jobId = fields[field + 1];
       else if (name === "data") data = fields[field + 1];
     }
-    if (typeof event === "string" && typeof jobId === "string")
-      events.push({ id, event, jobId, data: typeof data === "string" ? data : undefined });
+    if (typeof event === "string" && typeof jobId === "string") visit(id, event, jobId, typeof data === "string" ? data : undefined);
   }
-  return { events, lastId };
+  return lastId;
 }
 
 /** The id of the newest entry in an XREVRANGE … COUNT 1 reply, null when the stream has none, undefined when the reply is not one. */
@@ -455,20 +469,22 @@ export interface JobData {
 }
 
 export function decodeJobData(data: unknown): JobData {
-  const record = typeof data === "object" && data !== null && !ArrayIsArray(data) ? data : {};
-  const callId = readOwnDataProperty(record, "callId");
+  // One Proxy check for the record, then its own data properties (readOwnDataProperty made the
+  // check once a field: six calls into Node a job).
+  const record = typeof data === "object" && data !== null && !ArrayIsArray(data) && !isProxy(data) ? data : {};
+  const callId = ownDataOr(record, "callId", undefined);
   return {
     // The host's pipeline snapshots and checks the call as any caller's (its budgets bound the arguments).
     call: {
       type: "toolCall",
       id: callId,
-      name: readOwnDataProperty(record, "toolName"),
-      arguments: readOwnDataProperty(record, "arguments"),
+      name: ownDataOr(record, "toolName", undefined),
+      arguments: ownDataOr(record, "arguments", undefined),
     },
     callId: typeof callId === "string" ? callId : undefined,
-    timeoutMs: readOwnDataProperty(record, "timeoutMs") as number | undefined,
-    progress: readOwnDataProperty(record, "progress") === true,
-    attachmentBudgets: readOwnDataProperty(record, "attachmentBudgets"),
-    durable: readOwnDataProperty(record, "durable"),
+    timeoutMs: ownDataOr(record, "timeoutMs", undefined) as number | undefined,
+    progress: ownDataOr(record, "progress", undefined) === true,
+    attachmentBudgets: ownDataOr(record, "attachmentBudgets", undefined),
+    durable: ownDataOr(record, "durable", undefined),
   };
 }

@@ -22,7 +22,7 @@
 // docs/queue.md — Guarantees (never started once given up), Failure scenarios (partitions, outages).
 import type { Redis } from "ioredis";
 import { NativePromise, PerformanceNow } from "../contract/primordials.js";
-import { agentIdOf, type QueueKeys } from "./keys.js";
+import { agentIdOfChecked, type QueueKeys } from "./keys.js";
 import type { NotStartedReason } from "./protocol.js";
 import { decodeServerTime, decodeStartReading, type StartReading } from "./redis-data.js";
 
@@ -42,6 +42,7 @@ const LEASE_MARGIN_MS = 50;
 
 /** One job as the check needs it. */
 export interface JobToStart {
+  /** The job id, checked by `readJobId`. */
   readonly id: string;
   /** The lock token BullMQ took it with. */
   readonly token: string | undefined;
@@ -69,6 +70,8 @@ export class StartCheck {
   #clock: ServerClock | undefined;
   /** Agent id → until when (this clock) its lease is known fresh and renewed after the clock's connectedAt. */
   readonly #fresh = new Map<string, number>();
+  /** The agent of the last job checked: the next job is most often its too (keys.ts agentIdOfChecked). */
+  #lastAgent: string | undefined;
 
   constructor(client: Redis, keys: QueueKeys) {
     this.#client = client;
@@ -88,8 +91,9 @@ export class StartCheck {
    * whose lease is known fresh); a promise of the answer when Redis must confirm the job.
    */
   check(job: JobToStart): NotStartedReason | undefined | Promise<NotStartedReason | undefined> {
-    const agentId = agentIdOf(job.id);
+    const agentId = agentIdOfChecked(job.id, this.#lastAgent);
     if (agentId === undefined) return "no-agent";
+    this.#lastAgent = agentId;
     if (job.signal.aborted) return "cancelled";
     if (!job.waited && (this.#fresh.get(agentId) ?? 0) > PerformanceNow()) return undefined;
     return this.#confirm(job, agentId);

@@ -52,9 +52,11 @@ export function activeTraceContext(): JobTraceContext {
  * valid `traceparent`; else (no API, nothing carried, anything malformed) as it is.
  */
 export function withinJobTrace<T>(jobData: unknown, run: () => T): T {
-  const parent = jobTraceParent(jobData);
+  // Without the API nothing of the job's trace is used: its fields are not read at all.
   const api = otelApi();
-  return parent === undefined || api === undefined ? run() : api.context.with(parent, run);
+  if (api === undefined) return run();
+  const parent = jobTraceParent(jobData);
+  return parent === undefined ? run() : api.context.with(parent, run);
 }
 
 /** The context whose span is the job's remote parent, or undefined. */
