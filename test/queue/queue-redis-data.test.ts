@@ -8,7 +8,15 @@ import { createRequire } from "node:module";
 import fc from "fast-check";
 import { Limits } from "toolgate";
 import { describe, expect, test } from "vitest";
-import { agentIdOf, jobIdFor, keyPartProblem, MAX_QUEUE_NAME_LENGTH, redisName } from "../../dist/src/queue/keys.js";
+import {
+  agentIdOf,
+  agentIdOfChecked,
+  jobIdFor,
+  keyPartProblem,
+  MAX_QUEUE_NAME_LENGTH,
+  queueKeys,
+  redisName,
+} from "../../dist/src/queue/keys.js";
 import {
   compareStreamIds,
   decodeAttachments,
@@ -351,5 +359,49 @@ describe("one function makes every Redis key part", () => {
     expect(keyPartProblem(jobIdFor(agentId, Number.MAX_SAFE_INTEGER, "\uD800".repeat(100)))).toBeUndefined();
     expect(agentIdOf("tg-early.1.call")).toBeUndefined();
     expect(agentIdOf(`${agentId.toUpperCase()}.1.x`)).toBeUndefined();
+  });
+
+  test("a plain call id is kept as it is, an id with anything to escape is escaped, and the two never meet", () => {
+    const agentId = "tg-0123abcd-0000-4000-8000-00000000beef";
+    // Printable ASCII without "%" and ":", at most 64 units: the id as it is (no escape applies).
+    const plain = fc.string({ unit: fc.constantFrom(..."!#AZaz09-_.~{}|/\\"), minLength: 1, maxLength: 64 });
+    fc.assert(
+      fc.property(plain, (callId) => {
+        const id = jobIdFor(agentId, 7, callId);
+        expect(id).toBe(`${agentId}.7.${callId}`);
+        expect(keyPartProblem(id)).toBeUndefined();
+      }),
+      { numRuns: RUNS },
+    );
+    // One unit more, or one unit to escape: the general path (cut to 64, escaped), never the raw id.
+    expect(jobIdFor(agentId, 7, "x".repeat(65))).toBe(`${agentId}.7.${"x".repeat(64)}`);
+    expect(jobIdFor(agentId, 7, "a:b")).toBe(`${agentId}.7.a%3Ab`);
+    expect(jobIdFor(agentId, 7, "a%3ab")).toBe(`${agentId}.7.a%253ab`);
+    expect(jobIdFor(agentId, 7, "a b")).toBe(`${agentId}.7.a%20b`);
+    expect(jobIdFor(agentId, 7, "")).toBe(`${agentId}.7.`);
+  });
+
+  test("the host's agent check: the agent it met last by one comparison, any other agent's id by its shape", () => {
+    const first = "tg-0123abcd-0000-4000-8000-00000000beef";
+    const second = "tg-0123abcd-0000-4000-8000-00000000cafe";
+    expect(agentIdOfChecked(`${first}.1.call`, first)).toBe(first);
+    expect(agentIdOfChecked(`${second}.1.call`, first)).toBe(second);
+    expect(agentIdOfChecked(`${second}.1.call`, undefined)).toBe(second);
+    // The last agent's id without its "." is not that agent's job; a job id of no agent's shape is nobody's.
+    expect(agentIdOfChecked(`${first}x1.call`, first)).toBeUndefined();
+    expect(agentIdOfChecked(`${first.toUpperCase()}.1.x`, first)).toBeUndefined();
+    expect(agentIdOfChecked("tg-early.1.call", first)).toBeUndefined();
+  });
+
+  test("a queue's names: its fixed parts checked once, each job's part checked as it is named", () => {
+    const keys = queueKeys("tools", "{p}");
+    expect(keys.job("tg-x.1.c")).toBe(redisName("{p}", "tools", "tg-x.1.c"));
+    expect(keys.lock("j")).toBe(redisName("{p}", "tools", "j", "lock"));
+    expect(keys.mark("j")).toBe(redisName("{p}", "tools", "toolgate", "cancelled", "j"));
+    expect(keys.durable("k")).toBe(redisName("{p}", "tools", "toolgate", "durable", "k"));
+    expect(queueKeys("tools").lease("a")).toBe(redisName("toolgate", "tools", "lease", "a"));
+    expect(queueKeys("tools").events).toBe("bull:tools:events");
+    expect(() => keys.job("a:b")).toThrow(/key separator/);
+    expect(() => keys.lease("a\uD800")).toThrow(/lone surrogate/);
   });
 });
