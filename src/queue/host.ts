@@ -295,11 +295,11 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
       if (data.callId !== undefined) book = facts.begin(jobId, data.callId);
       const message = await withinJobTrace(job.data, () => executor.executeToolCall(data.call, controller.signal, options));
       const ended = durableEnd();
-      if (ended === "refused") return notStarted("durable");
+      if (ended === "refused") return refusedByRecord(book, data.callId);
       return withFacts(recordedIf(ended, encodeMessage(message, budgets)), book, data.callId);
     } catch (error) {
       const ended = durableEnd();
-      if (ended === "refused") return notStarted("durable");
+      if (ended === "refused") return refusedByRecord(book, data.callId);
       return withFacts(recordedIf(ended, encodeFailure(error, controller.signal)), book, data.callId);
     } finally {
       durableEnd();
@@ -312,6 +312,12 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
       if (!controller.signal.aborted && data.durable === undefined && !data.progress) idleControllers.push(controller);
       if (running.size === 0) for (const wake of idleWaiters.splice(0)) wake();
     }
+  };
+
+  /** A durable job its record did not let start: "not started", and its call forgotten by the facts book. */
+  const refusedByRecord = (book: ReturnType<HostFactsBook["begin"]> | undefined, callId: unknown): QueueJobResult => {
+    if (book !== undefined) facts.abandon(callId as string);
+    return notStarted("durable");
   };
 
   /** The result with the host's facts of its call, when its hooks told them. */

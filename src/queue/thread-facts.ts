@@ -79,6 +79,16 @@ export class HostFactsBook {
     return job;
   }
 
+  /**
+   * The job's call never started here (a durable record refused it): forgotten, not remembered
+   * for a late kill. Left counted, its call id would read "shared by several jobs" from then on,
+   * and a later job of that id would answer without its facts.
+   */
+  abandon(callId: string): void {
+    const entry = this.#running.get(callId);
+    if (entry !== undefined && --entry.count === 0) this.#running.delete(callId);
+  }
+
   /** The job's call settled on this host: its facts (if its hooks told them), remembered for a late kill. */
   end(job: RunningJob, callId: string): QueueJobFacts | undefined {
     const entry = this.#running.get(callId);

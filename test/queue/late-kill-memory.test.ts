@@ -4,7 +4,8 @@
 // made every step skip the entries deleted at its front.
 // docs/queue.md — Attachments, progress and thread facts across machines.
 import { describe, expect, test } from "vitest";
-import { LATE_KILL_MEMORY_ENTRIES, LATE_KILL_MEMORY_MS, LateKillMemory } from "../../src/queue/thread-facts.js";
+import type { CallEndEvent } from "../../src/index.js";
+import { HostFactsBook, LATE_KILL_MEMORY_ENTRIES, LATE_KILL_MEMORY_MS, LateKillMemory } from "../../src/queue/thread-facts.js";
 
 describe("LateKillMemory", () => {
   test("an entry older than the memory is forgotten with the next one set; a fresh one stays", () => {
@@ -56,5 +57,31 @@ describe("LateKillMemory", () => {
     expect(performance.now() - started).toBeLessThan(150);
     expect(memory.get(`s${49_999}`)).toBeDefined();
     expect(memory.get(`s${50_000 - LATE_KILL_MEMORY_ENTRIES - 1}`)).toBeUndefined();
+  });
+});
+
+describe("HostFactsBook", () => {
+  /** The end event of call `toolCallId`, as the host's pipeline reports it: answered in full on thread 3. */
+  const ended = (toolCallId: string) =>
+    ({ toolCallId, outcome: "result", queueWaitMs: 1, runMs: 2, threadKilled: false, threadId: 3 }) as unknown as CallEndEvent;
+
+  test("a job its durable record refused is forgotten: the next job of its call id still answers with its facts", () => {
+    const book = new HostFactsBook(() => {});
+    const refused = book.begin("job-1", "call-1");
+    book.abandon("call-1");
+    const next = book.begin("job-2", "call-1");
+    book.hooks.onCallEnd?.(ended("call-1"));
+    // Left counted, the refused job would make call-1 "shared by several jobs": no facts for job-2.
+    expect(book.end(next, "call-1")).toEqual({ waitMs: 1, runMs: 2, killed: false, threadId: 3 });
+    expect(refused.facts).toBeUndefined();
+  });
+
+  test("two jobs of one call id running at once share it: neither is told the other's facts", () => {
+    const book = new HostFactsBook(() => {});
+    const first = book.begin("job-1", "call-1");
+    const second = book.begin("job-2", "call-1");
+    book.hooks.onCallEnd?.(ended("call-1"));
+    expect(book.end(first, "call-1")).toBeUndefined();
+    expect(book.end(second, "call-1")).toBeUndefined();
   });
 });
