@@ -63,14 +63,6 @@ export interface StartReading {
   readonly lease: { readonly renewedAt: number; readonly expiresAt: number } | undefined;
 }
 
-/** One entry of the event stream, as the agent uses it. */
-export interface StreamEvent {
-  readonly id: string;
-  readonly event: string;
-  readonly jobId: string;
-  readonly data: string | undefined;
-}
-
 /**
  * A progress event's data: the host writes `{ progress, total?, message? }`, the message cut to
  * 256 code points; a forged one up to this size is still read as a report (its message cut).
@@ -304,20 +296,9 @@ export function decodeProgress(data: unknown): unknown {
 }
 
 /**
- * The well-formed entries of an XREAD reply on one stream, in order, and the id of its last
- * entry (where the next read starts, even when that entry itself is not well-formed).
- */
-export function decodeStreamRead(reply: unknown): { events: StreamEvent[]; lastId: string | undefined } {
-  const events: StreamEvent[] = [];
-  const lastId = forEachStreamEvent(reply, (id, event, jobId, data) => {
-    events.push({ id, event, jobId, data });
-  });
-  return { events, lastId };
-}
-
-/**
- * `decodeStreamRead` without the list: each well-formed entry handed to `visit` as it is read
- * (the agent's reader allocates no event objects), and the id of the reply's last entry.
+ * The well-formed entries of an XREAD reply on one stream, each handed to `visit` in order as it
+ * is read (the agent's reader allocates no event objects), and the id of the reply's last entry
+ * (where the next read starts, even when that entry itself is not well-formed).
  */
 export function forEachStreamEvent(
   reply: unknown,
