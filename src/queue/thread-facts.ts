@@ -91,8 +91,8 @@ export class HostFactsBook {
 
   /** The job's call settled on this host: its facts (if its hooks told them), remembered for a late kill. */
   end(job: RunningJob, callId: string): QueueJobFacts | undefined {
-    const entry = this.#running.get(callId);
-    if (entry !== undefined && --entry.count === 0) this.#running.delete(callId);
+    // No longer running, as an abandoned call; unlike one, remembered below.
+    this.abandon(callId);
     const now = PerformanceNow();
     const earlier = this.#answered.get(callId);
     // The newest now: another job of this call id answered within the memory makes it ambiguous.

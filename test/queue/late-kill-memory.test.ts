@@ -76,6 +76,14 @@ describe("HostFactsBook", () => {
     expect(refused.facts).toBeUndefined();
   });
 
+  test("a job that ended no longer runs: the next job of its call id answers with its facts", () => {
+    const book = new HostFactsBook(() => {});
+    book.end(book.begin("job-1", "call-1"), "call-1");
+    const next = book.begin("job-2", "call-1");
+    book.hooks.onCallEnd?.(ended("call-1"));
+    expect(book.end(next, "call-1")).toEqual({ waitMs: 1, runMs: 2, killed: false, threadId: 3 });
+  });
+
   test("two jobs of one call id running at once share it: neither is told the other's facts", () => {
     const book = new HostFactsBook(() => {});
     const first = book.begin("job-1", "call-1");
