@@ -295,11 +295,11 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
       if (data.callId !== undefined) book = facts.begin(jobId, data.callId);
       const message = await withinJobTrace(job.data, () => executor.executeToolCall(data.call, controller.signal, options));
       const ended = durableEnd();
-      if (ended === "refused") return refusedByRecord(book, data.callId);
+      if (ended === "refused") return refusedByRecord(data.callId);
       return withFacts(recordedIf(ended, encodeMessage(message, budgets)), book, data.callId);
     } catch (error) {
       const ended = durableEnd();
-      if (ended === "refused") return refusedByRecord(book, data.callId);
+      if (ended === "refused") return refusedByRecord(data.callId);
       return withFacts(recordedIf(ended, encodeFailure(error, controller.signal)), book, data.callId);
     } finally {
       durableEnd();
@@ -314,9 +314,12 @@ export async function runToolWorkerHost(options: ToolWorkerHostOptions): Promise
     }
   };
 
-  /** A durable job its record did not let start: "not started", and its call forgotten by the facts book. */
-  const refusedByRecord = (book: ReturnType<HostFactsBook["begin"]> | undefined, callId: unknown): QueueJobResult => {
-    if (book !== undefined) facts.abandon(callId as string);
+  /**
+   * A durable job its record did not let start: "not started", and its call forgotten by the
+   * facts book: the record refuses at the claim its call makes, after the book began any job with a call id.
+   */
+  const refusedByRecord = (callId: string | undefined): QueueJobResult => {
+    if (callId !== undefined) facts.abandon(callId);
     return notStarted("durable");
   };
 
