@@ -56,7 +56,7 @@ export interface DurableBackend {
    * host whose finish won): the claim ends here with nothing to write, and its outcome need
    * not be encoded. Undefined or false: finish writes it.
    */
-  recordedElsewhere?(key: string, token: string): boolean;
+  endIfRecordedElsewhere?(key: string, token: string): boolean;
   /** running(token) → released (the tool never started), lost (it was stopped mid-run), or no record at all (forgotten: a denial stores nothing). */
   end(key: string, token: string, state: "released" | "lost" | "forgotten"): Promise<void>;
   /**

@@ -157,10 +157,10 @@ export class DurableEngine {
     return this.#backend.start(key, token);
   }
 
-  /** `outcome` encodes the record's outcome, asked only when there is one to write (recordedElsewhere). */
+  /** `outcome` encodes the record's outcome, asked only when there is one to write (endIfRecordedElsewhere). */
   async finish(key: string, token: string, outcome: () => string): Promise<boolean> {
     try {
-      if (this.#backend.recordedElsewhere?.(key, token) === true) return true;
+      if (this.#backend.endIfRecordedElsewhere?.(key, token) === true) return true;
       return await this.#backend.finish(key, token, outcome());
     } finally {
       this.#wake(key);

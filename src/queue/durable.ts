@@ -337,7 +337,7 @@ export class QueueAgentDurable extends QueueRecords implements DurableBackend {
   }
 
   /** Its host answered with the recorded outcome: the claim ends here, nothing to write (nor to encode). */
-  recordedElsewhere(key: string, token: string): boolean {
+  endIfRecordedElsewhere(key: string, token: string): boolean {
     if (!this.#recorded.delete(token)) return false;
     this.#released(key, token);
     return true;
