@@ -206,8 +206,10 @@ export class QueueAgentDurable extends QueueRecords implements DurableBackend {
   #checked: Promise<void> | undefined;
   /** Jobs whose host says its outcome is the recorded one: their caller's finish has nothing to write. */
   readonly #recorded = new Set<string>();
-  /** Early claims (claim): the connection the jobs are added on, and the keys its claims are made under. */
-  readonly #early: { readonly client: Redis | undefined; readonly keys: QueueKeys };
+  /** The connection the jobs are added on, which early claims go out on (claim); undefined: none are made. */
+  readonly #jobClient: Redis | undefined;
+  /** The queue's keys, which early claims are made under. */
+  readonly #keys: QueueKeys;
   /**
    * Keys this agent holds or is claiming → the claim (its token, the job id; and when it went
    * out with its job, its answer), or ASK_FIRST: its early claim was not made, so its next
@@ -229,7 +231,8 @@ export class QueueAgentDurable extends QueueRecords implements DurableBackend {
     this.#settings = settings;
     this.#connectTimeoutMs = connectTimeoutMs;
     this.#newJobId = newJobId;
-    this.#early = { client: jobClient, keys };
+    this.#jobClient = jobClient;
+    this.#keys = keys;
   }
 
   /** What a durable job carries to its host. */
@@ -264,7 +267,7 @@ export class QueueAgentDurable extends QueueRecords implements DurableBackend {
     const token = this.#newJobId();
     // Always "claimed": on the queue, a host starts the tool (HOST_START), never the agent.
     const args = [order.fingerprint, order.toolName, order.maxAttempts, token, this.leaseMs, this.#settings.retentionMs, "claimed"];
-    const jobClient = this.#mayClaimEarly(order) ? this.#early.client : undefined;
+    const jobClient = this.#mayClaimEarly(order) ? this.#jobClient : undefined;
     if (jobClient !== undefined) {
       // Sent on the queue's own connection, so Redis runs it before the job's add (sent right
       // after it on that connection by the executor's run, which waits for this answer: earlyClaim):
@@ -274,7 +277,7 @@ export class QueueAgentDurable extends QueueRecords implements DurableBackend {
       // claim then asks first. Only an at-most-once call with nothing between its claim and
       // its run (no approval, no write concern): its attempt is 1 whenever it claims.
       coalesceWrites(jobClient);
-      const claimed = runScript(jobClient, SCRIPTS.claim, [this.#early.keys.durable(order.key)], args).then(
+      const claimed = runScript(jobClient, SCRIPTS.claim, [this.#keys.durable(order.key)], args).then(
         (reply) => ArrayIsArray(reply) && reply.length === 2 && reply[0] === "claimed",
       );
       // Its rejection is handled by whoever waits for it (the run, or the claim's end); not unhandled meanwhile.
@@ -301,7 +304,7 @@ export class QueueAgentDurable extends QueueRecords implements DurableBackend {
    * again).
    */
   #mayClaimEarly(order: ClaimOrder): boolean {
-    if (this.#early.client === undefined || this.#settings.writeConcern !== undefined) return false;
+    if (this.#jobClient === undefined || this.#settings.writeConcern !== undefined) return false;
     if (order.state !== "running" || order.maxAttempts !== 1) return false;
     const claim = this.#claims.get(order.key);
     if (claim === ASK_FIRST) this.#claims.delete(order.key);
