@@ -137,17 +137,20 @@ export class EventReader {
     }
   }
 
-  /** The XREAD's reply, with `riding` sent right behind it and answered first (a failed XREAD throws). */
+  /**
+   * The XREAD's reply, with `riding` sent right behind it and answered first (a failed XREAD
+   * throws, and the ride is then not answered). Two plain commands, not an ioredis Pipeline:
+   * they leave in the same turn on the same connection all the same, and a Pipeline built for
+   * every read cost the agent's turnaround between two calls about 2.5% of a call.
+   */
   async #readWith(riding: RidingRead): Promise<unknown> {
-    const replies = await this.#client
-      .pipeline()
-      .xread("COUNT", BATCH, "BLOCK", BLOCK_MS, "STREAMS", this.#stream, this.#lastId)
-      .hmget(...(riding.hmget as [string, ...string[]]))
-      .exec();
-    const [read, ride] = replies ?? [];
-    if (read === undefined || read[0] !== null) throw read?.[0] ?? new Error("the events read got no reply");
-    if (!this.#stopped) riding.answer(ride?.[0] === null ? ride[1] : undefined);
-    return read[1];
+    const read = this.#client.xread("COUNT", BATCH, "BLOCK", BLOCK_MS, "STREAMS", this.#stream, this.#lastId);
+    // Its own failure only means no answer; caught here so that it never goes unhandled.
+    const ride = this.#client.hmget(...(riding.hmget as [string, ...string[]])).catch(noAnswer);
+    const reply = await read;
+    const answer = await ride;
+    if (!this.#stopped) riding.answer(answer);
+    return reply;
   }
 
   /** Every well-formed entry of an XREAD reply, in order; anything else is skipped. */
@@ -167,3 +170,7 @@ export class EventReader {
 }
 
 function ignore(): void {}
+
+function noAnswer(): undefined {
+  return undefined;
+}

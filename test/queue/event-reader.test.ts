@@ -1,0 +1,153 @@
+// src/queue/event-reader.ts on its own, on a real Redis: the read that rides behind the blocking
+// XREAD (the agent's confirmation of its one call in flight) is run by Redis after the XREAD,
+// answered before the events that woke it are handed on, and, when the XREAD fails, the ride
+// fails or the reader is stopped, ends quietly: no answer it should not give, no unhandled
+// rejection, and the reader reads on.
+// docs/queue.md — Redis commands per call (the confirmation rides behind the events read).
+import { Redis } from "ioredis";
+import { afterAll, afterEach, beforeEach, describe, expect, test } from "vitest";
+import { EventReader, type RidingRead } from "../../src/queue/event-reader.js";
+import { findRedis, uniqueQueue } from "../support/redis.js";
+
+const redis = await findRedis();
+const url = "url" in redis ? redis.url : "";
+
+type Seen = readonly ["answer", unknown] | readonly ["event", string, string];
+
+const clients: Redis[] = [];
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => unhandled.push(reason);
+
+function client(name?: string): Redis {
+  const made = new Redis(url, name === undefined ? {} : { connectionName: name });
+  made.on("error", () => {});
+  clients.push(made);
+  return made;
+}
+
+/** Resolves once `name`'s connection is blocked in an XREAD (CLIENT LIST's `b` flag). */
+async function blockedInXread(control: Redis, name: string): Promise<void> {
+  for (let tries = 0; tries < 500; tries += 1) {
+    const list = (await control.client("LIST")) as string;
+    const line = list.split("\n").find((entry) => entry.includes(` name=${name} `));
+    if (line !== undefined && /\bcmd=xread\b/.test(line) && /\bflags=\w*b/.test(line)) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`${name} never blocked in XREAD`);
+}
+
+/** Resolves once `done()` holds, checking at every turn of the event loop (bounded). */
+async function until(done: () => boolean): Promise<void> {
+  for (let tries = 0; tries < 500 && !done(); tries += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+  if (!done()) throw new Error("never happened");
+}
+
+/** A reader of `stream` whose every read carries an HMGET of `hash`'s fields a and b; all it hands on, in order. */
+function readerOf(stream: string, hash: string, name: string) {
+  const seen: Seen[] = [];
+  let asked = 0;
+  const reader = new EventReader(
+    client(name),
+    client(),
+    stream,
+    "0-0",
+    (event, jobId) => seen.push(["event", event, jobId]),
+    (): RidingRead => {
+      asked += 1;
+      return { hmget: [hash, "a", "b"], answer: (reply) => seen.push(["answer", reply]) };
+    },
+  );
+  return { reader, seen, asked: () => asked };
+}
+
+beforeEach(() => {
+  unhandled.length = 0;
+  process.on("unhandledRejection", onUnhandled);
+});
+
+afterEach(() => {
+  process.off("unhandledRejection", onUnhandled);
+});
+
+afterAll(() => {
+  for (const made of clients) made.disconnect();
+});
+
+describe.skipIf(!("url" in redis))("EventReader: the read riding behind the blocking XREAD", () => {
+  test("Redis runs it after the XREAD (it sees a hash written while the XREAD blocked), and its answer is handed over before the event that woke it", async () => {
+    const queue = uniqueQueue("rides");
+    const [stream, hash, name] = [`${queue}:events`, `${queue}:job`, `${queue}-reader`];
+    const writer = client();
+    const { reader, seen } = readerOf(stream, hash, name);
+    reader.start();
+    await blockedInXread(writer, name);
+    await writer.hset(hash, "a", "1", "b", "2");
+    await writer.xadd(stream, "*", "event", "completed", "jobId", "7");
+    await until(() => seen.some((entry) => entry[0] === "event"));
+    reader.stop();
+    expect(seen).toEqual([
+      ["answer", ["1", "2"]],
+      ["event", "completed", "7"],
+    ]);
+    expect(unhandled).toEqual([]);
+  });
+
+  test("a failed XREAD: the ride is not answered, nothing goes unhandled, and the reader reads on once the stream reads again", async () => {
+    const queue = uniqueQueue("rides-failed");
+    const [stream, hash, name] = [`${queue}:events`, `${queue}:job`, `${queue}-reader`];
+    const writer = client();
+    // Not a stream: every XREAD of it fails (WRONGTYPE), while the HMGET behind it succeeds.
+    await writer.set(stream, "not a stream");
+    await writer.hset(hash, "a", "1", "b", "2");
+    const { reader, seen, asked } = readerOf(stream, hash, name);
+    reader.start();
+    await until(() => asked() >= 3);
+    expect(seen).toEqual([]);
+    await writer.del(stream);
+    await writer.xadd(stream, "*", "event", "failed", "jobId", "8");
+    await until(() => seen.some((entry) => entry[0] === "event"));
+    reader.stop();
+    expect(seen).toEqual([
+      ["answer", ["1", "2"]],
+      ["event", "failed", "8"],
+    ]);
+    expect(unhandled).toEqual([]);
+  });
+
+  test("a failed ride alone is answered with nothing (undefined), and the events still come", async () => {
+    const queue = uniqueQueue("rides-wrong");
+    const [stream, hash, name] = [`${queue}:events`, `${queue}:job`, `${queue}-reader`];
+    const writer = client();
+    // Not a hash: the HMGET fails (WRONGTYPE).
+    await writer.rpush(hash, "x");
+    const { reader, seen } = readerOf(stream, hash, name);
+    reader.start();
+    await blockedInXread(writer, name);
+    await writer.xadd(stream, "*", "event", "active", "jobId", "9");
+    await until(() => seen.some((entry) => entry[0] === "event"));
+    reader.stop();
+    expect(seen).toEqual([
+      ["answer", undefined],
+      ["event", "active", "9"],
+    ]);
+    expect(unhandled).toEqual([]);
+  });
+
+  test("a reader stopped while it blocks: its XREAD and its ride end without an answer, an event or an unhandled rejection, and it reads no more", async () => {
+    const queue = uniqueQueue("rides-stopped");
+    const [stream, hash, name] = [`${queue}:events`, `${queue}:job`, `${queue}-reader`];
+    const writer = client();
+    const { reader, seen, asked } = readerOf(stream, hash, name);
+    reader.start();
+    await blockedInXread(writer, name);
+    const readerClient = clients[clients.length - 2] as Redis;
+    reader.stop();
+    await until(() => readerClient.status === "end");
+    await writer.xadd(stream, "*", "event", "completed", "jobId", "10");
+    // Both rejected promises have run their handlers by the next macrotask turns.
+    for (let turn = 0; turn < 5; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual([]);
+    expect(asked()).toBe(1);
+    expect(unhandled).toEqual([]);
+  });
+});
