@@ -2,7 +2,8 @@
 // XREAD (the agent's confirmation of its one call in flight) is run by Redis after the XREAD,
 // answered before the events that woke it are handed on, and, when the XREAD fails, the ride
 // fails or the reader is stopped, ends quietly: no answer it should not give, no unhandled
-// rejection, and the reader reads on.
+// rejection, and the reader reads on. Both leave in one write; after a read that brought events,
+// the next XREAD waits for what those events settled to run on (a caller's next call goes first).
 // docs/queue.md — Redis commands per call (the confirmation rides behind the events read).
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "vitest";
@@ -46,8 +47,9 @@ async function until(done: () => boolean): Promise<void> {
 function readerOf(stream: string, hash: string, name: string) {
   const seen: Seen[] = [];
   let asked = 0;
+  const connection = client(name);
   const reader = new EventReader(
-    client(name),
+    connection,
     client(),
     stream,
     "0-0",
@@ -57,7 +59,7 @@ function readerOf(stream: string, hash: string, name: string) {
       return { hmget: [hash, "a", "b"], answer: (reply) => seen.push(["answer", reply]) };
     },
   );
-  return { reader, seen, asked: () => asked };
+  return { reader, seen, asked: () => asked, connection };
 }
 
 beforeEach(() => {
@@ -137,17 +139,86 @@ describe.skipIf(!("url" in redis))("EventReader: the read riding behind the bloc
     const queue = uniqueQueue("rides-stopped");
     const [stream, hash, name] = [`${queue}:events`, `${queue}:job`, `${queue}-reader`];
     const writer = client();
-    const { reader, seen, asked } = readerOf(stream, hash, name);
+    const { reader, seen, asked, connection } = readerOf(stream, hash, name);
     reader.start();
     await blockedInXread(writer, name);
-    const readerClient = clients[clients.length - 2] as Redis;
     reader.stop();
-    await until(() => readerClient.status === "end");
+    await until(() => connection.status === "end");
     await writer.xadd(stream, "*", "event", "completed", "jobId", "10");
     // Both rejected promises have run their handlers by the next macrotask turns.
     for (let turn = 0; turn < 5; turn += 1) await new Promise((resolve) => setImmediate(resolve));
     expect(seen).toEqual([]);
     expect(asked()).toBe(1);
+    expect(unhandled).toEqual([]);
+  });
+
+  test("the XREAD and the read riding behind it leave the connection in one write", async () => {
+    const queue = uniqueQueue("rides-write");
+    const [stream, hash, name] = [`${queue}:events`, `${queue}:job`, `${queue}-reader`];
+    const writer = client();
+    const { reader, seen, connection } = readerOf(stream, hash, name);
+    await connection.ping();
+    // What the socket hands the kernel, a write at a time (a corked socket writes its chunks together).
+    const writes: string[] = [];
+    const socket = connection.stream as unknown as {
+      _write: (chunk: unknown, encoding: unknown, done: unknown) => void;
+      _writev: (chunks: { chunk: unknown }[], done: unknown) => void;
+    };
+    const [write, writev] = [socket._write, socket._writev];
+    socket._write = function (chunk, encoding, done) {
+      writes.push(String(chunk));
+      write.call(this, chunk, encoding, done);
+    };
+    socket._writev = function (chunks, done) {
+      writes.push(chunks.map(({ chunk }) => String(chunk)).join(""));
+      writev.call(this, chunks, done);
+    };
+    reader.start();
+    await blockedInXread(writer, name);
+    await writer.xadd(stream, "*", "event", "completed", "jobId", "11");
+    await until(() => seen.some((entry) => entry[0] === "event"));
+    reader.stop();
+    const reads = writes.filter((sent) => /xread/i.test(sent));
+    expect(reads.length).toBeGreaterThanOrEqual(1);
+    for (const sent of reads) expect(sent).toMatch(/xread[\s\S]*hmget/i);
+    expect(writes.filter((sent) => /hmget/i.test(sent) && !/xread/i.test(sent))).toEqual([]);
+  });
+
+  test("after a read that brought events, the next XREAD goes out only once what they settled has run on", async () => {
+    const queue = uniqueQueue("rides-turn");
+    const stream = `${queue}:events`;
+    const name = `${queue}-reader`;
+    const writer = client();
+    const connection = client(name);
+    await connection.ping();
+    const order: string[] = [];
+    const send = connection.sendCommand;
+    connection.sendCommand = function (command, ...rest) {
+      order.push((command as { name: string }).name);
+      return send.call(this, command, ...rest);
+    };
+    let settle: () => void = () => {};
+    const delivered = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
+    // The caller a delivered event settles: a chain of promise turns, as a call's result takes to its caller.
+    const caller = (async () => {
+      await delivered;
+      await Promise.resolve();
+      await Promise.resolve();
+      order.push("caller went on");
+    })();
+    const reader = new EventReader(connection, client(), stream, "0-0", (event) => {
+      order.push(`event ${event}`);
+      settle();
+    });
+    reader.start();
+    await blockedInXread(writer, name);
+    await writer.xadd(stream, "*", "event", "completed", "jobId", "12");
+    await caller;
+    await until(() => order.filter((sent) => sent === "xread").length === 2);
+    reader.stop();
+    expect(order).toEqual(["xread", "event completed", "caller went on", "xread"]);
     expect(unhandled).toEqual([]);
   });
 });
