@@ -43,6 +43,18 @@ async function until(done: () => boolean): Promise<void> {
   if (!done()) throw new Error("never happened");
 }
 
+/** A stream, a job hash and a reader's connection name of their own, and a client that writes them. */
+function scene(label: string) {
+  const queue = uniqueQueue(label);
+  return { stream: `${queue}:events`, hash: `${queue}:job`, name: `${queue}-reader`, writer: client() };
+}
+
+/** Waits until the reader handed on an event, then stops it. */
+async function stopAfterEvent(reader: EventReader, seen: readonly Seen[]): Promise<void> {
+  await until(() => seen.some((entry) => entry[0] === "event"));
+  reader.stop();
+}
+
 /** A reader of `stream` whose every read carries an HMGET of `hash`'s fields a and b; all it hands on, in order. */
 function readerOf(stream: string, hash: string, name: string) {
   const seen: Seen[] = [];
@@ -77,16 +89,13 @@ afterAll(() => {
 
 describe.skipIf(!("url" in redis))("EventReader: the read riding behind the blocking XREAD", () => {
   test("Redis runs it after the XREAD (it sees a hash written while the XREAD blocked), and its answer is handed over before the event that woke it", async () => {
-    const queue = uniqueQueue("rides");
-    const [stream, hash, name] = [`${queue}:events`, `${queue}:job`, `${queue}-reader`];
-    const writer = client();
+    const { stream, hash, name, writer } = scene("rides");
     const { reader, seen } = readerOf(stream, hash, name);
     reader.start();
     await blockedInXread(writer, name);
     await writer.hset(hash, "a", "1", "b", "2");
     await writer.xadd(stream, "*", "event", "completed", "jobId", "7");
-    await until(() => seen.some((entry) => entry[0] === "event"));
-    reader.stop();
+    await stopAfterEvent(reader, seen);
     expect(seen).toEqual([
       ["answer", ["1", "2"]],
       ["event", "completed", "7"],
@@ -95,9 +104,7 @@ describe.skipIf(!("url" in redis))("EventReader: the read riding behind the bloc
   });
 
   test("a failed XREAD: the ride is not answered, nothing goes unhandled, and the reader reads on once the stream reads again", async () => {
-    const queue = uniqueQueue("rides-failed");
-    const [stream, hash, name] = [`${queue}:events`, `${queue}:job`, `${queue}-reader`];
-    const writer = client();
+    const { stream, hash, name, writer } = scene("rides-failed");
     // Not a stream: every XREAD of it fails (WRONGTYPE), while the HMGET behind it succeeds.
     await writer.set(stream, "not a stream");
     await writer.hset(hash, "a", "1", "b", "2");
@@ -107,8 +114,7 @@ describe.skipIf(!("url" in redis))("EventReader: the read riding behind the bloc
     expect(seen).toEqual([]);
     await writer.del(stream);
     await writer.xadd(stream, "*", "event", "failed", "jobId", "8");
-    await until(() => seen.some((entry) => entry[0] === "event"));
-    reader.stop();
+    await stopAfterEvent(reader, seen);
     expect(seen).toEqual([
       ["answer", ["1", "2"]],
       ["event", "failed", "8"],
@@ -117,17 +123,14 @@ describe.skipIf(!("url" in redis))("EventReader: the read riding behind the bloc
   });
 
   test("a failed ride alone is answered with nothing (undefined), and the events still come", async () => {
-    const queue = uniqueQueue("rides-wrong");
-    const [stream, hash, name] = [`${queue}:events`, `${queue}:job`, `${queue}-reader`];
-    const writer = client();
+    const { stream, hash, name, writer } = scene("rides-wrong");
     // Not a hash: the HMGET fails (WRONGTYPE).
     await writer.rpush(hash, "x");
     const { reader, seen } = readerOf(stream, hash, name);
     reader.start();
     await blockedInXread(writer, name);
     await writer.xadd(stream, "*", "event", "active", "jobId", "9");
-    await until(() => seen.some((entry) => entry[0] === "event"));
-    reader.stop();
+    await stopAfterEvent(reader, seen);
     expect(seen).toEqual([
       ["answer", undefined],
       ["event", "active", "9"],
@@ -136,9 +139,7 @@ describe.skipIf(!("url" in redis))("EventReader: the read riding behind the bloc
   });
 
   test("a reader stopped while it blocks: its XREAD and its ride end without an answer, an event or an unhandled rejection, and it reads no more", async () => {
-    const queue = uniqueQueue("rides-stopped");
-    const [stream, hash, name] = [`${queue}:events`, `${queue}:job`, `${queue}-reader`];
-    const writer = client();
+    const { stream, hash, name, writer } = scene("rides-stopped");
     const { reader, seen, asked, connection } = readerOf(stream, hash, name);
     reader.start();
     await blockedInXread(writer, name);
@@ -153,9 +154,7 @@ describe.skipIf(!("url" in redis))("EventReader: the read riding behind the bloc
   });
 
   test("the XREAD and the read riding behind it leave the connection in one write", async () => {
-    const queue = uniqueQueue("rides-write");
-    const [stream, hash, name] = [`${queue}:events`, `${queue}:job`, `${queue}-reader`];
-    const writer = client();
+    const { stream, hash, name, writer } = scene("rides-write");
     const { reader, seen, connection } = readerOf(stream, hash, name);
     await connection.ping();
     // What the socket hands the kernel, a write at a time (a corked socket writes its chunks together).
@@ -176,8 +175,7 @@ describe.skipIf(!("url" in redis))("EventReader: the read riding behind the bloc
     reader.start();
     await blockedInXread(writer, name);
     await writer.xadd(stream, "*", "event", "completed", "jobId", "11");
-    await until(() => seen.some((entry) => entry[0] === "event"));
-    reader.stop();
+    await stopAfterEvent(reader, seen);
     const reads = writes.filter((sent) => /xread/i.test(sent));
     expect(reads.length).toBeGreaterThanOrEqual(1);
     for (const sent of reads) expect(sent).toMatch(/xread[\s\S]*hmget/i);
