@@ -158,7 +158,7 @@ export class EventReader {
     try {
       read = this.#client.xread("COUNT", BATCH, "BLOCK", BLOCK_MS, "STREAMS", this.#stream, this.#lastId);
       // Its own failure only means no answer; caught here so that it never goes unhandled.
-      ride = this.#client.hmget(...(riding.hmget as [string, ...string[]])).catch(noAnswer);
+      ride = this.#client.hmget(...(riding.hmget as [string, ...string[]])).catch(ignore);
     } finally {
       // Never left corked: nothing this connection sends later would leave.
       socket?.uncork();
@@ -186,7 +186,3 @@ export class EventReader {
 }
 
 function ignore(): void {}
-
-function noAnswer(): undefined {
-  return undefined;
-}

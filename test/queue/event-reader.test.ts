@@ -6,7 +6,7 @@
 // the next XREAD waits for what those events settled to run on (a caller's next call goes first).
 // docs/queue.md — Redis commands per call (the confirmation rides behind the events read).
 import { Redis } from "ioredis";
-import { afterAll, afterEach, beforeEach, describe, expect, test } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { EventReader, type RidingRead } from "../../src/queue/event-reader.js";
 import { findRedis, uniqueQueue } from "../support/redis.js";
 
@@ -28,20 +28,18 @@ function client(name?: string): Redis {
 
 /** Resolves once `name`'s connection is blocked in an XREAD (CLIENT LIST's `b` flag). */
 async function blockedInXread(control: Redis, name: string): Promise<void> {
-  for (let tries = 0; tries < 500; tries += 1) {
-    const list = (await control.client("LIST")) as string;
-    const line = list.split("\n").find((entry) => entry.includes(` name=${name} `));
-    if (line !== undefined && /\bcmd=xread\b/.test(line) && /\bflags=\w*b/.test(line)) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`${name} never blocked in XREAD`);
+  await vi.waitFor(
+    async () => {
+      const list = (await control.client("LIST")) as string;
+      const line = list.split("\n").find((entry) => entry.includes(` name=${name} `));
+      expect(line).toMatch(/\bcmd=xread\b.*\bflags=\w*b|\bflags=\w*b.*\bcmd=xread\b/);
+    },
+    { timeout: 5000, interval: 10 },
+  );
 }
 
-/** Resolves once `done()` holds, checking at every turn of the event loop (bounded). */
-async function until(done: () => boolean): Promise<void> {
-  for (let tries = 0; tries < 500 && !done(); tries += 1) await new Promise((resolve) => setTimeout(resolve, 10));
-  if (!done()) throw new Error("never happened");
-}
+/** Resolves once `done()` holds (bounded). */
+const until = (done: () => boolean) => vi.waitFor(() => expect(done()).toBe(true), { timeout: 5000, interval: 10 });
 
 /** A stream, a job hash and a reader's connection name of their own, and a client that writes them. */
 function scene(label: string) {

@@ -2,12 +2,12 @@
 // thread only while completions keep bringing jobs (src/queue/fetch-ahead.ts). Read off the
 // job hashes (BullMQ's processedOn: when a fetch took the job; finishedOn) and the server's
 // MONITOR stream: a job fetched ahead waits on the host, not in the pool, and is confirmed
-// against Redis once it holds the thread; one call in flight never arms (no empty fetch).
+// against Redis once it holds the thread; one call in flight never arms (no fetch but the blocking wait's).
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { QueueToolExecutor } from "toolgate/queue";
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { call, fixture, neverAborted } from "../support/helpers.js";
 import { queueKit, within } from "../support/queue-kit.js";
 import { findRedis, uniqueQueue } from "../support/redis.js";
@@ -47,34 +47,70 @@ async function drive(calls: number, inFlight: number, one: (n: number) => Promis
   );
 }
 
+/** BullMQ's completion (its moveToFinished script: 14 keys), as MONITOR shows it. */
+const isCompletion = (command: Seen) => /^eval(sha)?$/i.test(command.args[0] ?? "") && command.args[2] === "14";
+
 /**
  * One call in flight, `calls` times: BullMQ's fetches from a marker the test sends to the last
- * call's completion (BullMQ's moveToFinished, 14 keys): what the burst before left armed included.
+ * call's completion (what the burst before left armed included), and how many of them no
+ * blocking wait woke. A fetch of the blocking wait follows its own BZPOPMIN on the queue's
+ * marker; an armed slot's fetch follows a fetch or a completion. The blocking wait may also wake
+ * once a call on the marker BullMQ leaves with the job it takes, before the next add: that
+ * fetch finds nothing and the wait blocks again (docs/benchmarks.md, the BZPOPMIN/add crossing),
+ * whenever the host is ahead of the agent (a loaded machine). `hostAhead` forces it: each next
+ * call waits until that fetch was made.
  */
 async function fetchesOfOneInFlight(
   queue: string,
   seen: Seen[],
   executor: { executeToolCall: typeof QueueToolExecutor.prototype.executeToolCall },
-  calls: number,
-): Promise<number> {
-  await client().get(`${queue}:one-in-flight`);
+  { calls, label, hostAhead = false }: { calls: number; label: string; hostAhead?: boolean },
+): Promise<{ fetches: number; unwoken: number }> {
+  const fetch = isFetch(queue);
+  const marker = `bull:${queue}:marker`;
+  const isWait = (command: Seen) => command.args[0]?.toLowerCase() === "bzpopmin" && command.args[1] === marker;
+  /** The fetches in seen[from, to), and those whose host command before (a fetch, a completion or a blocking wait) is no blocking wait. */
+  const count = (from: number, to: number) => {
+    let fetches = 0;
+    let unwoken = 0;
+    for (let index = from; index < to; index += 1) {
+      if (!fetch(seen[index] as Seen)) continue;
+      fetches += 1;
+      const before = seen.findLast((command, at) => at < index && (fetch(command) || isCompletion(command) || isWait(command)));
+      if (before === undefined || !isWait(before)) unwoken += 1;
+    }
+    return { fetches, unwoken };
+  };
+
+  await client().get(`${queue}:${label}`);
+  const from = await vi.waitFor(() => {
+    const at = seen.findIndex((command) => command.args[0]?.toLowerCase() === "get" && command.args[1] === `${queue}:${label}`);
+    expect(at).toBeGreaterThanOrEqual(0);
+    return at;
+  });
   for (let n = 0; n < calls; n += 1) {
-    const result = await executor.executeToolCall(call("echoId", {}, `one-${n}`), neverAborted());
-    expect(JSON.parse(result.content)).toEqual({ toolCallId: `one-${n}` });
+    const result = await executor.executeToolCall(call("echoId", {}, `${label}-${n}`), neverAborted());
+    expect(JSON.parse(result.content)).toEqual({ toolCallId: `${label}-${n}` });
+    if (hostAhead) await vi.waitFor(() => expect(count(from, seen.length).fetches).toBe(2 * (n + 1)), { timeout: 5000, interval: 5 });
   }
-  const last = await jobTimes(queue, `one-${calls - 1}`);
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  const from = seen.findIndex((command) => command.args[0]?.toLowerCase() === "get" && command.args[1] === `${queue}:one-in-flight`);
-  const to = seen.findIndex(
-    (command) => /^eval(sha)?$/i.test(command.args[0] ?? "") && command.args[2] === "14" && command.args.includes(last.key),
-  );
-  expect(from).toBeGreaterThanOrEqual(0);
-  expect(to).toBeGreaterThan(from);
-  return seen.slice(from, to).filter(isFetch(queue)).length;
+  const last = await jobTimes(queue, `${label}-${calls - 1}`);
+  const to = await vi.waitFor(() => {
+    const at = seen.findIndex((command) => isCompletion(command) && command.args.includes(last.key));
+    expect(at).toBeGreaterThan(from);
+    return at;
+  });
+  return count(from, to);
+}
+
+/** No fetch but the blocking wait's in `calls` calls one at a time: one a call, and one more a call at most (the crossing). */
+function expectWokenFetches({ fetches, unwoken }: { fetches: number; unwoken: number }, calls: number): void {
+  expect(unwoken).toBe(0);
+  expect(fetches).toBeGreaterThanOrEqual(calls);
+  expect(fetches).toBeLessThanOrEqual(2 * calls);
 }
 
 describe.skipIf(!("url" in redis))("docs/queue.md — fetching ahead", () => {
-  test("jobs kept waiting arm one job ahead (it waits for the thread on the host and is confirmed once it holds it); then one call in flight fetches once per call", async () => {
+  test("jobs kept waiting arm one job ahead (it waits for the thread on the host and is confirmed once it holds it); then at one call in flight every fetch is the blocking wait's", async () => {
     const dir = mkdtempSync(join(tmpdir(), "toolgate-fetch-ahead-"));
     cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
     const log = join(dir, "log");
@@ -114,9 +150,16 @@ describe.skipIf(!("url" in redis))("docs/queue.md — fetching ahead", () => {
     expect(longDone).toBeGreaterThanOrEqual(0);
     expect(aheadConfirmed).toBeGreaterThan(longDone);
 
-    // Disarmed at the queue's end: one call in flight is one fetch per call (its completion
-    // finds nothing; the blocking wait brings the next), no empty fetch.
-    expect(await fetchesOfOneInFlight(queue, seen, executor, 6)).toBe(6);
+    // Disarmed at the queue's end: at one call in flight every fetch is the blocking wait's (its
+    // completion finds nothing; the blocking wait brings the next), none an armed slot's.
+    expectWokenFetches(await fetchesOfOneInFlight(queue, seen, executor, { calls: 6, label: "one" }), 6);
+    // The host ahead of the agent (forced): after each completion the blocking wait wakes first on
+    // the marker its job's fetch left, and that fetch finds nothing (the last one's comes after
+    // the window); still none is an armed slot's.
+    expect(await fetchesOfOneInFlight(queue, seen, executor, { calls: 3, label: "behind", hostAhead: true })).toEqual({
+      fetches: 3 + 2,
+      unwoken: 0,
+    });
   });
 
   test("eight in flight, then one: no empty fetch at one in flight; a closing host answers the job it took ahead", async () => {
@@ -136,7 +179,7 @@ describe.skipIf(!("url" in redis))("docs/queue.md — fetching ahead", () => {
       "48 calls, 8 in flight",
     );
     expect(answered.sort()).toEqual(Array.from({ length: 48 }, (_, n) => `eight-${n}`).sort());
-    expect(await fetchesOfOneInFlight(queue, seen, executor, 6)).toBe(6);
+    expectWokenFetches(await fetchesOfOneInFlight(queue, seen, executor, { calls: 6, label: "one" }), 6);
 
     // A job taken ahead while its thread is busy, then close(): it is answered (run), not left active.
     const dir = mkdtempSync(join(tmpdir(), "toolgate-fetch-ahead-"));
