@@ -181,10 +181,7 @@ describe.skipIf(!("url" in redis))("EventReader: the read riding behind the bloc
   });
 
   test("after a read that brought events, the next XREAD goes out only once what they settled has run on", async () => {
-    const queue = uniqueQueue("rides-turn");
-    const stream = `${queue}:events`;
-    const name = `${queue}-reader`;
-    const writer = client();
+    const { stream, name, writer } = scene("rides-turn");
     const connection = client(name);
     await connection.ping();
     const order: string[] = [];
